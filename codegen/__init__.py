@@ -1,0 +1,1 @@
+"""codegen: partial evaluation of fitted models, LLVM IR emission, JIT and cache."""

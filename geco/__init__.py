@@ -1,6 +1,13 @@
-"""geco: counterfactual explanations in real time (GeCo, VLDB 2021)."""
+"""geco: counterfactual explanations in real time (GeCo, VLDB 2021).
+
+``geco.Explainer(model, X, constraints).explain(x)`` returns the few smallest, feasible changes to
+``x`` that flip the model's decision. See README.md.
+"""
 
 from geco import datasets
+from geco.explainer import ENGINES, Explainer
+from geco.result import Explanation
+from geco.scoring import BlackBoxScorer, UnsupportedModelError
 
-__all__ = ["datasets"]
+__all__ = ["ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets"]
 __version__ = "0.1.0"

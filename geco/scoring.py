@@ -114,3 +114,19 @@ class _BoundBlackBox:
         if delta:
             rows[:, list(delta)] = columns
         return self.parent.predict(rows)
+
+    def score_blocks(self, blocks: list[tuple[tuple[int, ...], np.ndarray]]) -> list[np.ndarray]:
+        """All blocks of a generation in ONE model call: a model call has a fixed overhead
+        (input validation, joblib dispatch, pipeline transforms) that dwarfs small blocks."""
+        sizes = [len(cols) for _, cols in blocks]
+        total = sum(sizes)
+        if total == 0:
+            return [np.empty(0) for _ in blocks]
+        rows = np.tile(self.x, (total, 1))
+        start = 0
+        for (delta, cols), n in zip(blocks, sizes):
+            if delta and n:
+                rows[start : start + n, list(delta)] = cols
+            start += n
+        probs = self.parent.predict(rows)
+        return np.split(probs, np.cumsum(sizes)[:-1])

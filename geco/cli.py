@@ -1,0 +1,207 @@
+"""``geco`` command line: explain a row, check a .plaf file, inspect generated IR, show data."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["main"]
+
+
+class CLIError(Exception):
+    """A user error the CLI reports in one line (exit status 2)."""
+
+
+def _add_data_args(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--dataset", choices=["adult", "credit", "compas"], help="a bundled data set")
+    src.add_argument("--data", type=Path, help="a CSV file with a header row")
+    p.add_argument("--target", help="label column of --data (removed from the features)")
+    p.add_argument("--desired-class", help="favourable label (default: the data set's, else 1)")
+
+
+def _load_data(args: argparse.Namespace):
+    """(X, y, desired_class, default constraints path, name) from --dataset or --data."""
+    from geco import datasets
+
+    if args.data is not None:
+        if not args.data.exists():
+            raise CLIError(f"{args.data}: no such file")
+        try:
+            df = pd.read_csv(args.data)
+        except Exception as exc:
+            raise CLIError(f"{args.data}: cannot read CSV ({exc})") from exc
+        if args.target is None:
+            raise CLIError("--data needs --target (the label column)")
+        if args.target not in df.columns:
+            raise CLIError(f"--target {args.target!r} is not a column of {args.data} ({list(df.columns)})")
+        y = df.pop(args.target)
+        for c in df.columns:
+            if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype):
+                df[c] = df[c].astype("category")
+        desired = _parse_label(args.desired_class, y) if args.desired_class is not None else 1
+        return df, y, desired, None, str(args.data)
+    ds = datasets.load_dataset(args.dataset or "adult")
+    desired = ds.desired_class if args.desired_class is None else _parse_label(args.desired_class, ds.y)
+    return ds.X, ds.y, desired, ds.constraints, ds.name
+
+
+def _parse_label(text: str, y: pd.Series) -> Any:
+    for v in pd.unique(y):
+        if str(v) == text:
+            return v.item() if isinstance(v, np.generic) else v
+    raise CLIError(f"--desired-class {text!r} is not a label in the data ({sorted(map(str, pd.unique(y)))})")
+
+
+def _load_model(args, X, y):
+    from geco.models import default_model
+
+    if args.model is None:
+        t0 = time.perf_counter()
+        model = default_model(X, y)
+        print(
+            f"(fitted the default model: random forest, 100 trees, depth 10, one-hot encoding; "
+            f"{time.perf_counter() - t0:.1f} s)",
+            file=sys.stderr,
+        )
+        return model
+    if not args.model.exists():
+        raise CLIError(f"{args.model}: no such file")
+    import joblib  # ships with scikit-learn
+
+    try:
+        return joblib.load(args.model)  # a pickle: only load files you trust
+    except Exception as exc:
+        raise CLIError(f"{args.model}: cannot load model ({type(exc).__name__}: {exc})") from exc
+
+
+def _row(args, X: pd.DataFrame) -> pd.DataFrame:
+    if not 0 <= args.row < len(X):
+        raise CLIError(f"--row {args.row} is out of range (the data has {len(X)} rows)")
+    return X.iloc[[args.row]]
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from geco import Explainer
+
+    X, y, desired, default_constraints, name = _load_data(args)
+    constraints = args.constraints if args.constraints is not None else default_constraints
+    model = _load_model(args, X, y)
+    options = {k: getattr(args, k) for k in ("k", "q", "max_generations") if getattr(args, k) is not None}
+    explainer = Explainer(model, X, constraints, desired_class=desired, engine=args.engine, **options)
+    result = explainer.explain(_row(args, X), random_state=args.seed)
+    if args.json:
+        print(result.to_json(indent=2))
+    else:
+        print(f"{name}, row {args.row}; constraints: {constraints or 'none'}")
+        print(result)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import plaf_grammar
+
+    X, _, _, _, _ = _load_data(args)
+    program = plaf_grammar.load(args.file, X)
+    print(f"{args.file}: OK ({len(program.groups)} groups)")
+    print("groups:")
+    for i, g in enumerate(program.groups):
+        print(f"  {i:>2}: {', '.join(g)}")
+    row = _row(args, X)
+    ground = program.ground(row.iloc[0])
+    print(f"grounded on row {args.row}:")
+    print("  " + str(ground).replace("\n", "\n  "))
+    return 0
+
+
+def cmd_ir(args: argparse.Namespace) -> int:
+    from geco import Explainer
+
+    X, y, desired, _, _ = _load_data(args)
+    model = _load_model(args, X, y)
+    explainer = Explainer(model, X, None, desired_class=desired, engine="auto")
+    delta = [d.strip() for d in args.delta.split(",") if d.strip()]
+    if not delta:
+        raise CLIError("--delta needs at least one feature name")
+    text = explainer.ir(_row(args, X), delta, optimized=args.optimized or args.asm)
+    if args.asm:
+        from codegen.llvm_binding import emit_assembly
+
+        text = emit_assembly(text)
+    print(text)
+    return 0
+
+
+def cmd_data(args: argparse.Namespace) -> int:
+    from geco import datasets
+
+    ds = datasets.load_dataset(args.dataset)
+    print(ds.summary())
+    print(f"\nexample constraints: {ds.constraints}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="geco", description="Counterfactual explanations in real time (GeCo)."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("explain", help="explain one row: the smallest feasible changes that flip it")
+    _add_data_args(p)
+    p.add_argument("--row", type=int, default=0, help="row index of the instance (default 0)")
+    p.add_argument("--model", type=Path, help="a fitted classifier saved with joblib (trusted file)")
+    p.add_argument("--constraints", type=Path, help="a .plaf file (default: the data set's)")
+    p.add_argument("--engine", default="auto", choices=["auto", "jit", "numpy", "blackbox"])
+    p.add_argument("--k", type=int, help="number of counterfactuals (default 5)")
+    p.add_argument("--q", type=int, help="population size (default 100)")
+    p.add_argument("--max-generations", type=int, dest="max_generations")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("check", help="check a .plaf file against a data set and ground it on a row")
+    p.add_argument("file", type=Path)
+    _add_data_args(p)
+    p.add_argument("--row", type=int, default=0)
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("ir", help="print the LLVM IR of the model specialised to a row and a Δ")
+    _add_data_args(p)
+    p.add_argument("--row", type=int, default=0)
+    p.add_argument("--model", type=Path)
+    p.add_argument("--delta", required=True, help="comma-separated features left free")
+    p.add_argument("--optimized", action="store_true", help="after LLVM's optimisation passes")
+    p.add_argument("--asm", action="store_true", help="host assembly instead of IR")
+    p.set_defaults(func=cmd_ir)
+
+    p = sub.add_parser("data", help="describe a bundled data set")
+    p.add_argument("--dataset", choices=["adult", "credit", "compas"], default="adult")
+    p.set_defaults(func=cmd_data)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from plaf_grammar import PLAFError, SchemaError
+
+    from geco.scoring import UnsupportedModelError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except PLAFError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    except (CLIError, SchemaError, UnsupportedModelError, ValueError, TypeError, OSError) as exc:
+        print(f"geco: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

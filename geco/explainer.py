@@ -1,0 +1,330 @@
+"""The public entry point: ``Explainer(model, X, constraints).explain(x)``.
+
+An Explainer is built once per (model, data, constraints): it infers the schema, checks the
+constraints against it, computes every group's domain and prepares the fastest scoring engine the
+model allows. ``explain`` then grounds the constraints on one instance and runs the search. The
+knobs carry the paper's names and defaults and can be overridden per call.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import plaf_grammar
+from geco.distance import DistanceSpec, feature_ranges
+from geco.feasible_space import feasible_space, group_domains
+from geco.operators import Context, implication_spaces
+from geco.result import Explanation
+from geco.scoring import BlackBoxScorer, UnsupportedModelError
+from geco.search import SearchConfig, run_search
+from plaf_grammar import Schema, SchemaError
+
+__all__ = ["ENGINES", "Explainer"]
+
+ENGINES = ("auto", "jit", "numpy", "blackbox")
+
+
+def _compiled_scorer(model: Any, schema: Schema, desired_class: Any, engine: str):
+    """Try the compiled engines (trees, MLPs); return (scorer, reason-if-none)."""
+    try:
+        import codegen
+    except Exception as exc:  # pragma: no cover - codegen is part of the package
+        return None, f"codegen unavailable: {exc}"
+    unsupported = getattr(codegen, "UnsupportedModel", ())
+    reasons = []
+    for fname in ("tree_scorer", "mlp_scorer"):
+        factory = getattr(codegen, fname, None)
+        if factory is None:
+            continue
+        try:
+            return factory(model, schema, desired_class, engine=engine), ""
+        except unsupported as exc:  # type: ignore[misc]
+            reasons.append(getattr(exc, "reason", str(exc)))
+    return None, "; ".join(reasons) or "no compiled engine for this model"
+
+
+class Explainer:
+    """Counterfactual explanations for a fitted classifier over a data set (GeCo).
+
+    Parameters
+    ----------
+    model : fitted classifier with ``predict_proba`` (any sklearn classifier or Pipeline), or a
+        callable mapping a DataFrame to probabilities.
+    X : DataFrame the feasible values are drawn from (usually the training data); its dtypes
+        define the schema (numbers numeric, category/object/bool categorical, ordered categorical
+        ordinal). No NaN allowed.
+    constraints : a ``.plaf`` path, PLAF text, a ``plaf_grammar.Program`` or None (no rules).
+    desired_class : the favourable class label.
+    engine : "auto" (compiled when the model allows, else black box), "jit", "numpy" or "blackbox".
+    Other knobs as in the paper: k, q, m_init, m_mut, min_generations, max_generations, threshold,
+    norm_weights (l0, l1, l2, linf), representation ("delta" or "full"), mutate_top.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        X: pd.DataFrame,
+        constraints: str | Path | plaf_grammar.Program | None = None,
+        desired_class: Any = 1,
+        *,
+        engine: str = "auto",
+        schema: Schema | None = None,
+        k: int = 5,
+        q: int = 100,
+        m_init: int = 20,
+        m_mut: int = 5,
+        min_generations: int = 3,
+        max_generations: int = 100,
+        threshold: float = 0.5,
+        norm_weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
+        representation: str = "delta",
+        mutate_top: int | None = None,
+    ):
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        if len(X) == 0:
+            raise ValueError("X is empty: geco draws feasible values from the data")
+        self.model = model
+        self.desired_class = desired_class
+        self.schema = schema if schema is not None else Schema.from_dataframe(X)
+        self.data = self.schema.encode(X, what="X")
+        self.config = SearchConfig(
+            k=k, q=q, m_init=m_init, m_mut=m_mut, min_generations=min_generations,
+            max_generations=max_generations, threshold=threshold,
+            norm_weights=tuple(float(w) for w in norm_weights),
+            representation=representation, mutate_top=mutate_top,
+        )  # fmt: skip
+        self.config.validate()
+        DistanceSpec(np.zeros(1), np.ones(1), np.zeros(1, bool), self.config.norm_weights)
+
+        if isinstance(constraints, plaf_grammar.Program):
+            self.program = constraints
+            if getattr(constraints, "schema", None) not in (None, self.schema):
+                self.program = plaf_grammar.load(str(constraints), self.schema)
+        else:
+            self.program = plaf_grammar.load("" if constraints is None else constraints, self.schema)
+        self.groups: list[tuple[str, ...]] = list(self.program.groups)
+        self.domains = group_domains(self.groups, self.schema.names, self.data)
+        self.group_of_feature = np.empty(len(self.schema), dtype=np.intp)
+        for gi, group in enumerate(self.groups):
+            for name in group:
+                self.group_of_feature[self.schema.index(name)] = gi
+        self.ranges = feature_ranges(self.schema, self.data)
+        self.categorical = np.array([f.kind == "categorical" for f in self.schema.features])
+
+        self.blackbox = BlackBoxScorer(model, self.schema, desired_class)
+        self._check_model(X)
+        self.engine_reason = ""
+        if engine == "blackbox":
+            self.scorer = self.blackbox
+        else:
+            scorer, reason = _compiled_scorer(model, self.schema, desired_class, engine)
+            if scorer is None:
+                if engine != "auto":
+                    raise UnsupportedModelError(
+                        f"engine={engine!r} cannot compile {type(model).__name__}: {reason}"
+                    )
+                scorer, self.engine_reason = self.blackbox, reason
+            self.scorer = scorer
+        self.engine = getattr(self.scorer, "name", type(self.scorer).__name__)
+
+    def _check_model(self, X: pd.DataFrame) -> None:
+        try:
+            p = self.blackbox.predict(self.data[:2])
+        except Exception as exc:
+            raise UnsupportedModelError(
+                f"the model failed to score rows of X ({type(exc).__name__}: {exc}); was it fitted "
+                "on a DataFrame with these columns?"
+            ) from exc
+        if p.shape != (min(2, len(X)),) or not np.all(np.isfinite(p)):
+            raise UnsupportedModelError(
+                f"the model's probabilities have shape {p.shape} or are not finite; expected one "
+                "probability per row"
+            )
+
+    def __repr__(self) -> str:
+        return (
+            f"Explainer({type(self.model).__name__}, {len(self.data)} rows x {len(self.schema)} "
+            f"features, {len(self.groups)} groups, engine={self.engine!r})"
+        )
+
+    # ------------------------------------------------------------------ helpers
+    def _encode_instance(self, x: Any) -> tuple[np.ndarray, pd.DataFrame]:
+        if isinstance(x, pd.Series):
+            x = x.to_frame().T
+        elif isinstance(x, dict):
+            x = pd.DataFrame([x])
+        if not isinstance(x, pd.DataFrame):
+            raise TypeError(
+                f"x must be a one-row DataFrame, a Series or a dict, got {type(x).__name__}"
+            )
+        if len(x) != 1:
+            raise ValueError(f"explain() takes exactly one row, got {len(x)}; use explain_many()")
+        x = x.infer_objects()
+        enc = self.schema.encode(x, what="instance")[0]
+        return enc, self.schema.decode(enc[None], index=x.index)
+
+    def _config(self, overrides: dict[str, Any]) -> SearchConfig:
+        fields = set(SearchConfig.__dataclass_fields__)
+        bad = set(overrides) - fields
+        if bad:
+            raise TypeError(f"unknown option(s) {sorted(bad)}; valid: {sorted(fields)}")
+        if "norm_weights" in overrides:
+            overrides["norm_weights"] = tuple(float(w) for w in overrides["norm_weights"])
+        cfg = replace(self.config, **overrides)
+        cfg.validate()
+        return cfg
+
+    # ------------------------------------------------------------------ explain
+    def explain(self, x: Any, *, random_state: Any = None, **overrides: Any) -> Explanation:
+        """Counterfactual explanations for one instance (a one-row DataFrame or Series).
+
+        Options override the Explainer's knobs for this call. ``random_state`` (int or
+        ``numpy.random.Generator``) makes the result reproducible."""
+        t_start = time.perf_counter()
+        cfg = self._config(dict(overrides))
+        x_enc, x_frame = self._encode_instance(x)
+        rng = np.random.default_rng(random_state)
+        p_x = float(self.blackbox.predict(x_enc[None])[0])
+        stats: dict[str, Any] = {"engine": self.engine}
+        if p_x > cfg.threshold:
+            return self._empty(
+                x_frame, p_x, stats, t_start,
+                f"the instance is already classified as the desired class {self.desired_class!r} "
+                f"(p = {p_x:.3f} > threshold {cfg.threshold}); there is nothing to explain",
+            )  # fmt: skip
+
+        t0 = time.perf_counter()
+        ground = self.program.ground(x_enc)
+        dist_spec = DistanceSpec(x_enc, self.ranges, self.categorical, cfg.norm_weights)
+        spaces = feasible_space(self.domains, x_enc, ground.group_filters, dist_spec)
+        imp_spaces = implication_spaces(spaces, ground.implications)
+        required = self._required_groups(x_enc, ground)
+        stats["seconds_feasible_space"] = time.perf_counter() - t0
+        empty_required = [self.groups[g] for g in np.flatnonzero(required) if len(spaces[g]) == 0]
+        if all(len(s) == 0 for s in spaces) or empty_required:
+            why = (
+                "the constraints leave no feature group any feasible value"
+                if not empty_required
+                else f"x breaks a rule on {', '.join(map(str, empty_required))} and no value in "
+                "the data satisfies it"
+            )
+            return self._empty(x_frame, p_x, stats, t_start, why)
+
+        ctx = Context(
+            x=x_enc, names=self.schema.names, spaces=spaces,
+            group_of_feature=self.group_of_feature, implications=list(ground.implications),
+            implication_spaces=imp_spaces, cross_rules=list(ground.cross_rules), rng=rng,
+        )  # fmt: skip
+        bound = self.scorer.bind(x_enc)
+        outcome = run_search(ctx, bound, dist_spec, cfg, required)
+        return self._result(x_frame, x_enc, p_x, outcome, ground, dist_spec, cfg, stats, t_start)
+
+    def explain_many(
+        self, X: pd.DataFrame, *, random_state: Any = None, **overrides: Any
+    ) -> list[Explanation]:
+        """One explanation per row of ``X`` (sequential). Seeds derive from ``random_state``."""
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        seeds = np.random.SeedSequence(random_state).spawn(len(X))
+        return [
+            self.explain(X.iloc[[i]], random_state=np.random.default_rng(seeds[i]), **overrides)
+            for i in range(len(X))
+        ]
+
+    # ------------------------------------------------------------------ internals
+    def _required_groups(self, x_enc: np.ndarray, ground: Any) -> np.ndarray:
+        """Groups whose value in x breaks one of the group's own rules."""
+        req = np.zeros(len(self.groups), dtype=bool)
+        for gi, flt in enumerate(ground.group_filters):
+            if flt is None:
+                continue
+            cols = {n: x_enc[self.schema.index(n)][None] for n in self.groups[gi]}
+            req[gi] = not bool(np.asarray(flt(cols), dtype=bool)[0])
+        return req
+
+    def _empty(self, x_frame, p_x, stats, t_start, reason) -> Explanation:
+        stats["seconds_total"] = time.perf_counter() - t_start
+        cols = list(self.schema.names) + ["probability", "distance", "n_changed", "counterfactual"]
+        empty = self.schema.decode(np.empty((0, len(self.schema))))
+        for c in cols[len(self.schema.names) :]:
+            empty[c] = pd.Series(dtype=float if c in ("probability", "distance") else int)
+        return Explanation(x_frame, empty, False, reason, self.desired_class, p_x, stats)
+
+    def _result(self, x_frame, x_enc, p_x, outcome, ground, dist_spec, cfg, stats, t_start):
+        is_cf = outcome.score == outcome.dist
+        rows = outcome.rows
+        if len(rows):
+            ok = np.asarray(ground.check(dict(zip(self.schema.names, rows.T))), dtype=bool)
+        else:
+            ok = np.zeros(0, dtype=bool)
+        cand = np.flatnonzero(is_cf & ok)
+        reason = ""
+        if len(cand):
+            picked = cand[: cfg.k]
+            prob = self.blackbox.predict(rows[picked])  # the model's own probabilities
+            good = prob > cfg.threshold
+            if not good.all():  # a compiled engine disagreed with the model: never report it
+                picked, prob = picked[good], prob[good]
+            flags = np.ones(len(picked), dtype=bool)
+            if len(picked) < cfg.k:
+                reason = f"only {len(picked)} distinct counterfactual(s) found (k = {cfg.k})"
+        else:
+            picked = np.flatnonzero(ok)[: cfg.k] if ok.any() else np.arange(min(cfg.k, len(rows)))
+            prob = self.blackbox.predict(rows[picked]) if len(picked) else np.empty(0)
+            flags = np.zeros(len(picked), dtype=bool)
+            reason = (
+                f"no counterfactual found in {outcome.generations} generations "
+                f"({outcome.candidates_scored} candidates scored); best probability reached "
+                f"{float(outcome.prob.max()) if len(outcome.prob) else 0.0:.3f}; showing the best "
+                "candidates instead (the constraints may be too tight, or try more generations)"
+            )
+        frame = self.schema.decode(rows[picked])
+        frame["probability"] = prob
+        frame["distance"] = dist_spec(np.arange(len(x_enc)), rows[picked]) if len(picked) else []
+        frame["n_changed"] = np.count_nonzero(rows[picked] != x_enc, axis=1)
+        frame["counterfactual"] = flags
+        frame.index = pd.RangeIndex(len(frame))
+        stats.update(
+            generations=outcome.generations,
+            converged=outcome.converged,
+            candidates_scored=outcome.candidates_scored,
+            blocks_scored=outcome.blocks_scored,
+            peak_population_bytes=outcome.peak_population_bytes,
+            seconds=dict(outcome.seconds),
+            seconds_total=time.perf_counter() - t_start,
+        )
+        return Explanation(x_frame, frame, bool(flags.any()), reason, self.desired_class, p_x, stats)
+
+    # ------------------------------------------------------------------ IR inspection
+    def ir(self, x: Any, delta: Sequence[str], optimized: bool = False) -> str:
+        """LLVM IR of the model specialised to ``x`` and the features ``delta`` (the only ones
+        left free); every other feature is folded in as a constant."""
+        x_enc, _ = self._encode_instance(x)
+        unknown = [f for f in delta if f not in self.schema]
+        if unknown:
+            raise SchemaError(f"unknown feature(s) in delta: {unknown}; features: {list(self.schema.names)}")
+        idx = tuple(sorted(self.schema.index(f) for f in delta))
+        import codegen
+
+        errors = []
+        for fname in ("tree_ir", "mlp_ir"):
+            fn = getattr(codegen, fname, None)
+            if fn is None:
+                continue
+            try:
+                return fn(self.model, self.schema, self.desired_class, x_enc, idx, optimized=optimized)
+            except getattr(codegen, "UnsupportedModel", ()) as exc:  # type: ignore[misc]
+                errors.append(getattr(exc, "reason", str(exc)))
+        raise UnsupportedModelError(
+            f"no compiled engine for {type(self.model).__name__}: {'; '.join(errors) or 'unsupported'}"
+        )

@@ -1,0 +1,99 @@
+"""Where GeCo may move each feature group: the value tuples observed in the data.
+
+A candidate takes, for every group it changes, a tuple of values that occurs together in the data
+(its *active domain*), sampled in proportion to its frequency. The domains depend only on the data
+and the groups, so an Explainer computes them once (:func:`group_domains`); per instance ``x`` the
+tuple equal to ``x`` is removed and the grounded rules of the group filter the rest
+(:func:`feasible_space`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from geco.distance import DistanceSpec
+
+__all__ = ["GroupDomain", "GroupSpace", "feasible_space", "group_domains", "restrict"]
+
+
+@dataclass(frozen=True)
+class GroupDomain:
+    """Distinct value tuples of one group over the data, with their frequencies."""
+
+    index: int
+    names: tuple[str, ...]
+    features: np.ndarray  # feature indices (sorted ascending)
+    values: np.ndarray  # (K, len(features)) encoded
+    counts: np.ndarray  # (K,) float64
+
+
+@dataclass(frozen=True)
+class GroupSpace:
+    """A group's feasible values for one instance, sorted by their distance to ``x``."""
+
+    index: int
+    names: tuple[str, ...]
+    features: np.ndarray
+    values: np.ndarray  # (K, f)
+    weights: np.ndarray  # (K,)
+    cumulative: np.ndarray  # (K,) cumulative weights
+    distance: np.ndarray  # (K,) distance of "x with only this group changed", ascending
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {n: self.values[:, j] for j, n in enumerate(self.names)}
+
+
+def group_domains(
+    groups: Sequence[tuple[str, ...]], names: Sequence[str], data: np.ndarray
+) -> list[GroupDomain]:
+    """Group-by-count of every group's columns over the (encoded) data."""
+    index = {n: i for i, n in enumerate(names)}
+    out = []
+    for gi, group in enumerate(groups):
+        order = sorted(group, key=index.__getitem__)
+        feats = np.array([index[n] for n in order], dtype=np.intp)
+        values, counts = np.unique(data[:, feats], axis=0, return_counts=True)
+        out.append(GroupDomain(gi, tuple(order), feats, values, counts.astype(np.float64)))
+    return out
+
+
+def _space(domain: GroupDomain, values, weights, dist_spec: DistanceSpec) -> GroupSpace:
+    dist = dist_spec(domain.features, values)
+    order = np.argsort(dist, kind="stable")
+    values, weights, dist = values[order], weights[order], dist[order]
+    return GroupSpace(
+        domain.index, domain.names, domain.features, values, weights, np.cumsum(weights), dist
+    )
+
+
+def feasible_space(
+    domains: Sequence[GroupDomain],
+    x: np.ndarray,
+    group_filters: Sequence[Callable[[dict], np.ndarray] | None],
+    dist_spec: DistanceSpec,
+) -> list[GroupSpace]:
+    """Per group: its domain minus ``x``'s own tuple, filtered by the group's grounded rules."""
+    spaces = []
+    for dom in domains:
+        keep = np.any(dom.values != x[dom.features], axis=1)
+        flt = group_filters[dom.index]
+        if flt is not None and keep.any():
+            cols = {n: dom.values[:, j] for j, n in enumerate(dom.names)}
+            keep &= np.asarray(flt(cols), dtype=bool)
+        spaces.append(_space(dom, dom.values[keep], dom.counts[keep], dist_spec))
+    return spaces
+
+
+def restrict(space: GroupSpace, keep: np.ndarray) -> GroupSpace:
+    """The part of a feasible space where ``keep`` holds (order and distances preserved)."""
+    w = space.weights[keep]
+    return GroupSpace(
+        space.index, space.names, space.features, space.values[keep], w, np.cumsum(w),
+        space.distance[keep],
+    )  # fmt: skip

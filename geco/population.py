@@ -1,0 +1,114 @@
+"""The Δ-representation: a population stored grouped by the set of groups it changes.
+
+A candidate is ``x`` with some groups replaced. GeCo stores each candidate only by what it changes:
+the population is a mapping from Δ (a bitmask of changed groups) to a :class:`Block` holding just
+Δ's feature columns, plus per-row probability, distance and score. Scoring and distances then run
+on narrow columns, and a compiled model specialised to Δ can score the block directly.
+
+``representation="full"`` keeps whole rows in every block instead (same search, for comparison).
+
+New candidates are produced by the operators as :class:`Candidates` (full rows + a boolean
+changed-group matrix) and split into blocks by :func:`to_blocks`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Block", "Candidates", "mask_key", "to_blocks"]
+
+
+@dataclass
+class Candidates:
+    """New, unscored candidates: full encoded rows and which groups each one changes."""
+
+    rows: np.ndarray  # (n, d)
+    changed: np.ndarray  # (n, G) bool
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @staticmethod
+    def empty(d: int, g: int) -> Candidates:
+        return Candidates(np.empty((0, d)), np.zeros((0, g), dtype=bool))
+
+    @staticmethod
+    def concat(parts: list[Candidates], d: int, g: int) -> Candidates:
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return Candidates.empty(d, g)
+        return Candidates(
+            np.concatenate([p.rows for p in parts]), np.concatenate([p.changed for p in parts])
+        )
+
+    def take(self, keep: np.ndarray) -> Candidates:
+        return Candidates(self.rows[keep], self.changed[keep])
+
+
+@dataclass
+class Block:
+    """All candidates that change exactly the groups in ``key``, stored on Δ's columns."""
+
+    key: int  # bitmask of changed groups (bit g = group g)
+    groups: np.ndarray  # bool (G,): the changed groups
+    cols: np.ndarray  # feature indices held (Δ's features, or all features in "full" mode)
+    values: np.ndarray  # (n, len(cols))
+    prob: np.ndarray
+    dist: np.ndarray
+    score: np.ndarray
+    established: np.ndarray  # bool: survived the previous selection
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def nbytes(self) -> int:
+        return sum(
+            a.nbytes for a in (self.values, self.prob, self.dist, self.score, self.established)
+        )
+
+    def full_rows(self, x: np.ndarray) -> np.ndarray:
+        rows = np.tile(x, (len(self.values), 1))
+        rows[:, self.cols] = self.values
+        return rows
+
+    def take(self, keep: np.ndarray) -> Block:
+        return Block(
+            self.key, self.groups, self.cols, self.values[keep], self.prob[keep],
+            self.dist[keep], self.score[keep], self.established[keep],
+        )  # fmt: skip
+
+
+def mask_key(groups: np.ndarray) -> int:
+    """Bitmask integer of a boolean group vector (bit g set iff group g changed)."""
+    return int(sum(1 << int(g) for g in np.flatnonzero(groups)))
+
+
+def to_blocks(
+    cands: Candidates, group_of_feature: np.ndarray, full: bool = False
+) -> list[Block]:
+    """Split candidates into one block per distinct changed-group set, in ascending key order."""
+    if len(cands) == 0:
+        return []
+    packed = np.packbits(cands.changed, axis=1, bitorder="little")
+    uniq, inverse = np.unique(packed, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+    d = cands.rows.shape[1]
+    blocks = []
+    for b in range(len(uniq)):
+        idx = order[bounds[b] : bounds[b + 1]]
+        groups = cands.changed[idx[0]]
+        cols = np.arange(d) if full else np.flatnonzero(groups[group_of_feature])
+        values = np.ascontiguousarray(cands.rows[np.ix_(idx, cols)])
+        n = len(idx)
+        blocks.append(
+            Block(
+                mask_key(groups), groups.copy(), cols, values, np.empty(n), np.empty(n),
+                np.empty(n), np.zeros(n, dtype=bool),
+            )  # fmt: skip
+        )
+    blocks.sort(key=lambda blk: blk.key)
+    return blocks

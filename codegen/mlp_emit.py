@@ -1,0 +1,544 @@
+"""LLVM IR text for a partially evaluated MLP (no llvmlite import: text only).
+
+Two kernels share one body (first layer, dense layers, output), differing in where the numbers live:
+
+* ``generic`` (what the scorer runs): one kernel per *model*. The folded bias of (x, Δ), a small
+  descriptor of Δ's terms and the weights are passed as buffers, so the machine code is compiled
+  once per model and reused for every instance and every Δ::
+
+      void @mlp_score(i64 n, ptr cols, i64 ncols, ptr terms, i64 nterms,
+                      ptr bias, ptr first, ptr dense, ptr out)
+
+* ``specialised`` (inspection, and the measurement behind that choice): one kernel per (x, Δ) with
+  the term loop unrolled over Δ's features and every number a named constant global
+  (``@bias_folded``, ``@w1_<feature>``, ``@table_<feature>``, ``@W2``, ``@b2``, ...)::
+
+      void @mlp_score_delta(i64 n, ptr cols, ptr out)
+
+Both process rows in tiles of ``TILE`` rows with explicit ``<8 x double>`` vectors (AVX-512 width;
+LLVM legalises to 2x256 / 4x128 elsewhere): every dense layer is a loop over blocks of 8 output
+units, an inner loop over the inputs does one vector load of the weight row segment and ``TILE``
+broadcast-``fmuladd``s into register accumulators, so each weight load feeds ``TILE`` rows. Layer
+widths are padded to multiples of 8 with zero weights (see :func:`pack_dense`). Rows past ``n`` in
+the last tile repeat row ``n-1`` (same value written twice), so there is no scalar tail loop.
+
+``tanh``/``logistic`` hidden activations use an inlined vector ``exp`` (Cody-Waite reduction,
+degree-13 Taylor polynomial, exponent by bit shift; error a few ulp, i.e. far below the 1e-12
+contract), because LLVM has no vector ``exp``/``tanh`` here and a scalar libm call per unit costs
+more than the matrix product. The output probability uses libm's scalar ``exp`` like sklearn.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from codegen.mlp_reader import MLP
+
+__all__ = ["LANES", "TILE", "KernelShape", "TermSpec", "emit_generic", "emit_specialised", "pack_dense", "pad"]
+
+LANES = 8  # doubles per vector
+TILE = 8  # rows per tile: 8 accumulators + 1 weight vector stay in registers
+VEC = f"<{LANES} x double>"
+
+
+def pad(n: int) -> int:
+    """``n`` rounded up to whole vectors."""
+    return -(-n // LANES) * LANES
+
+
+def hexd(v: float) -> str:
+    """A double as LLVM's exact hex literal."""
+    bits = struct.unpack("<Q", struct.pack("<d", float(v)))[0]
+    return f"0x{bits:016X}"
+
+
+def ident(name: str) -> str:
+    """A feature name as an LLVM identifier fragment (readable, unique enough with an index)."""
+    return re.sub(r"[^A-Za-z0-9_.]", "_", name)
+
+
+@dataclass(frozen=True)
+class KernelShape:
+    """What the generic kernel's code depends on: layer sizes, activations, output, class column."""
+
+    sizes: tuple[int, ...]  # units per layer incl. input and output
+    hidden: str
+    output: str
+    column: int
+
+    @classmethod
+    def of(cls, mlp: MLP) -> KernelShape:
+        return cls(mlp.layer_sizes, mlp.hidden, mlp.output, mlp.column)
+
+    @property
+    def padded(self) -> tuple[int, ...]:
+        return tuple(pad(s) for s in self.sizes[1:])
+
+    def dense_offsets(self) -> list[tuple[int, int]]:
+        """(weight offset, bias offset) in doubles of layers 1.. inside the ``dense`` buffer."""
+        offs, pos = [], 0
+        for li in range(1, len(self.sizes) - 1):
+            n_in, p_out = self.sizes[li], pad(self.sizes[li + 1])
+            offs.append((pos, pos + n_in * p_out))
+            pos += n_in * p_out + p_out
+        return offs
+
+
+def pack_dense(mlp: MLP) -> np.ndarray:
+    """Layers 1.. as one float64 buffer: per layer ``W`` padded to ``(n_in, pad(n_out))`` then ``b``."""
+    parts = []
+    for w, b in zip(mlp.weights[1:], mlp.biases[1:]):
+        wp = np.zeros((w.shape[0], pad(w.shape[1])))
+        wp[:, : w.shape[1]] = w
+        bp = np.zeros(pad(len(b)))
+        bp[: len(b)] = b
+        parts += [wp.ravel(), bp]
+    return np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(LANES))
+
+
+@dataclass(frozen=True)
+class TermSpec:
+    """One Δ term for the specialised kernel: column ``k`` of the block, affine or table."""
+
+    k: int
+    feature: str
+    affine: tuple[float, float, float, float] | None  # sub, div, mul, add
+    data: np.ndarray  # affine: (h1,) weight row; table: (n_codes, h1)
+    comment: str
+
+
+# ------------------------------------------------------------------------------------ emitter
+class _Fn:
+    """Straight-line IR text with fresh names, labels and loops with loop-carried values."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.n = 0
+        self.block = "entry"
+
+    def tmp(self, stem: str = "t") -> str:
+        self.n += 1
+        return f"%{stem}{self.n}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append("  " + line)
+
+    def comment(self, text: str) -> None:
+        for ln in text.splitlines():
+            self.lines.append(f"  ; {ln}")
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+        self.block = name
+
+    def fresh_label(self, stem: str) -> str:
+        self.n += 1
+        return f"{stem}.{self.n}"
+
+    def op(self, text: str, stem: str = "t") -> str:
+        r = self.tmp(stem)
+        self.emit(f"{r} = {text}")
+        return r
+
+    # -- loops: `for i in range(start, end, step)` carrying values through phis
+    def loop(self, stem: str, start: str, end: str, step: int = 1, carried: Sequence[tuple[str, str]] = ()):
+        """Open a loop; returns (state, index, carried values). Close with :meth:`end_loop`."""
+        name = self.fresh_label(stem)
+        pred = self.block
+        self.emit(f"br label %{name}.head")
+        self.label(f"{name}.head")
+        i = f"%{name}.i"
+        phis = []
+        for j, (ty, init) in enumerate(carried):
+            phis.append((f"%{name}.c{j}", ty, init))
+        self.lines.append(f"  {i} = phi i64 [ {start}, %{pred} ], [ %{name}.next, %{name}.LATCH ]")
+        for pname, ty, init in phis:
+            self.lines.append(f"  {pname} = phi {ty} [ {init}, %{pred} ], [ {pname}.next, %{name}.LATCH ]")
+        cond = f"%{name}.cond"
+        self.emit(f"{cond} = icmp slt i64 {i}, {end}")
+        self.emit(f"br i1 {cond}, label %{name}.body, label %{name}.exit")
+        self.label(f"{name}.body")
+        return (name, step, phis, len(self.lines)), i, [p[0] for p in phis]
+
+    def end_loop(self, state, updates: Sequence[str] = ()) -> list[str]:
+        name, step, phis, _ = state
+        latch = self.block
+        self.emit(f"%{name}.next = add nuw nsw i64 %{name}.i, {step}")
+        for (pname, ty, _init), new in zip(phis, updates):
+            self.emit(f"{pname}.next = {_same(ty, new)}")
+        self.emit(f"br label %{name}.head")
+        self.label(f"{name}.exit")
+        # patch the placeholder latch label in the phis
+        for idx, ln in enumerate(self.lines):
+            if f"%{name}.LATCH" in ln:
+                self.lines[idx] = ln.replace(f"%{name}.LATCH", f"%{latch}")
+        return [p[0] for p in phis]
+
+    # -- small vector helpers
+    def splat(self, scalar: str) -> str:
+        v = self.op(f"insertelement {VEC} poison, double {scalar}, i64 0", "s")
+        return self.op(f"shufflevector {VEC} {v}, {VEC} poison, <{LANES} x i32> zeroinitializer", "sv")
+
+    def gep(self, base: str, idx: str, stem: str = "p") -> str:
+        return self.op(f"getelementptr inbounds double, ptr {base}, i64 {idx}", stem)
+
+    def vload(self, base: str, idx: str) -> str:
+        return self.op(f"load {VEC}, ptr {self.gep(base, idx)}, align 8", "v")
+
+    def vstore(self, val: str, base: str, idx: str) -> None:
+        self.emit(f"store {VEC} {val}, ptr {self.gep(base, idx)}, align 8")
+
+    def fma(self, a: str, b: str, c: str) -> str:
+        return self.op(f"call {VEC} @llvm.fmuladd.v{LANES}f64({VEC} {a}, {VEC} {b}, {VEC} {c})", "acc")
+
+
+def _same(ty: str, value: str) -> str:
+    """An instruction that copies ``value`` (phi inputs must be named values)."""
+    if ty == "i64":
+        return f"add i64 {value}, 0"
+    if ty == "ptr":
+        return f"getelementptr i8, ptr {value}, i64 0"
+    return f"fadd {ty} {value}, {'zeroinitializer' if ty.startswith('<') else '0.0'}"
+
+
+def _cvec(v: float) -> str:
+    return "<" + ", ".join([f"double {hexd(v)}"] * LANES) + ">"
+
+
+_VEXP = f"""
+; exp(x) on 8 lanes: x clamped to [-708, 709], k = rint(x/ln2), r = x - k*ln2 (Cody-Waite, two
+; parts), e^r by a degree-13 Taylor polynomial (|r| <= ln2/2: truncation < 2e-16), times 2^k built
+; in the exponent bits. A few ulp: far inside the 1e-12 contract.
+define internal {VEC} @geco_vexp({VEC} %x0) alwaysinline {{
+entry:
+  %x1 = call {VEC} @llvm.maxnum.v8f64({VEC} %x0, {VEC} {_cvec(-708.0)})
+  %x = call {VEC} @llvm.minnum.v8f64({VEC} %x1, {VEC} {_cvec(709.0)})
+  %kx = fmul {VEC} %x, {_cvec(1.4426950408889634)}
+  %k = call {VEC} @llvm.rint.v8f64({VEC} %kx)
+  %r1 = call {VEC} @llvm.fma.v8f64({VEC} %k, {VEC} {_cvec(-6.93147180369123816490e-01)}, {VEC} %x)
+  %r = call {VEC} @llvm.fma.v8f64({VEC} %k, {VEC} {_cvec(-1.90821492927058770002e-10)}, {VEC} %r1)
+"""
+
+
+def _vexp_body() -> str:
+    import math
+
+    lines = [_VEXP.rstrip("\n")]
+    coeffs = [1.0 / math.factorial(i) for i in range(14)]
+    prev = _cvec(coeffs[13])
+    for i in range(12, -1, -1):
+        name = f"%h{i}"
+        lines.append(f"  {name} = call {VEC} @llvm.fma.v8f64({VEC} {prev}, {VEC} %r, {VEC} {_cvec(coeffs[i])})")
+        prev = name
+    lines += [
+        f"  %ki = fptosi {VEC} %k to <{LANES} x i64>",
+        f"  %kb = add <{LANES} x i64> %ki, <{', '.join(['i64 1023'] * LANES)}>",
+        f"  %ks = shl <{LANES} x i64> %kb, <{', '.join(['i64 52'] * LANES)}>",
+        f"  %scale = bitcast <{LANES} x i64> %ks to {VEC}",
+        f"  %res = fmul {VEC} {prev}, %scale",
+        f"  ret {VEC} %res",
+        "}",
+    ]
+    return "\n".join(lines)
+
+
+def _activation(fn: _Fn, name: str, v: str) -> str:
+    """Hidden activation on one vector (sklearn: identity, relu, tanh, logistic=expit)."""
+    if name == "identity":
+        return v
+    if name == "relu":
+        c = fn.op(f"fcmp ogt {VEC} {v}, zeroinitializer", "gt")
+        return fn.op(f"select <{LANES} x i1> {c}, {VEC} {v}, {VEC} zeroinitializer", "relu")
+    if name == "logistic":
+        neg = fn.op(f"fneg {VEC} {v}", "neg")
+        e = fn.op(f"call {VEC} @geco_vexp({VEC} {neg})", "e")
+        d = fn.op(f"fadd {VEC} {e}, {_cvec(1.0)}", "d")
+        return fn.op(f"fdiv {VEC} {_cvec(1.0)}, {d}", "sig")
+    if name == "tanh":
+        # tanh(v) = sign(v) * (1 - 2 / (exp(2|v|) + 1)); absolute error ~1e-16 near 0
+        a = fn.op(f"call {VEC} @llvm.fabs.v8f64({VEC} {v})", "abs")
+        a2 = fn.op(f"fadd {VEC} {a}, {a}", "a2")
+        e = fn.op(f"call {VEC} @geco_vexp({VEC} {a2})", "e")
+        d = fn.op(f"fadd {VEC} {e}, {_cvec(1.0)}", "d")
+        q = fn.op(f"fdiv {VEC} {_cvec(2.0)}, {d}", "q")
+        t = fn.op(f"fsub {VEC} {_cvec(1.0)}, {q}", "th")
+        return fn.op(f"call {VEC} @llvm.copysign.v8f64({VEC} {t}, {VEC} {v})", "tanh")
+    raise ValueError(name)
+
+
+_DECLS = f"""
+declare {VEC} @llvm.fmuladd.v8f64({VEC}, {VEC}, {VEC})
+declare {VEC} @llvm.fma.v8f64({VEC}, {VEC}, {VEC})
+declare {VEC} @llvm.maxnum.v8f64({VEC}, {VEC})
+declare {VEC} @llvm.minnum.v8f64({VEC}, {VEC})
+declare {VEC} @llvm.rint.v8f64({VEC})
+declare {VEC} @llvm.fabs.v8f64({VEC})
+declare {VEC} @llvm.copysign.v8f64({VEC}, {VEC})
+declare double @llvm.exp.f64(double)
+declare i64 @llvm.umin.i64(i64, i64)
+"""
+
+
+# ------------------------------------------------------------------------------------ the body
+class _Body:
+    """Emits the row-tile loop; the first-layer terms come from a callback (generic or unrolled)."""
+
+    def __init__(self, fn: _Fn, shape: KernelShape, tile: int = TILE):
+        self.fn, self.shape, self.tile = fn, shape, tile
+        self.pmax = max(shape.padded)
+
+    def run(self, n: str, cols: str, ncols: str, bias: str, dense_ptrs, emit_terms, out: str) -> None:
+        fn, sh, T = self.fn, self.shape, self.tile
+        size = T * self.pmax
+        fn.comment(f"two activation buffers of {T} rows x {self.pmax} padded units (ping-pong)")
+        bufs = [fn.op(f"alloca [{size} x double], align 64", "buf"), fn.op(f"alloca [{size} x double], align 64", "buf")]
+        nm1 = fn.op(f"sub i64 {n}, 1", "nm1")
+        st, r0, _ = fn.loop("tile", "0", n, T)
+        fn.comment(f"rows r0 .. r0+{T - 1}; rows past n-1 repeat row n-1 (same value stored twice)")
+        rows = []
+        for t in range(T):
+            rt = fn.op(f"add i64 {r0}, {t}", "row") if t else r0
+            rows.append(fn.op(f"call i64 @llvm.umin.i64(i64 {rt}, i64 {nm1})", "row"))
+        h1p = sh.padded[0]
+        z = bufs[0]
+        fn.comment(f"layer 1 ({sh.sizes[0]} -> {sh.sizes[1]}): z = folded bias + the terms of the features in Delta")
+        stj, jb, _ = fn.loop("zinit", "0", str(h1p), LANES)
+        b = fn.vload(bias, jb)
+        for t in range(T):
+            fn.vstore(b, z, fn.op(f"add i64 {jb}, {t * self.pmax}", "o"))
+        fn.end_loop(stj)
+        emit_terms(self, rows, cols, ncols, z)
+        n_layers = len(sh.sizes) - 1
+        cur = z
+        if n_layers > 1:
+            fn.comment(f"hidden activation ({sh.hidden}) of layer 1")
+            nxt = bufs[1]
+            stj, jb, _ = fn.loop("act1", "0", str(h1p), LANES)
+            for t in range(T):
+                o = fn.op(f"add i64 {jb}, {t * self.pmax}", "o")
+                fn.vstore(_activation(fn, sh.hidden, fn.vload(cur, o)), nxt, o)
+            fn.end_loop(stj)
+            cur = nxt
+        for li in range(1, n_layers):
+            w_ptr, b_ptr = dense_ptrs[li - 1]
+            n_in, n_out = sh.sizes[li], sh.sizes[li + 1]
+            p_out = pad(n_out)
+            last = li == n_layers - 1
+            act = "identity" if last else sh.hidden
+            dst = bufs[0] if cur == bufs[1] else bufs[1]
+            fn.comment(
+                f"layer {li + 1} ({n_in} -> {n_out}{', output' if last else ', ' + act}): "
+                f"8 units x {T} rows per block, one weight vector feeds {T} rows"
+            )
+            stj, jb, _ = fn.loop(f"l{li + 1}.blk", "0", str(p_out), LANES)
+            bv = fn.vload(b_ptr, jb)
+            sti, i, accs = fn.loop(f"l{li + 1}.in", "0", str(n_in), 1, [(VEC, bv)] * T)
+            wrow = fn.op(f"mul nuw nsw i64 {i}, {p_out}", "wr")
+            w = fn.vload(w_ptr, fn.op(f"add i64 {wrow}, {jb}", "wo"))
+            new = []
+            for t in range(T):
+                ai = fn.op(f"load double, ptr {fn.gep(cur, fn.op(f'add i64 {i}, {t * self.pmax}', 'ai'))}, align 8", "a")
+                new.append(fn.fma(fn.splat(ai), w, accs[t]))
+            accs = fn.end_loop(sti, new)
+            for t in range(T):
+                fn.vstore(_activation(fn, act, accs[t]), dst, fn.op(f"add i64 {jb}, {t * self.pmax}", "o"))
+            fn.end_loop(stj)
+            cur = dst
+        self._finish(cur, rows, out)
+        fn.end_loop(st)
+        fn.emit("ret void")
+
+    def _finish(self, buf: str, rows: list[str], out: str) -> None:
+        fn, sh = self.fn, self.shape
+        k_out = sh.sizes[-1]
+        c = sh.column
+        if sh.output == "softmax":
+            fn.comment(f"softmax over {k_out} classes (max-shifted, as sklearn); P(class column {c})")
+        elif k_out == 1:
+            fn.comment(f"logistic output: p1 = 1 / (1 + exp(-z)); desired column {c}" + (" -> 1 - p1" if c == 0 else ""))
+        else:
+            fn.comment(f"multi-label logistic output, column {c}")
+        for t, row in enumerate(rows):
+            zs = [
+                fn.op(f"load double, ptr {fn.gep(buf, str(t * self.pmax + k))}, align 8", "z")
+                for k in range(k_out)
+            ]
+            if sh.output == "softmax":
+                m = zs[0]
+                for zk in zs[1:]:
+                    gt = fn.op(f"fcmp ogt double {zk}, {m}", "gt")
+                    m = fn.op(f"select i1 {gt}, double {zk}, double {m}", "max")
+                es = [fn.op(f"call double @llvm.exp.f64(double {fn.op(f'fsub double {zk}, {m}', 'sh')})", "e") for zk in zs]
+                s = es[0]
+                for e in es[1:]:
+                    s = fn.op(f"fadd double {s}, {e}", "sum")
+                p = fn.op(f"fdiv double {es[c]}, {s}", "p")
+            else:
+                zc = zs[0] if k_out == 1 else zs[c]
+                e = fn.op(f"call double @llvm.exp.f64(double {fn.op(f'fneg double {zc}', 'neg')})", "e")
+                p = fn.op(f"fdiv double 1.0, {fn.op(f'fadd double {e}, 1.0', 'd')}", "p")
+                if k_out == 1 and c == 0:
+                    p = fn.op(f"fsub double 1.0, {p}", "p0")
+            fn.emit(f"store double {p}, ptr {fn.gep(out, row)}, align 8")
+
+    # -- first-layer term bodies, shared by both kernels
+    def affine_term(self, rows, cols, ncols, k, params, wrow, z) -> None:
+        """z[t] += (((v_t - sub) / div) * mul + add) * wrow for the tile's rows."""
+        fn, T = self.fn, self.tile
+        sub, div, mul, add = params
+        svs = []
+        for t in range(T):
+            idx = fn.op(f"add i64 {fn.op(f'mul i64 {rows[t]}, {ncols}', 'ri')}, {k}", "ci")
+            v = fn.op(f"load double, ptr {fn.gep(cols, idx)}, align 8", "col")
+            u = fn.op(f"fsub double {v}, {sub}", "u")
+            u = fn.op(f"fdiv double {u}, {div}", "u")
+            u = fn.op(f"fmul double {u}, {mul}", "u")
+            u = fn.op(f"fadd double {u}, {add}", "u")
+            svs.append(fn.splat(u))
+        st, jb, _ = fn.loop("aff", "0", str(self.shape.padded[0]), LANES)
+        w = fn.vload(wrow, jb)
+        for t in range(T):
+            o = fn.op(f"add i64 {jb}, {t * self.pmax}", "o")
+            fn.vstore(fn.fma(svs[t], w, fn.vload(z, o)), z, o)
+        fn.end_loop(st)
+
+    def table_term(self, rows, cols, ncols, k, table, z) -> None:
+        """z[t] += table[code_t] (a categorical value picks its precomputed weight row)."""
+        fn, T = self.fn, self.tile
+        h1p = self.shape.padded[0]
+        bases = []
+        for t in range(T):
+            idx = fn.op(f"add i64 {fn.op(f'mul i64 {rows[t]}, {ncols}', 'ri')}, {k}", "ci")
+            v = fn.op(f"load double, ptr {fn.gep(cols, idx)}, align 8", "col")
+            code = fn.op(f"fptosi double {v} to i64", "code")
+            bases.append(fn.gep(table, fn.op(f"mul i64 {code}, {h1p}", "co"), "trow"))
+        st, jb, _ = fn.loop("tab", "0", str(h1p), LANES)
+        for t in range(T):
+            o = fn.op(f"add i64 {jb}, {t * self.pmax}", "o")
+            s = fn.op(f"fadd {VEC} {fn.vload(z, o)}, {fn.vload(bases[t], jb)}", "zt")
+            fn.vstore(s, z, o)
+        fn.end_loop(st)
+
+
+def _header(shape: KernelShape, title: str) -> list[str]:
+    sizes = " -> ".join(str(s) for s in shape.sizes)
+    return [
+        f"; {title}",
+        f"; network {sizes}, hidden activation {shape.hidden}, output {shape.output}, "
+        f"desired column {shape.column}; vectors of {LANES} doubles, tiles of {TILE} rows",
+    ]
+
+
+def emit_generic(shape: KernelShape, tile: int = TILE, header: Sequence[str] = ()) -> str:
+    """The per-model kernel ``@mlp_score`` (all numbers passed as buffers)."""
+    fn = _Fn()
+    body = _Body(fn, shape, tile)
+    fn.label("entry")
+    dense_ptrs = []
+    for li, (wo, bo) in enumerate(shape.dense_offsets(), start=2):
+        dense_ptrs.append((fn_named_gep(fn, f"%W{li}", "%dense", wo), fn_named_gep(fn, f"%b{li}", "%dense", bo)))
+
+    def terms(b: _Body, rows, cols, ncols, z) -> None:
+        f = b.fn
+        f.comment("terms[q] = (kind: 0 affine | 1 table, column in the block, offset into first)")
+        st, q, _ = f.loop("term", "0", "%nterms", 1)
+        base = f.op(f"mul nuw nsw i64 {q}, 3", "q3")
+        fields = []
+        for j, nm in enumerate(("kind", "k", "off")):
+            idx = f.op(f"add i64 {base}, {j}", "q")
+            ptr = f.op(f"getelementptr inbounds i64, ptr %terms, i64 {idx}", "tp")
+            fields.append(f.op(f"load i64, ptr {ptr}, align 8", nm))
+        kind, k, off = fields
+        blk = f.gep("%first", off, "blk")
+        is_aff = f.op(f"icmp eq i64 {kind}, 0", "isaff")
+        la, lt, lj = f.fresh_label("affine"), f.fresh_label("table"), f.fresh_label("join")
+        f.emit(f"br i1 {is_aff}, label %{la}, label %{lt}")
+        f.label(la)
+        params = [f.op(f"load double, ptr {f.gep(blk, str(j))}, align 8", nm) for j, nm in enumerate(("sub", "div", "mul", "add"))]
+        b.affine_term(rows, cols, ncols, k, params, f.gep(blk, str(LANES), "wrow"), z)
+        f.emit(f"br label %{lj}")
+        f.label(lt)
+        b.table_term(rows, cols, ncols, k, blk, z)
+        f.emit(f"br label %{lj}")
+        f.label(lj)
+        f.end_loop(st)
+
+    body.run("%n", "%cols", "%ncols", "%bias", dense_ptrs, terms, "%out")
+    head = [*_header(shape, "generic kernel: one per model; x and Delta arrive as data"), *header]
+    sig = (
+        "define void @mlp_score(i64 %n, ptr noalias readonly %cols, i64 %ncols, ptr noalias readonly %terms, "
+        "i64 %nterms, ptr noalias readonly %bias, ptr noalias readonly %first, ptr noalias readonly %dense, "
+        "ptr noalias %out) nounwind {"
+    )
+    return "\n".join([*head, _DECLS, _vexp_body(), "", sig, *fn.lines, "}", ""])
+
+
+def fn_named_gep(fn: _Fn, name: str, base: str, offset: int) -> str:
+    fn.emit(f"{name} = getelementptr inbounds double, ptr {base}, i64 {offset}")
+    return name
+
+
+def _global(name: str, values: np.ndarray, comment: str = "") -> str:
+    flat = np.ravel(values)
+    body = ", ".join(f"double {hexd(v)}" for v in flat)
+    c = f"; {comment}\n" if comment else ""
+    return f"{c}@{name} = private unnamed_addr constant [{len(flat)} x double] [{body}], align 64"
+
+
+def emit_specialised(
+    shape: KernelShape,
+    mlp: MLP,
+    bias: np.ndarray,
+    terms: Sequence[TermSpec],
+    ncols: int,
+    tile: int = TILE,
+    header: Sequence[str] = (),
+) -> str:
+    """The per-(x, Δ) kernel ``@mlp_score_delta``: Δ's terms unrolled, numbers as named constants."""
+    h1 = shape.sizes[1]
+    h1p = pad(h1)
+    globs: list[str] = []
+    bp = np.zeros(h1p)
+    bp[:h1] = bias
+    globs.append(_global("bias_folded", bp, "layer-1 bias with every feature outside Delta folded in (x's values)"))
+    fn = _Fn()
+    body = _Body(fn, shape, tile)
+    fn.label("entry")
+    dense_ptrs = []
+    for li, (w, b) in enumerate(zip(mlp.weights[1:], mlp.biases[1:]), start=2):
+        wp = np.zeros((w.shape[0], pad(w.shape[1])))
+        wp[:, : w.shape[1]] = w
+        bb = np.zeros(pad(len(b)))
+        bb[: len(b)] = b
+        globs.append(_global(f"W{li}", wp, f"layer {li} weights {w.shape[0]} x {w.shape[1]} (padded to {wp.shape[1]})"))
+        globs.append(_global(f"b{li}", bb, f"layer {li} bias"))
+        dense_ptrs.append((f"@W{li}", f"@b{li}"))
+    for q, t in enumerate(terms):
+        gname = f"{'w1' if t.affine else 'table'}_{q}_{ident(t.feature)}"
+        if t.affine:
+            row = np.zeros(h1p)
+            row[:h1] = t.data
+            globs.append(_global(gname, row, t.comment))
+        else:
+            tab = np.zeros((t.data.shape[0], h1p))
+            tab[:, :h1] = t.data
+            globs.append(_global(gname, tab, t.comment))
+
+    def emit_terms(b: _Body, rows, cols, nc, z) -> None:
+        for q, t in enumerate(terms):
+            gname = f"@{'w1' if t.affine else 'table'}_{q}_{ident(t.feature)}"
+            b.fn.comment(f"{t.feature}: {t.comment}")
+            if t.affine:
+                b.affine_term(rows, cols, nc, str(t.k), [hexd(p) for p in t.affine], gname, z)
+            else:
+                b.table_term(rows, cols, nc, str(t.k), gname, z)
+
+    body.run("%n", "%cols", str(ncols), "@bias_folded", dense_ptrs, emit_terms, "%out")
+    head = [*_header(shape, "specialised kernel: one per (x, Delta); numbers are constant globals"), *header]
+    sig = "define void @mlp_score_delta(i64 %n, ptr noalias readonly %cols, ptr noalias %out) nounwind {"
+    return "\n".join([*head, _DECLS, *globs, _vexp_body(), "", sig, *fn.lines, "}", ""])

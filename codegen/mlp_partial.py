@@ -1,0 +1,186 @@
+"""Partial evaluation of an MLP for one instance ``x`` and one Δ (the features a block changes).
+
+The first layer is the only place where the user's columns meet the network:
+``z1 = b1 + Σ_c u_c · W1[c, :]`` over model-input columns ``c``, where ``u`` is the preprocessed
+row. We regroup that sum by *user feature* ``f``:
+
+* a numeric feature contributes ``Σ_terms t(v_f) · W1[c_term, :]`` with ``t`` its scaler, computed
+  at run time exactly in sklearn's operation order (``((v - sub) / div) * mul + add``: with the
+  neutral constants 0 and 1 each step is exact, so this one form reproduces StandardScaler
+  (``(v - mean) / scale``), MinMaxScaler (``v * scale + min``) and passthrough bit for bit);
+* a categorical/ordinal feature (a category *code*) contributes ``table_f[code]``, a row of a
+  precomputed ``(n_codes, h1)`` table: for a one-hot encoded feature that row is the weight row of
+  the code's indicator column (a categorical value picks a weight row; no one-hot vector is
+  built), for an OrdinalEncoder/passthrough code it is ``t(code) · W1[c, :]``.
+
+Why scalers are applied to the value and not folded into ``W1``: folding ``(v - m)/s · w`` into
+``v · (w/s) - m·w/s`` cancels catastrophically when ``|m|/s`` is large (a feature like a year or a
+capital amount) and breaks the 1e-12 contract; the scaled value costs two flops per Δ column per
+row, nothing next to the ``h1``-wide row update that follows.
+
+Given ``x`` and Δ, every feature outside Δ is a constant, so its contribution folds into the bias:
+``bias_Δ = b1 + Σ_{f ∉ Δ} contribution_f(x_f)``; only Δ's columns remain to be computed per row.
+:class:`DeltaPlan` holds that folded bias plus the Δ columns' terms; both engines (numpy here, the
+JIT kernel in :mod:`codegen.mlp_emit`) consume it. No llvmlite import in this layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from codegen.mlp_reader import MLP
+from plaf_grammar.schema import Schema
+
+__all__ = ["AffineTerm", "CodeTerm", "DeltaPlan", "FeatureInput", "FirstLayer", "bare_inputs"]
+
+
+@dataclass(frozen=True)
+class AffineTerm:
+    """Model column ``column`` receives ``((v - sub) / div) * mul + add`` of a numeric feature."""
+
+    column: int
+    sub: float = 0.0
+    div: float = 1.0
+    mul: float = 1.0
+    add: float = 0.0
+
+    def value(self, v: np.ndarray | float) -> np.ndarray | float:
+        return ((v - self.sub) / self.div) * self.mul + self.add
+
+    def describe(self) -> str:
+        parts = "v"
+        if self.sub != 0.0:
+            parts = f"(v - {self.sub:.6g})"
+        if self.div != 1.0:
+            parts = f"{parts} / {self.div:.6g}"
+        if self.mul != 1.0:
+            parts = f"({parts}) * {self.mul:.6g}"
+        if self.add != 0.0:
+            parts = f"{parts} + {self.add:.6g}"
+        return parts
+
+
+@dataclass(frozen=True)
+class CodeTerm:
+    """Model column ``column`` receives ``values[code]`` for a categorical feature's code."""
+
+    column: int
+    values: np.ndarray  # (n_codes,) float64
+
+
+@dataclass(frozen=True)
+class FeatureInput:
+    """How one user feature (schema index ``index``) enters the model's input columns."""
+
+    index: int
+    name: str
+    affine: tuple[AffineTerm, ...] = ()
+    codes: tuple[CodeTerm, ...] = ()
+    n_codes: int = 0  # > 0: a categorical/ordinal feature, evaluated through a table
+
+    @property
+    def is_table(self) -> bool:
+        return self.n_codes > 0
+
+
+def bare_inputs(n_inputs: int, schema: Schema) -> list[FeatureInput]:
+    """A bare MLP: user feature ``j`` *is* model column ``j``.
+
+    The black-box path hands the model the decoded DataFrame, so a categorical feature reaches
+    the network as its category *label*; that only works for numeric labels (bools are 0/1). It
+    goes through a table (``code -> float(label) · W1[j]``): the same run-time path as a one-hot
+    feature, and each table row equals sklearn's product exactly."""
+    if len(schema) != n_inputs:
+        raise ValueError(f"the model takes {n_inputs} inputs, the schema has {len(schema)} features")
+    out = []
+    for j, feat in enumerate(schema.features):
+        if feat.categories is None:
+            out.append(FeatureInput(j, feat.name, affine=(AffineTerm(j),)))
+            continue
+        try:
+            labels = np.array([float(c) for c in feat.categories], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"feature {feat.name!r} has non-numeric categories; a bare MLP cannot take them "
+                "(put an encoder in a Pipeline)"
+            ) from None
+        out.append(FeatureInput(j, feat.name, codes=(CodeTerm(j, labels),), n_codes=len(labels)))
+    return out
+
+
+@dataclass
+class FirstLayer:
+    """The first layer regrouped by user feature: weight rows and code tables, built once."""
+
+    mlp: MLP
+    inputs: list[FeatureInput]
+    tables: dict[int, np.ndarray] = field(default_factory=dict)  # feature index -> (n_codes, h1)
+
+    def __post_init__(self) -> None:
+        w1 = self.mlp.weights[0]
+        self.by_index = {f.index: f for f in self.inputs}
+        for f in self.inputs:
+            if f.is_table:
+                table = np.zeros((f.n_codes, w1.shape[1]))
+                for t in f.codes:
+                    vals = np.asarray(t.values, dtype=np.float64)
+                    nz = vals != 0.0
+                    # a one-hot row is exactly W1[c] (1.0 * w); zeros contribute nothing
+                    table[nz] += vals[nz, None] * w1[t.column]
+                self.tables[f.index] = np.ascontiguousarray(table)
+
+    @property
+    def width(self) -> int:
+        return self.mlp.weights[0].shape[1]
+
+    def contribution(self, f: FeatureInput, v: float) -> np.ndarray:
+        """``f``'s share of ``z1`` for value ``v`` (an (h1,) vector)."""
+        w1 = self.mlp.weights[0]
+        if f.is_table:
+            return self.tables[f.index][int(v)]
+        out = np.zeros(w1.shape[1])
+        for t in f.affine:
+            out += t.value(v) * w1[t.column]
+        return out
+
+    def plan(self, x: np.ndarray, delta: tuple[int, ...]) -> DeltaPlan:
+        """Fold every feature outside Δ into the bias; keep Δ's terms (partial evaluation)."""
+        bias = self.mlp.biases[0].copy()
+        dset = set(delta)
+        for f in self.inputs:
+            if f.index not in dset:
+                bias += self.contribution(f, float(x[f.index]))
+        return DeltaPlan(self, tuple(delta), bias)
+
+
+@dataclass
+class DeltaPlan:
+    """The residual first layer for one (x, Δ): ``z1 = bias + Σ_{f ∈ Δ} contribution_f(v_f)``."""
+
+    layer: FirstLayer
+    delta: tuple[int, ...]
+    bias: np.ndarray  # (h1,) float64: b1 + the folded contributions of x outside Δ
+
+    def z1(self, columns: np.ndarray) -> np.ndarray:
+        """First-layer pre-activations for a block; ``columns[:, k]`` is feature ``delta[k]``."""
+        n = len(columns)
+        w1 = self.layer.mlp.weights[0]
+        z = np.empty((n, len(self.bias)))
+        z[:] = self.bias
+        for k, j in enumerate(self.delta):
+            f = self.layer.by_index.get(j)
+            if f is None:  # a feature the model drops (ColumnTransformer remainder="drop")
+                continue
+            col = columns[:, k]
+            if f.is_table:
+                z += self.layer.tables[j][col.astype(np.intp)]
+            else:
+                for t in f.affine:
+                    z += np.multiply.outer(t.value(col), w1[t.column])
+        return z
+
+    def score(self, columns: np.ndarray) -> np.ndarray:
+        """The numpy engine: folded first layer, then BLAS for the dense layers."""
+        return self.layer.mlp.tail(self.z1(columns))

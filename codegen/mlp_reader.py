@@ -1,0 +1,136 @@
+"""Read a fitted ``sklearn.neural_network.MLPClassifier`` into a plain representation.
+
+Why a representation of our own: the partial evaluator, the numpy engine and the IR emitter all
+need the same few facts (weight matrices, biases, the hidden activation, how the output becomes a
+probability, which output column is the desired class) and none of them should know sklearn's
+attribute names or import llvmlite. This layer has no llvmlite import.
+
+The reference evaluator :meth:`MLP.forward` repeats sklearn's ``_forward_pass_fast`` operation by
+operation (``a @ W + b``, the same in-place activations, ``scipy.special.expit``, the same softmax),
+so it equals ``predict_proba`` bit for bit; tests hold it to that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import expit
+
+__all__ = ["ACTIVATIONS", "MLP", "MLPReadError", "read_mlp"]
+
+ACTIVATIONS = ("identity", "logistic", "tanh", "relu")
+
+
+class MLPReadError(TypeError):
+    """The object is not an MLP we can read (the caller turns this into UnsupportedModel)."""
+
+
+def _activate(name: str, a: np.ndarray) -> None:
+    """sklearn's in-place activations (``sklearn.neural_network._base.ACTIVATIONS``)."""
+    if name == "identity":
+        return
+    if name == "logistic":
+        expit(a, out=a)
+    elif name == "tanh":
+        np.tanh(a, out=a)
+    elif name == "relu":
+        np.maximum(a, 0, out=a)
+    else:  # pragma: no cover - read_mlp rejects other names
+        raise ValueError(name)
+
+
+@dataclass(frozen=True)
+class MLP:
+    """A feed-forward network: ``a_{i+1} = g_i(a_i @ weights[i] + biases[i])``.
+
+    ``weights[i]`` has shape ``(n_in, n_out)`` (sklearn's ``coefs_`` layout), float64,
+    C-contiguous. ``hidden`` is the activation of every hidden layer; ``output`` is
+    ``"logistic"`` (binary: one output unit, P(classes[1]); or multi-label) or ``"softmax"``.
+    ``column`` is the ``predict_proba`` column of the desired class.
+    """
+
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
+    hidden: str
+    output: str
+    classes: tuple[Any, ...]
+    column: int
+
+    @property
+    def n_inputs(self) -> int:
+        return self.weights[0].shape[0]
+
+    @property
+    def layer_sizes(self) -> tuple[int, ...]:
+        """Units per layer including input and output, e.g. ``(14, 100, 1)``."""
+        return (self.n_inputs, *(w.shape[1] for w in self.weights))
+
+    @property
+    def n_outputs(self) -> int:
+        return self.weights[-1].shape[1]
+
+    def tail(self, a: np.ndarray) -> np.ndarray:
+        """From the first layer's *pre-activation* ``z1`` (modified in place) to P(desired).
+
+        Shared by :meth:`forward` and the numpy engine so both compute exactly what sklearn does
+        after the first matrix product."""
+        n_layers = len(self.weights)
+        for i in range(n_layers):
+            if i > 0:
+                a = a @ self.weights[i]
+                a += self.biases[i]
+            if i != n_layers - 1:
+                _activate(self.hidden, a)
+        return self.finish(a)
+
+    def finish(self, z: np.ndarray) -> np.ndarray:
+        """Output pre-activation ``(n, n_outputs)`` -> P(desired class) per row, as sklearn."""
+        if self.output == "softmax":
+            tmp = z - z.max(axis=1)[:, np.newaxis]
+            np.exp(tmp, out=z)
+            z /= z.sum(axis=1)[:, np.newaxis]
+            return z[:, self.column].copy()
+        expit(z, out=z)
+        if self.n_outputs == 1:
+            p1 = z[:, 0]
+            return p1.copy() if self.column == 1 else 1 - p1
+        return z[:, self.column].copy()
+
+    def forward(self, X: np.ndarray) -> np.ndarray:
+        """P(desired class) for model-input rows ``X`` (after any preprocessing)."""
+        X = np.asarray(X, dtype=np.float64)
+        a = X @ self.weights[0]
+        a += self.biases[0]
+        return self.tail(a)
+
+
+def read_mlp(model: Any, column: int) -> MLP:
+    """``MLPClassifier`` -> :class:`MLP`. ``column``: the desired class's ``predict_proba`` column.
+
+    Raises :class:`MLPReadError` with a one-line reason for anything else (an MLPRegressor, an
+    unfitted model, an unknown activation, weights that are not float64)."""
+    from sklearn.neural_network import MLPClassifier
+
+    if not isinstance(model, MLPClassifier):
+        raise MLPReadError(f"{type(model).__name__} is not an MLPClassifier")
+    if not hasattr(model, "coefs_"):
+        raise MLPReadError("MLPClassifier is not fitted")
+    if model.activation not in ACTIVATIONS:
+        raise MLPReadError(f"MLPClassifier activation {model.activation!r} is not supported")
+    out = model.out_activation_
+    if out not in ("logistic", "softmax"):
+        raise MLPReadError(f"MLPClassifier output activation {out!r} is not supported")
+    if any(np.asarray(c).dtype != np.float64 for c in model.coefs_):
+        # sklearn keeps the training dtype; a float32 network would be evaluated in float32 by
+        # sklearn, which the float64 kernel cannot reproduce within 1e-12.
+        raise MLPReadError("MLPClassifier was fitted on float32 data; only float64 is supported")
+    weights = tuple(np.ascontiguousarray(w, dtype=np.float64) for w in model.coefs_)
+    biases = tuple(np.ascontiguousarray(b, dtype=np.float64) for b in model.intercepts_)
+    classes = tuple(np.asarray(model.classes_).tolist()) if hasattr(model, "classes_") else ()
+    n_out = weights[-1].shape[1]
+    n_cols = 2 if n_out == 1 else n_out
+    if not 0 <= column < n_cols:
+        raise MLPReadError(f"desired column {column} outside the model's {n_cols} outputs")
+    return MLP(weights, biases, model.activation, out, classes, column)

@@ -166,7 +166,7 @@ class Schema:
         if f.categories is not None:
             return f.categories[int(value)]
         if f.dtype.startswith(("int", "uint", "Int", "UInt")):
-            return int(round(value))
+            return int(round(value))  # noqa: RUF046 - numpy floats round to floats on old numpy
         return float(value)
 
     # ------------------------------------------------------------------ frames

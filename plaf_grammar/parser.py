@@ -1,0 +1,369 @@
+"""PLAF text -> AST (syntax only), with syntax errors a person can act on.
+
+Why a Lark LALR parser: it is fast and gives exact line/column positions. Lark's error objects list
+the terminals it expected; :func:`_syntax_error` translates them into readable names ("an
+expression", "end of statement") and adds hints for common slips (``=``, ``&&``, a bare name).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from importlib import resources
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+
+from plaf_grammar.ast import (
+    Abs,
+    BinOp,
+    Bool,
+    BoolOp,
+    Compare,
+    Decreasing,
+    Expr,
+    Fixed,
+    Group,
+    Implication,
+    Increasing,
+    InSet,
+    Neg,
+    Not,
+    Num,
+    Pos,
+    Program,
+    Ref,
+    Rule,
+    Str,
+)
+from plaf_grammar.errors import PLAFError, PLAFSyntaxError, PLAFValueError
+
+__all__ = ["parse"]
+
+_OPEN = {"LPAR", "LBRACE"}
+_CLOSE = {"RPAR", "RBRACE"}
+
+
+class _DropNewlinesInBrackets:
+    """Post-lexer: a newline inside ( ) or { } does not end the statement."""
+
+    always_accept = ("_NL",)
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        depth = 0
+        for tok in stream:
+            if tok.type in _OPEN:
+                depth += 1
+            elif tok.type in _CLOSE:
+                depth = max(0, depth - 1)
+            elif tok.type == "_NL" and depth > 0:
+                continue
+            yield tok
+
+
+def _tok_pos(t: Token) -> Pos:
+    return (t.line, t.column, t.end_line, t.end_column)  # type: ignore[return-value]
+
+
+def _meta_pos(meta: Any) -> Pos | None:
+    if getattr(meta, "empty", True):
+        return None
+    return (meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+_ESCAPES = {"n": "\n", "t": "\t"}
+
+
+def _unquote(tok: Token) -> str:
+    body = str(tok)[1:-1]
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S)
+
+
+def _number(tok: Token) -> int | float:
+    s = str(tok)
+    if s.isdigit():
+        v: int | float = int(s)
+        if v > 1.7976931348623157e308:
+            raise PLAFValueError(f"number {s} is out of range", tok.line, tok.column, end_column=tok.end_column)
+        return v
+    v = float(s)
+    if v == float("inf"):
+        raise PLAFValueError(f"number {s} is out of range", tok.line, tok.column, end_column=tok.end_column)
+    return v
+
+
+@v_args(meta=True)
+class _ToAST(Transformer):
+    """Lark parse events -> AST nodes, each with its source position."""
+
+    def start(self, meta, children):
+        return list(children)
+
+    # --- names and statements
+    def name(self, meta, children):
+        (tok,) = children
+        value = _unquote(tok) if tok.type == "STRING" else str(tok)
+        return (value, _tok_pos(tok))
+
+    def _names(self, cls, meta, children):
+        return cls(
+            names=tuple(n for n, _ in children),
+            name_pos=tuple(p for _, p in children),
+            pos=_meta_pos(meta),
+        )
+
+    def group_stmt(self, meta, children):
+        return self._names(Group, meta, children)
+
+    def fixed_stmt(self, meta, children):
+        return self._names(Fixed, meta, children)
+
+    def increasing_stmt(self, meta, children):
+        return self._names(Increasing, meta, children)
+
+    def decreasing_stmt(self, meta, children):
+        return self._names(Decreasing, meta, children)
+
+    def implication(self, meta, children):
+        c, q = children
+        return Implication(condition=c, consequence=q, pos=_meta_pos(meta))
+
+    def rule(self, meta, children):
+        (e,) = children
+        return Rule(expr=e, pos=_meta_pos(meta))
+
+    # --- boolean
+    def or_op(self, meta, children):
+        return BoolOp("or", children[0], children[1], pos=_meta_pos(meta))
+
+    def and_op(self, meta, children):
+        return BoolOp("and", children[0], children[1], pos=_meta_pos(meta))
+
+    def not_op(self, meta, children):
+        return Not(children[0], pos=_meta_pos(meta))
+
+    def compare(self, meta, children):
+        left, op, right = children
+        return Compare(str(op), left, right, pos=_meta_pos(meta))
+
+    def in_set(self, meta, children):
+        return InSet(children[0], children[1], False, pos=_meta_pos(meta))
+
+    def not_in_set(self, meta, children):
+        return InSet(children[0], children[1], True, pos=_meta_pos(meta))
+
+    def set(self, meta, children):
+        return tuple(children)
+
+    # --- arithmetic
+    def binop(self, meta, children):
+        left, op, right = children
+        return BinOp(str(op), left, right, pos=_meta_pos(meta))
+
+    def neg(self, meta, children):
+        operand = children[-1]
+        if isinstance(operand, Num):  # a negative literal is a number, not an operation
+            return Num(-operand.value, pos=_meta_pos(meta))
+        return Neg(operand, pos=_meta_pos(meta))
+
+    def abs_op(self, meta, children):
+        return Abs(children[0], pos=_meta_pos(meta))
+
+    # --- atoms
+    def number(self, meta, children):
+        return Num(_number(children[0]), pos=_tok_pos(children[0]))
+
+    def neg_number(self, meta, children):
+        return Num(-_number(children[-1]), pos=_meta_pos(meta))
+
+    def string(self, meta, children):
+        return Str(_unquote(children[0]), pos=_tok_pos(children[0]))
+
+    def true(self, meta, children):
+        return Bool(True, pos=_meta_pos(meta))
+
+    def false(self, meta, children):
+        return Bool(False, pos=_meta_pos(meta))
+
+    def ref(self, meta, children):
+        kind, (name, _) = children
+        return Ref(str(kind), name, pos=_meta_pos(meta))
+
+
+def _load_grammar() -> str:
+    return (resources.files("plaf_grammar") / "plaf.lark").read_text(encoding="utf-8")
+
+
+_PARSER = Lark(
+    _load_grammar(),
+    parser="lalr",
+    lexer="contextual",
+    propagate_positions=True,
+    maybe_placeholders=False,
+    postlex=_DropNewlinesInBrackets(),
+)
+_TO_AST = _ToAST()
+
+
+# ------------------------------------------------------------------------------ errors
+_EXPR_START = {"NUMBER", "STRING", "TRUE", "FALSE", "REF_KIND", "ABS", "LPAR", "MINUS", "NOT"}
+_STMT_START = {"GROUP", "FIXED", "IMMUTABLE", "INCREASING", "DECREASING", "IF"}
+_END = {"_NL", "SEMICOLON", "$END"}
+_ARITH = {"PLUS", "MINUS", "STAR", "SLASH"}
+_NAMED = {
+    "NAME": "a name",
+    "STRING": "a string",
+    "NUMBER": "a number",
+    "REF_KIND": "'cf' or 'x'",
+    "COMP_OP": "a comparison (== != < <= > >=)",
+}
+
+
+def _terminal_text(name: str) -> str:
+    try:
+        pat = _PARSER.get_terminal(name).pattern
+    except KeyError:
+        return name
+    if pat.type == "str":
+        return f"'{pat.value}'"
+    return name
+
+
+def _describe_expected(expected: set[str]) -> str:
+    exp = set(expected)
+    parts: list[str] = []
+    if {"NUMBER", "REF_KIND", "LPAR"} <= exp:
+        if exp >= _STMT_START:
+            parts.append("a statement")
+            exp -= _STMT_START | _END
+        else:
+            parts.append("an expression")
+        exp -= _EXPR_START
+    if exp & _END and exp & {"_NL", "SEMICOLON"}:
+        parts.append("the end of the statement (a newline or ';')")
+        exp -= _END
+    if exp >= _ARITH:
+        parts.append("an operator (+ - * /)")
+        exp -= _ARITH
+    for name in sorted(exp):
+        if name == "$END":
+            parts.append("the end of the input")
+        elif name in _NAMED:
+            parts.append(_NAMED[name])
+        else:
+            parts.append(_terminal_text(name))
+    if not parts:
+        return "something else"
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def _describe_token(tok: Token) -> str:
+    t = tok.type
+    if t == "$END":
+        return "end of input"
+    if t == "_NL":
+        return "end of line"
+    if t == "NAME":
+        return f"name '{tok}'"
+    if t == "NUMBER":
+        return f"number {tok}"
+    if t == "STRING":
+        return f"string {tok}"
+    return f"'{tok}'"
+
+
+def _end_pos(text: str) -> tuple[int, int]:
+    lines = text.split("\n")
+    return len(lines), len(lines[-1]) + 1
+
+
+def _syntax_error(e: UnexpectedInput, text: str, filename: str | None) -> PLAFSyntaxError:
+    if isinstance(e, UnexpectedCharacters):
+        ch = text[e.pos_in_stream] if 0 <= e.pos_in_stream < len(text) else ""
+        line, col = e.line, e.column
+        if ch == '"':
+            msg = "unterminated string (no closing '\"' before the end of the line)"
+            end = len(text.split("\n")[line - 1]) + 1
+            return PLAFSyntaxError(msg, line, col, filename, text, end_column=end)
+        msg = f"unexpected character {ch!r}"
+        rest = text[e.pos_in_stream : e.pos_in_stream + 2]
+        if ch == "=":
+            msg += "; to compare use '=='"
+        elif rest in ("&&", "||"):
+            msg += f"; use '{'and' if ch == '&' else 'or'}'"
+        elif ch == "!":
+            msg += "; use 'not' or '!='"
+        elif ch == "'":
+            msg += "; strings and quoted names use double quotes"
+        return PLAFSyntaxError(msg, line, col, filename, text)
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        expected = set(e.expected) if e.expected else set()
+        with contextlib.suppress(Exception):  # the exact set (LALR's look-ahead lists too much)
+            expected = set(e.interactive_parser.accepts()) or expected
+        if tok.type == "$END":
+            line, col = _end_pos(text)
+            end_col = None
+        else:
+            line, col, end_col = tok.line, tok.column, tok.end_column
+        msg = f"unexpected {_describe_token(tok)}; expected {_describe_expected(expected)}"
+        after = text[tok.end_pos : tok.end_pos + 1] if tok.end_pos is not None else ""
+        if tok.type == "NAME" and "REF_KIND" in expected and after == ".":
+            msg += f" (a feature is written cf.NAME or x.NAME, not {tok}.NAME)"
+        elif tok.type == "NAME" and "REF_KIND" in expected:
+            msg += f" (features are written cf.{tok} or x.{tok})"
+        elif tok.type == "COMP_OP" and "AND" in expected:
+            msg += " (comparisons cannot be chained; combine them with 'and')"
+        elif tok.type == "_NL" and "RPAR" in expected:
+            msg += " (unclosed '(')"
+        elif tok.type == "NAME" and str(tok) in ("elif", "else"):
+            msg += " (an implication is 'if COND then CONSEQ'; there is no else)"
+        elif "THEN" in expected:
+            msg += " (an implication is 'if COND then CONSEQ')"
+        return PLAFSyntaxError(msg, line, col, filename, text, end_column=end_col)
+    if isinstance(e, UnexpectedEOF):  # pragma: no cover - LALR reports UnexpectedToken($END)
+        line, col = _end_pos(text)
+        return PLAFSyntaxError("unexpected end of input", line, col, filename, text)
+    line = getattr(e, "line", None)  # pragma: no cover
+    col = getattr(e, "column", None)  # pragma: no cover
+    return PLAFSyntaxError(str(e), line, col, filename, text)  # pragma: no cover
+
+
+def parse(text: str, filename: str | None = None) -> Program:
+    """Parse PLAF ``text`` into a :class:`Program` (syntax only; see ``load`` for the checks).
+
+    Raises :class:`PLAFSyntaxError` (a :class:`PLAFError`) with the position and what was
+    expected."""
+    if not isinstance(text, str):
+        raise TypeError(f"PLAF text must be a str, got {type(text).__name__}")
+    try:
+        stmts = _TO_AST.transform(_PARSER.parse(text))
+    except UnexpectedInput as e:
+        raise _syntax_error(e, text, filename) from None
+    except VisitError as e:  # an error raised by a transformer callback
+        if isinstance(e.orig_exc, PLAFError):
+            raise e.orig_exc.with_context(filename, text) from None
+        raise  # pragma: no cover
+    except PLAFError as e:
+        raise e.with_context(filename, text) from None
+    except RecursionError:  # pragma: no cover - only for absurdly nested input
+        raise PLAFSyntaxError("expression nested too deeply", 1, 1, filename, text) from None
+    return Program(tuple(stmts), filename=filename, text=text)
+
+
+def expression(text: str) -> Expr:
+    """Parse one expression (a helper for tests and interactive use)."""
+    prog = parse(text)
+    if len(prog.statements) != 1 or not isinstance(prog.statements[0], Rule):
+        raise PLAFSyntaxError("expected exactly one expression", 1, 1, None, text)
+    return prog.statements[0].expr

@@ -1,0 +1,137 @@
+"""codegen.pipeline: per-model-column maps reproduce the fitted preprocessing exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.compose import ColumnTransformer, make_column_selector
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import (
+    FunctionTransformer,
+    MaxAbsScaler,
+    MinMaxScaler,
+    OneHotEncoder,
+    OrdinalEncoder,
+    RobustScaler,
+    StandardScaler,
+)
+
+from codegen import UnsupportedModel, read_model_input
+from codegen.pipeline import apply_ops
+from plaf_grammar import Schema
+
+
+@pytest.fixture(scope="module")
+def adult():
+    from geco.datasets import load_adult
+
+    d = load_adult()
+    X, y = d.X.iloc[:2000].reset_index(drop=True), d.y.iloc[:2000].reset_index(drop=True)
+    return X, y, Schema.from_dataframe(X)
+
+
+CAT = make_column_selector(dtype_include="category")
+NUM = make_column_selector(dtype_exclude="category")
+
+
+def _dense(a):
+    return a.toarray() if hasattr(a, "toarray") else np.asarray(a, dtype=np.float64)
+
+
+@pytest.mark.parametrize(
+    "ct",
+    [
+        ColumnTransformer([("oh", OneHotEncoder(handle_unknown="ignore"), CAT), ("sc", StandardScaler(), NUM)]),
+        ColumnTransformer(
+            [("od", OrdinalEncoder(), CAT), ("mm", MinMaxScaler(clip=True), NUM)], remainder="drop"
+        ),
+        ColumnTransformer(
+            [("oh", OneHotEncoder(sparse_output=False, drop="first", min_frequency=30), CAT)],
+            remainder="passthrough",
+        ),
+        ColumnTransformer(
+            [
+                ("oh", Pipeline([("o", OneHotEncoder(sparse_output=False)), ("s", MaxAbsScaler())]), CAT),
+                ("rb", RobustScaler(), ["age", "hours_per_week"]),
+                ("id", FunctionTransformer(), ["capital_gain"]),
+                ("drop", "drop", ["capital_loss"]),
+            ],
+            remainder="passthrough",
+        ),
+    ],
+)
+def test_transform_matches_sklearn(adult, ct):
+    X, y, schema = adult
+    pipe = Pipeline([("ct", ct), ("rf", RandomForestClassifier(3, max_depth=3, random_state=0))]).fit(X, y)
+    mi = read_model_input(pipe, schema)
+    assert mi.estimator is pipe[-1]
+    got = mi.transform(schema.encode(X))
+    want = _dense(pipe[:-1].transform(X))
+    np.testing.assert_array_equal(got, want)
+    for c in mi.columns:
+        assert c.kind in ("identity", "affine", "onehot", "codemap")
+        assert c.describe(schema)
+
+
+def test_affine_real_parameters(adult):
+    X, y, schema = adult
+    pipe = Pipeline([("sc", ColumnTransformer([("s", StandardScaler(), NUM)])), ("m", RandomForestClassifier(2))])
+    pipe.fit(X, y)
+    mi = read_model_input(pipe, schema)
+    v = schema.encode(X)
+    for c in mi.columns:
+        assert c.kind == "affine" and not c.has_clip
+        np.testing.assert_allclose(c.scale * v[:, c.source] + c.offset, c.apply(v[:, c.source]), atol=1e-9)
+
+
+def test_onehot_hot_codes(adult):
+    X, y, schema = adult
+    pipe = Pipeline([("ct", ColumnTransformer([("oh", OneHotEncoder(), ["sex"])])), ("m", RandomForestClassifier(2))])
+    pipe.fit(X, y)
+    mi = read_model_input(pipe, schema)
+    cats = schema["sex"].categories
+    assert [c.kind for c in mi.columns] == ["onehot", "onehot"]
+    assert [cats[c.hot_codes[0]] for c in mi.columns] == sorted(cats)
+
+
+def test_hgb_internal_preprocessor(adult):
+    X, y, schema = adult
+    h = HistGradientBoostingClassifier(max_iter=3, categorical_features="from_dtype").fit(X, y)
+    mi = read_model_input(h, schema)
+    got = mi.transform(schema.encode(X))
+    np.testing.assert_array_equal(got, h._preprocessor.transform(X))
+
+
+def test_bare_numeric_model_is_identity():
+    X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], "b": [1, 0, 1, 0]})
+    schema = Schema.from_dataframe(X)
+    m = RandomForestClassifier(2, random_state=0).fit(X, [0, 1, 0, 1])
+    mi = read_model_input(m, schema)
+    assert [c.kind for c in mi.columns] == ["identity", "identity"]
+
+
+def test_unsupported_reasons(adult):
+    X, y, schema = adult
+    from sklearn.decomposition import PCA
+
+    pipe = Pipeline([("ct", ColumnTransformer([("s", StandardScaler(), NUM)])), ("p", PCA(2)), ("m", RandomForestClassifier(2))])
+    pipe.fit(X, y)
+    with pytest.raises(UnsupportedModel, match="PCA"):
+        read_model_input(pipe, schema)
+    pipe = Pipeline([("ct", ColumnTransformer([("o", OneHotEncoder(), ["age"])])), ("m", RandomForestClassifier(2))])
+    pipe.fit(X, y)
+    with pytest.raises(UnsupportedModel, match="numeric column 'age'"):
+        read_model_input(pipe, schema)
+    other = Schema.from_dataframe(X.drop(columns=["age"]))
+    with pytest.raises(UnsupportedModel):
+        read_model_input(pipe, other)
+
+
+def test_apply_ops_is_sklearn_order():
+    v = np.array([1.0, 2.5, -3.0])
+    s = StandardScaler().fit(np.array([[0.1], [0.7], [3.3]]))
+    np.testing.assert_array_equal(
+        apply_ops([("sub", float(s.mean_[0])), ("div", float(s.scale_[0]))], v), s.transform(v[:, None])[:, 0]
+    )

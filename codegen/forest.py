@@ -1,0 +1,267 @@
+"""Fold a pipeline into its trees: every split becomes a test on one of the *user's* columns.
+
+Why: the search hands the scorer the user's encoded values (numbers, category codes), and the
+partial evaluator prunes by user feature. So each estimator split on model column ``j`` (computed
+from schema feature ``s`` by a :class:`codegen.pipeline.ColumnMap`) is rewritten as a split on
+``s`` with the *same outcome for every input*:
+
+* numeric ``s`` (identity or affine map, both monotone non-decreasing): sklearn's test
+  ``float32(map(v)) <= thr`` (or ``map(v) <= thr`` for HistGradientBoosting) is true exactly for
+  ``v <= T`` where ``T`` is the largest double passing it. ``T`` is found by bisection over the
+  64-bit ordering of doubles, evaluating the map and the cast exactly as sklearn does, so the
+  rewritten split is a single exact double compare (no float32 cast left at run time). NaN keeps
+  the node's ``missing_left``. ``T = NaN`` encodes "no value goes left".
+* categorical ``s`` (one-hot, ordinal, HGB bitset, numeric labels): the node's outcome is computed
+  for every category code through the real map; a prefix ``{0..k}`` becomes ``v <= k``, a constant
+  outcome removes the node, anything else becomes a code-set split (``cat_left[set, code]``).
+
+:class:`Forest` also says how leaves combine (accumulator per output, initial values, divisor for
+forests, the final link), and :meth:`Forest.predict` is the user-space numpy reference that equals
+``model.predict_proba(schema.decode(X))[:, desired]`` bit for bit. No llvmlite import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from codegen.errors import UnsupportedModel
+from codegen.pipeline import ModelInput, read_model_input
+from codegen.tree_reader import RawEnsemble, raw_goes_left, read_trees
+from plaf_grammar import Schema
+
+__all__ = ["Forest", "fold", "read_forest"]
+
+
+@dataclass(eq=False)
+class Forest:
+    """Trees over schema features. Node ``i``: leaf iff ``feature[i] < 0``; a split goes left iff
+    ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``."""
+
+    name: str
+    schema: Schema
+    desired_class: Any
+    feature: np.ndarray  # int64, schema feature index, -1 for a leaf
+    threshold: np.ndarray  # float64
+    cat: np.ndarray  # int64, -1 or row of cat_left
+    cat_left: np.ndarray  # bool (n_sets, max categories)
+    missing_left: np.ndarray  # bool
+    left: np.ndarray  # int64
+    right: np.ndarray  # int64
+    value: np.ndarray  # float64 leaf contribution to the tree's accumulator
+    roots: np.ndarray  # int64 (n_trees,)
+    output: np.ndarray  # int64 (n_trees,)
+    init: np.ndarray  # float64 (n_outputs,)
+    divisor: float | None  # forests: the tree count (p = acc / divisor)
+    link: Callable[[np.ndarray], np.ndarray] | None  # boosting: raw (n, K) -> P(desired)
+    model_columns: list[str] = field(default_factory=list)  # for comments: model column per node
+    node_column: np.ndarray | None = None  # int64 model column index of every split node
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.roots)
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.init)
+
+    def finish(self, acc: np.ndarray) -> np.ndarray:
+        """Accumulators ``(n, n_outputs)`` -> P(desired) ``(n,)`` (sklearn's last step)."""
+        if self.divisor is not None:
+            return acc[:, 0] / self.divisor
+        assert self.link is not None
+        return self.link(acc)
+
+    def goes_left(self, nodes: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Routing at split ``nodes`` for user values ``v``."""
+        return goes_left(self.threshold, self.cat, self.cat_left, self.missing_left, nodes, v)
+
+    def leaves(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        n = len(X)
+        idx = np.broadcast_to(self.roots, (n, self.n_trees)).copy()
+        rows = np.broadcast_to(np.arange(n)[:, None], idx.shape)
+        while True:
+            f = self.feature[idx]
+            live = f >= 0
+            if not live.any():
+                return idx
+            v = X[rows, np.where(live, f, 0)]
+            go = self.goes_left(idx, v)
+            idx = np.where(live, np.where(go, self.left[idx], self.right[idx]), idx)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """P(desired) for schema-encoded rows; equals the model's ``predict_proba`` column."""
+        leaves = self.leaves(X)
+        contrib = self.value[leaves].T  # (n_trees, n)
+        return self.finish(accumulate(contrib, self.output, self.init))
+
+
+def goes_left(threshold, cat, cat_left, missing_left, nodes, v) -> np.ndarray:
+    """Vectorised split test shared by :class:`Forest` and the residual evaluator."""
+    c = cat[nodes]
+    nan = np.isnan(v)
+    with np.errstate(invalid="ignore"):
+        go = v <= threshold[nodes]
+    is_set = c >= 0
+    if is_set.any():
+        code = np.where(is_set & ~nan, v, 0).astype(np.int64)
+        go = np.where(is_set, cat_left[np.where(is_set, c, 0), code], go)
+    return np.where(nan, missing_left[nodes], go)
+
+
+def accumulate(contrib: np.ndarray, output: np.ndarray, init: np.ndarray) -> np.ndarray:
+    """Sum tree contributions ``(n_trees, n)`` into ``(n, n_outputs)`` in tree order, starting from
+    ``init`` - the same sequence of IEEE additions as sklearn (``np.cumsum`` is sequential;
+    ``np.sum`` would be pairwise and differ in the last bit)."""
+    K = len(init)
+    n = contrib.shape[1]
+    out = np.empty((n, K))
+    for k in range(K):
+        rows = contrib[output == k] if K > 1 else contrib
+        stack = np.empty((len(rows) + 1, n))
+        stack[0] = init[k]
+        stack[1:] = rows
+        out[:, k] = np.cumsum(stack, axis=0)[-1]
+    return out
+
+
+# ------------------------------------------------------------------------------------ folding
+
+_SIGN = np.int64(-0x8000000000000000)
+
+
+def _key(v: np.ndarray) -> np.ndarray:
+    """Order-preserving map double -> int64 (-0.0 and +0.0 both map to 0)."""
+    b = np.asarray(v, dtype=np.float64).view(np.int64)
+    return np.where(b < 0, -(b & np.int64(0x7FFFFFFFFFFFFFFF)), b)
+
+
+def _unkey(k: np.ndarray) -> np.ndarray:
+    b = np.where(k < 0, (-k) | _SIGN, k)
+    return b.astype(np.int64).view(np.float64)
+
+
+def _numeric_thresholds(test: Callable[[np.ndarray], np.ndarray], n: int) -> np.ndarray:
+    """Largest double ``v`` with ``test(v)`` true, per node; ``test`` is monotone (true, then false).
+    +inf if every value passes, NaN if none does."""
+    lo = np.full(n, _key(np.array(-np.inf)), dtype=np.int64)
+    hi = np.full(n, _key(np.array(np.inf)), dtype=np.int64)
+    all_true = test(np.full(n, np.inf))
+    none_true = ~test(np.full(n, -np.inf))
+    for _ in range(64):  # the key range is < 2**64, so 64 halvings close every interval
+        mid = (lo >> 1) + (hi >> 1) + (lo & hi & 1)
+        ok = test(_unkey(mid))
+        lo = np.where(ok, mid, lo)
+        hi = np.where(ok, hi, mid)
+    out = _unkey(lo)
+    out[all_true] = np.inf
+    out[none_true] = np.nan
+    return out
+
+
+def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
+    """Rewrite ``raw`` (over estimator columns) as a :class:`Forest` over schema features."""
+    schema = mi.schema
+    if len(mi.columns) != raw.n_features:
+        raise UnsupportedModel(f"{raw.name} expects {raw.n_features} columns, the pipeline gives {len(mi.columns)}")
+    if desired_class not in raw.classes:
+        raise UnsupportedModel(f"desired_class {desired_class!r} is not one of the model's classes {list(raw.classes)}")
+    col = raw.classes.index(desired_class)
+    n = raw.n_nodes
+    split = raw.feature >= 0
+    feature = np.full(n, -1, dtype=np.int64)
+    threshold = np.zeros(n)
+    cat = np.full(n, -1, dtype=np.int64)
+    missing_left = np.zeros(n, dtype=bool)
+    forward = np.arange(n)  # nodes whose outcome is constant forward to the child taken
+    sets: list[np.ndarray] = []
+    max_codes = max([len(f.categories) for f in schema.features if f.categories] + [1])
+
+    for j, cm in enumerate(mi.columns):
+        nodes = np.flatnonzero(split & (raw.feature == j))
+        if len(nodes) == 0:
+            continue
+        s = cm.source
+        feats = schema.features[s]
+        feature[nodes] = s
+        if feats.categories is not None:
+            codes = np.arange(len(feats.categories), dtype=np.float64)
+            vals = cm.apply(codes)  # model value per code
+            nn, cc = np.meshgrid(nodes, np.arange(len(codes)), indexing="ij")
+            mask = raw_goes_left(raw, nn.ravel(), vals[cc.ravel()]).reshape(nn.shape)
+            for r, node in enumerate(nodes):
+                m = mask[r]
+                if m.all():
+                    forward[node] = raw.left[node]
+                elif not m.any():
+                    forward[node] = raw.right[node]
+                elif not m[np.argmin(m):].any():  # prefix {0..k}: an ordered compare on the code
+                    threshold[node] = float(np.argmin(m) - 1)
+                else:
+                    row = np.zeros(max_codes, dtype=bool)
+                    row[: len(m)] = m
+                    cat[node] = len(sets)
+                    sets.append(row)
+            continue
+        if cm.kind not in ("identity", "affine"):
+            raise UnsupportedModel(f"column {cm.name!r}: a {cm.kind} map of a numeric feature")
+        if raw.is_cat[nodes].any():
+            raise UnsupportedModel(f"categorical split on numeric feature {feats.name!r}")
+
+        def test(v: np.ndarray, nodes: np.ndarray = nodes, cm=cm) -> np.ndarray:
+            return raw_goes_left(raw, nodes, cm.apply(v))
+
+        threshold[nodes] = _numeric_thresholds(test, len(nodes))
+        missing_left[nodes] = raw.missing_left[nodes]
+
+    # resolve forwarding chains (a constant node may lead to another constant node)
+    fwd = forward.copy()
+    while True:
+        nxt = fwd[fwd]
+        if np.array_equal(nxt, fwd):
+            break
+        fwd = nxt
+    left = np.where(split, fwd[np.maximum(raw.left, 0)], -1)
+    right = np.where(split, fwd[np.maximum(raw.right, 0)], -1)
+    value = raw.value[:, col] if raw.mean else raw.value[:, 0]
+    if raw.mean:
+        divisor: float | None = float(raw.n_trees)
+        link = None
+    else:
+        divisor = None
+        finish = raw.finish
+
+        def link(acc: np.ndarray) -> np.ndarray:
+            return finish(acc)[:, col]
+
+    return Forest(
+        name=raw.name,
+        schema=schema,
+        desired_class=desired_class,
+        feature=feature,
+        threshold=threshold,
+        cat=cat,
+        cat_left=np.array(sets, dtype=bool).reshape(len(sets), max_codes),
+        missing_left=missing_left,
+        left=left,
+        right=right,
+        value=np.ascontiguousarray(value, dtype=np.float64),
+        roots=fwd[raw.roots],
+        output=raw.output.copy(),
+        init=raw.init.copy() if not raw.mean else np.zeros(1),
+        divisor=divisor,
+        link=link,
+        model_columns=[c.name for c in mi.columns],
+        node_column=np.where(split, raw.feature, -1),
+    )
+
+
+def read_forest(model: Any, schema: Schema, desired_class: Any) -> Forest:
+    """Pipeline or bare tree model -> :class:`Forest` (raises :class:`UnsupportedModel`)."""
+    mi = read_model_input(model, schema)
+    raw = read_trees(mi.estimator)
+    return fold(raw, mi, desired_class)

@@ -188,9 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from plaf_grammar import PLAFError, SchemaError
-
     from geco.scoring import UnsupportedModelError
+    from plaf_grammar import PLAFError, SchemaError
 
     args = build_parser().parse_args(argv)
     try:

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["Dataset", "load_adult", "load_compas", "load_credit", "load_dataset", "DATASETS"]
+__all__ = ["DATASETS", "Dataset", "load_adult", "load_compas", "load_credit", "load_dataset"]
 
 
 @dataclass

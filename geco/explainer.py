@@ -254,7 +254,7 @@ class Explainer:
 
     def _empty(self, x_frame, p_x, stats, t_start, reason) -> Explanation:
         stats["seconds_total"] = time.perf_counter() - t_start
-        cols = list(self.schema.names) + ["probability", "distance", "n_changed", "counterfactual"]
+        cols = [*self.schema.names, "probability", "distance", "n_changed", "counterfactual"]
         empty = self.schema.decode(np.empty((0, len(self.schema))))
         for c in cols[len(self.schema.names) :]:
             empty[c] = pd.Series(dtype=float if c in ("probability", "distance") else int)

@@ -18,7 +18,12 @@ import numpy as np
 
 from geco.feasible_space import GroupSpace
 from geco.population import Candidates
-from geco.sampling import sample_distinct, sample_from_prefix, sample_with_replacement
+from geco.sampling import (
+    sample_distinct,
+    sample_distinct_from_prefix,
+    sample_from_prefix,
+    sample_with_replacement,
+)
 
 __all__ = ["Context", "action_cascade", "crossover", "initial_population", "mutation", "selective_mutation"]
 
@@ -100,10 +105,23 @@ def crossover(ctx: Context, parents: Candidates) -> Candidates:
     return Candidates(rows, mi | mj)
 
 
-def selective_mutation(ctx: Context, parents: Candidates, parent_dist: np.ndarray) -> Candidates:
-    """Move parents towards ``x``: resample changed groups among values strictly closer to ``x``
-    than the whole parent is. One child per (parent, changed group), plus one child per parent
-    with all its changed groups resampled at once."""
+def selective_mutation(
+    ctx: Context, parents: Candidates, dist_spec, m: int
+) -> Candidates:
+    """Move parents towards ``x``. For every group a parent changed:
+
+    * ``m`` distinct weighted samples among the group's values strictly closer to ``x`` than the
+      parent's own value (one child each), as in the paper;
+    * one child that takes the *next* closer value (the closest step towards ``x``): random
+      draws get near the decision boundary, these steps then land on it exactly;
+    * one child with the group reverted to ``x`` (if the parent changes other groups too), which
+      removes changes that do not help;
+
+    plus one child per parent with all its changed groups resampled at once.
+
+    The reference implementation draws a single value among those closer than the parent's
+    *whole* distance; the steps and reverts above are what let the search recover the exact
+    optimum in the paper's ground-truth experiment (tests/test_ground_truth.py)."""
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0:
         return Candidates.empty(d, G)
@@ -113,17 +131,32 @@ def selective_mutation(ctx: Context, parents: Candidates, parent_dist: np.ndarra
     for g, space in enumerate(ctx.spaces):
         if len(space) == 0:
             continue
-        limit = np.searchsorted(space.distance, parent_dist, side="left")
-        who = np.flatnonzero(parents.changed[:, g] & (limit > 0))
+        who = np.flatnonzero(parents.changed[:, g])
         if len(who) == 0:
             continue
         feats = space.features
-        pick = sample_from_prefix(ctx.rng, space.cumulative, limit[who])
-        rows = parents.rows[who].copy()
-        rows[:, feats] = space.values[pick]
-        parts.append(Candidates(rows, parents.changed[who].copy()))
-        pick2 = sample_from_prefix(ctx.rng, space.cumulative, limit[who])
-        cumulative_rows[np.ix_(who, feats)] = space.values[pick2]
+        several = who[parents.changed[who].sum(axis=1) > 1]
+        if len(several):
+            back = parents.rows[several].copy()
+            back[:, feats] = ctx.x[feats]
+            back_changed = parents.changed[several].copy()
+            back_changed[:, g] = False
+            parts.append(Candidates(back, back_changed))
+        own = dist_spec(feats, parents.rows[np.ix_(who, feats)])
+        limit = np.searchsorted(space.distance, own, side="left")
+        who, limit = who[limit > 0], limit[limit > 0]
+        if len(who) == 0:
+            continue
+        step = parents.rows[who].copy()
+        step[:, feats] = space.values[limit - 1]
+        parts.append(Candidates(step, parents.changed[who].copy()))
+        idx, valid = sample_distinct_from_prefix(ctx.rng, space.weights, limit, m)
+        src = np.repeat(who, idx.shape[1])[valid.reshape(-1)]
+        rows = parents.rows[src].copy()
+        rows[:, feats] = space.values[idx[valid]]
+        parts.append(Candidates(rows, parents.changed[src].copy()))
+        pick = sample_from_prefix(ctx.rng, space.cumulative, limit)
+        cumulative_rows[np.ix_(who, feats)] = space.values[pick]
         cumulative_any[who] = True
     parts.append(Candidates(cumulative_rows[cumulative_any], parents.changed[cumulative_any]))
     return Candidates.concat(parts, d, G)

@@ -108,7 +108,7 @@ def to_blocks(
             Block(
                 mask_key(groups), groups.copy(), cols, values, np.empty(n), np.empty(n),
                 np.empty(n), np.zeros(n, dtype=bool),
-            )  # fmt: skip
+            )
         )
     blocks.sort(key=lambda blk: blk.key)
     return blocks

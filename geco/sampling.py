@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sample_distinct", "sample_from_prefix", "sample_with_replacement"]
+__all__ = ["sample_distinct", "sample_distinct_from_prefix", "sample_from_prefix", "sample_with_replacement"]
 
 # Above this many keys per call, draw in chunks of rows to bound memory.
 _MAX_KEYS = 4_000_000
@@ -40,6 +40,32 @@ def sample_distinct(rng: np.random.Generator, weights: np.ndarray, rows: int, m:
         part = np.argpartition(keys, m - 1, axis=1)[:, :m]
         out[start:stop] = np.sort(part, axis=1)
     return out
+
+
+def sample_distinct_from_prefix(
+    rng: np.random.Generator, weights: np.ndarray, limit: np.ndarray, m: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, up to ``m`` distinct weighted draws from indices ``[0, limit[row])``.
+
+    Returns ``(index, valid)``, both (rows, min(m, K)); ``valid`` is False where a row's prefix
+    held fewer than ``m`` indices."""
+    limit = np.asarray(limit, dtype=np.intp)
+    k = len(weights)
+    m = min(m, k)
+    rows = len(limit)
+    if rows == 0 or m == 0:
+        return np.empty((rows, m), dtype=np.intp), np.zeros((rows, m), dtype=bool)
+    kmax = int(limit.max())
+    inv_w = 1.0 / np.asarray(weights[:kmax], dtype=np.float64)
+    keys = rng.standard_exponential((rows, kmax)) * inv_w
+    keys[np.arange(kmax)[None, :] >= limit[:, None]] = np.inf
+    mm = min(m, kmax)
+    part = np.argpartition(keys, mm - 1, axis=1)[:, :mm] if mm < kmax else np.broadcast_to(
+        np.arange(kmax), (rows, kmax)
+    ).copy()
+    part = np.sort(part, axis=1)
+    valid = part < limit[:, None]
+    return part, valid
 
 
 def sample_from_prefix(

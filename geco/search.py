@@ -233,10 +233,10 @@ def run_search(
     while generation < config.min_generations or (
         not converged and generation < config.max_generations
     ):
-        parents, parent_dist = best_per_delta(population)
+        parents, _ = best_per_delta(population)
         with timer("crossover"):
             children = crossover(ctx, parents)
-            moved = selective_mutation(ctx, parents, parent_dist)
+            moved = selective_mutation(ctx, parents, dist_spec, config.m_mut)
         with timer("mutation"):
             if config.mutate_top is None:
                 rows, changed, _ = population_rows(population)

@@ -1,0 +1,230 @@
+"""End-to-end behaviour of the GeCo search through the public API (black-box engine)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+
+import geco
+import plaf_grammar
+from geco.models import one_hot_pipeline
+from plaf_grammar import PLAFError, SchemaError
+
+
+@pytest.fixture(scope="module")
+def adult():
+    ds = geco.datasets.load_adult()
+    model = one_hot_pipeline(ds.X, RandomForestClassifier(30, max_depth=8, random_state=0, n_jobs=1))
+    model.fit(ds.X, ds.y)
+    explainer = geco.Explainer(model, ds.X, ds.constraints, ds.desired_class, engine="blackbox")
+    p = model.predict_proba(ds.X.iloc[:3000])[:, 1]
+    return ds, model, explainer, np.flatnonzero(p <= 0.5), np.flatnonzero(p > 0.5)
+
+
+@pytest.fixture(scope="module")
+def credit():
+    ds = geco.datasets.load_credit()
+    model = RandomForestClassifier(30, max_depth=8, random_state=0, n_jobs=1).fit(ds.X, ds.y)
+    explainer = geco.Explainer(model, ds.X, ds.constraints, ds.desired_class, engine="blackbox")
+    p = model.predict_proba(ds.X.iloc[:3000])[:, 1]
+    return ds, model, explainer, np.flatnonzero(p <= 0.5)
+
+
+def _check_result(result, ds, model, program):
+    cfs = result.counterfactuals
+    x = result.x.iloc[0]
+    feats = list(ds.X.columns)
+    # the model's own probability, on the materialised counterfactual rows
+    own = model.predict_proba(cfs[feats])[:, list(model.classes_).index(ds.desired_class)]
+    np.testing.assert_array_equal(cfs["probability"].to_numpy(), own)
+    assert (own > 0.5).all()
+    # every counterfactual satisfies the whole program (independent reference evaluator)
+    for _, row in cfs.iterrows():
+        assert plaf_grammar.holds(program, x.to_dict(), row[feats].to_dict()), row[feats].to_dict()
+    # no duplicates, sorted by distance, n_changed consistent
+    assert not cfs[feats].astype(str).duplicated().any()
+    assert (np.diff(cfs["distance"].to_numpy()) >= 0).all()
+    n_changed = [(row[feats] != x[feats]).sum() for _, row in cfs.iterrows()]
+    assert list(cfs["n_changed"]) == n_changed
+    assert min(n_changed) >= 1
+
+
+def test_counterfactuals_satisfy_constraints_adult(adult):
+    ds, model, explainer, bad, _ = adult
+    successes = 0
+    for r in bad[:12]:
+        result = explainer.explain(ds.X.iloc[[r]], random_state=int(r))
+        _check_result(result, ds, model, explainer.program)
+        successes += result.success
+        if result.success:
+            assert len(result.counterfactuals) == 5
+    assert successes >= 10
+
+
+def test_counterfactuals_satisfy_constraints_credit(credit):
+    ds, model, explainer, bad = credit
+    successes = 0
+    for r in bad[:12]:
+        result = explainer.explain(ds.X.iloc[[r]], random_state=int(r))
+        _check_result(result, ds, model, explainer.program)
+        successes += result.success
+    assert successes >= 10
+
+
+def test_same_seed_same_explanation_and_representations_agree(adult):
+    ds, _, explainer, bad, _ = adult
+    x = ds.X.iloc[[bad[0]]]
+    a = explainer.explain(x, random_state=7)
+    b = explainer.explain(x, random_state=7)
+    full = explainer.explain(x, random_state=7, representation="full")
+    pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
+    pd.testing.assert_frame_equal(a.counterfactuals, full.counterfactuals)
+    assert a.stats["peak_population_bytes"] < full.stats["peak_population_bytes"]
+
+
+def test_implication_is_repaired_by_the_cascade(adult):
+    """Adult: raising education_num requires age >= x.age + 4; no counterfactual breaks it, and
+    with a forced education change the cascade visibly ages the person."""
+    ds, model, _, bad, _ = adult
+    text = ds.constraints.read_text() + "\ncf.education_num >= x.education_num + 1\n"
+    explainer = geco.Explainer(model, ds.X, text, ds.desired_class, engine="blackbox")
+    for r in bad[:4]:
+        x = ds.X.iloc[[r]]
+        if x["education_num"].iloc[0] >= 16:
+            continue
+        result = explainer.explain(x, random_state=0)
+        _check_result(result, ds, model, explainer.program)
+        for _, row in result.counterfactuals.iterrows():
+            assert row["education_num"] > x["education_num"].iloc[0]
+            assert row["age"] >= x["age"].iloc[0] + 4
+
+
+def test_instance_breaking_a_group_rule_must_change_it(adult):
+    ds, model, explainer, bad, _ = adult
+    long_hours = [r for r in bad if ds.X["hours_per_week"].iloc[r] > 80]
+    assert long_hours, "Adult has people working more than 80 hours"
+    result = explainer.explain(ds.X.iloc[[long_hours[0]]], random_state=0)
+    _check_result(result, ds, model, explainer.program)
+    assert (result.counterfactuals["hours_per_week"] <= 80).all()
+
+
+def test_mutate_top_and_paper_knobs(adult):
+    ds, model, explainer, bad, _ = adult
+    result = explainer.explain(ds.X.iloc[[bad[1]]], random_state=1, mutate_top=2, q=50, k=3, m_mut=3)
+    _check_result(result, ds, model, explainer.program)
+    assert len(result.counterfactuals) <= 3
+
+
+def test_already_desired_instance_gets_a_clear_message(adult):
+    ds, _, explainer, _, good = adult
+    result = explainer.explain(ds.X.iloc[[good[0]]])
+    assert not result.success
+    assert "already classified as the desired class" in result.reason
+    assert len(result.counterfactuals) == 0
+    assert "already classified" in str(result)
+
+
+def test_constraints_no_candidate_can_meet(credit):
+    ds, model, _, bad = credit
+    frozen = "fixed " + ", ".join(ds.X.columns)
+    explainer = geco.Explainer(model, ds.X, frozen, ds.desired_class, engine="blackbox")
+    result = explainer.explain(ds.X.iloc[[bad[0]]], random_state=0)
+    assert not result.success
+    assert "no feature group any feasible value" in result.reason
+
+
+def test_too_tight_constraints_report_best_candidates(credit):
+    ds, model, _, bad = credit
+    tight = "fixed " + ", ".join(c for c in ds.X.columns if c != "isMale")
+    explainer = geco.Explainer(model, ds.X, tight, ds.desired_class, engine="blackbox")
+    result = explainer.explain(ds.X.iloc[[bad[0]]], random_state=0, max_generations=5)
+    if not result.success:  # flipping the sex of one person rarely flips a credit decision
+        assert "no counterfactual found" in result.reason
+        assert len(result.counterfactuals) >= 1
+        assert not result.counterfactuals["counterfactual"].any()
+
+
+def test_result_renders_and_serialises(adult):
+    ds, _, explainer, bad, _ = adult
+    result = explainer.explain(ds.X.iloc[[bad[2]]], random_state=3)
+    assert result.success
+    text = str(result)
+    assert "Counterfactuals found" in text and "->" in text
+    html = result._repr_html_()
+    assert html.startswith("<p>") and "<table>" in html
+    ch = result.changes()
+    assert list(ch.columns) == ["counterfactual", "feature", "from", "to"]
+    assert len(ch) == int(result.counterfactuals["n_changed"].sum())
+    data = json.loads(result.to_json())
+    assert data["success"] and len(data["counterfactuals"]) == len(result.counterfactuals)
+    assert set(data["counterfactuals"][0]["changes"]) <= set(ds.X.columns)
+    for key in ("generations", "candidates_scored", "seconds", "engine"):
+        assert key in result.stats
+
+
+def test_explain_many(adult):
+    ds, _, explainer, bad, _ = adult
+    results = explainer.explain_many(ds.X.iloc[bad[:3]], random_state=0)
+    assert len(results) == 3
+    again = explainer.explain_many(ds.X.iloc[bad[:3]], random_state=0)
+    for a, b in zip(results, again):
+        pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_bad_instances(adult):
+    ds, _, explainer, bad, _ = adult
+    x = ds.X.iloc[[bad[0]]]
+    with pytest.raises(SchemaError, match="'age'.*NaN"):
+        explainer.explain(x.assign(age=np.nan))
+    with pytest.raises(SchemaError, match="missing column.*'sex'"):
+        explainer.explain(x.drop(columns=["sex"]))
+    with pytest.raises(SchemaError, match="unexpected column.*'salary'"):
+        explainer.explain(x.assign(salary=3))
+    with pytest.raises(SchemaError, match="'age' must be numeric"):
+        explainer.explain(x.assign(age="old"))
+    with pytest.raises(SchemaError, match="unknown category 'Astronaut'"):
+        explainer.explain(x.assign(occupation="Astronaut"))
+    with pytest.raises(ValueError, match="exactly one row"):
+        explainer.explain(ds.X.iloc[:2])
+    with pytest.raises(TypeError, match="unknown option"):
+        explainer.explain(x, generations=3)
+    with pytest.raises(ValueError, match="k .* must not exceed q"):
+        explainer.explain(x, k=10, q=5)
+
+
+def test_bad_data_model_and_constraints(adult):
+    ds, model, _, _, _ = adult
+    with pytest.raises(SchemaError, match=r"'capital_gain'.*\(NaN\) at row 5"):
+        geco.Explainer(model, ds.X.assign(capital_gain=ds.X["capital_gain"].where(ds.X.index != 5)))
+    with pytest.raises(geco.UnsupportedModelError, match="no predict_proba"):
+        geco.Explainer(object(), ds.X)
+    with pytest.raises(geco.UnsupportedModelError, match="desired_class 'rich'"):
+        geco.Explainer(model, ds.X, desired_class="rich")
+    numeric_only = LogisticRegression().fit(ds.X[["age", "hours_per_week"]], ds.y)
+    with pytest.raises(geco.UnsupportedModelError, match="failed to score rows of X"):
+        geco.Explainer(numeric_only, ds.X)
+    with pytest.raises(PLAFError) as err:
+        geco.Explainer(model, ds.X, "fixed sex\ncf.salery <= 3\n")
+    assert err.value.line == 2 and "salery" in str(err.value)
+    with pytest.raises(ValueError, match="engine must be one of"):
+        geco.Explainer(model, ds.X, engine="gpu")
+    with pytest.raises(ValueError, match="norm_weights"):
+        geco.Explainer(model, ds.X, norm_weights=(1, 0))
+
+
+def test_callable_model_is_a_black_box():
+    X = pd.DataFrame({"a": np.arange(50) % 10, "b": np.arange(50) % 7})
+
+    def model(frame):
+        p = (frame["a"].to_numpy() >= 7).astype(float) * 0.9
+        return np.column_stack([1 - p, p])
+
+    explainer = geco.Explainer(model, X, desired_class=1)
+    result = explainer.explain(X.iloc[[0]], random_state=0, norm_weights=(0, 1, 0, 0))
+    assert result.success
+    best = result.counterfactuals.iloc[0]
+    assert best["a"] == 7 and best["b"] == 0  # the known optimum: a -> 7, nothing else

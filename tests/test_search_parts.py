@@ -1,0 +1,82 @@
+"""Unit tests of the search's parts: distance, sampling, feasible space, Δ blocks."""
+
+import math
+
+import numpy as np
+import pytest
+
+from geco.distance import DistanceSpec
+from geco.feasible_space import feasible_space, group_domains
+from geco.population import Candidates, mask_key, to_blocks
+from geco.sampling import sample_distinct, sample_distinct_from_prefix, sample_from_prefix
+
+
+def spec(weights=(0.25, 0.25, 0.25, 0.25)):
+    x = np.array([1.0, 0.0, 10.0])  # numeric, categorical, numeric
+    return DistanceSpec(x, np.array([2.0, 1.0, 50.0]), np.array([False, True, False]), weights)
+
+
+def test_distance_matches_the_formula():
+    s = spec()
+    n = 3
+    assert s([0, 1, 2], np.array([[1.0, 0.0, 10.0]]))[0] == 0.0
+    # flip the categorical: every norm sees 1
+    d = s([1], np.array([[3.0]]))[0]
+    assert d == pytest.approx(0.25 / n + 0.25 / n + 0.25 * math.sqrt(1 / n) + 0.25)
+    # numeric change of 1 with range 2 and +25 with range 50
+    d = s([0, 2], np.array([[2.0, 35.0]]))[0]
+    diffs = [0.5, 0.5]
+    expected = 0.25 * 2 / n + 0.25 * sum(diffs) / n + 0.25 * math.sqrt(sum(v * v for v in diffs) / n) + 0.25 * 0.5
+    assert d == pytest.approx(expected)
+    l1 = spec((0, 1, 0, 0))
+    assert l1([2], np.array([[12.0]]))[0] == pytest.approx(2 / 50 / n)
+    with pytest.raises(ValueError):
+        spec((1, 2, 3))
+
+
+def test_sample_distinct_is_distinct_and_weighted():
+    rng = np.random.default_rng(0)
+    w = np.array([1.0, 1.0, 8.0, 30.0, 60.0])
+    idx = sample_distinct(rng, w, 20000, 2)
+    assert idx.shape == (20000, 2)
+    assert (idx[:, 0] != idx[:, 1]).all()
+    freq = np.bincount(idx.ravel(), minlength=5) / idx.size
+    assert freq[4] > freq[3] > freq[2] > freq[0]
+    assert sample_distinct(rng, w, 3, 10).shape == (3, 5)  # m capped at K
+
+
+def test_prefix_sampling_stays_in_prefix():
+    rng = np.random.default_rng(1)
+    w = np.ones(10)
+    limit = np.array([1, 3, 10, 2])
+    one = sample_from_prefix(rng, np.cumsum(w), np.repeat(limit, 500))
+    assert (one < np.repeat(limit, 500)).all()
+    idx, valid = sample_distinct_from_prefix(rng, w, limit, 3)
+    assert (idx[valid] < np.repeat(limit, valid.sum(axis=1))).all()
+    assert list(valid.sum(axis=1)) == [1, 3, 3, 2]
+
+
+def test_feasible_space_drops_x_and_applies_filters():
+    data = np.array([[1, 5], [1, 5], [2, 6], [3, 7], [3, 7], [3, 7]], dtype=float)
+    doms = group_domains([("a",), ("b",)], ["a", "b"], data)
+    assert doms[0].counts.tolist() == [2, 1, 3]
+    x = np.array([1.0, 5.0])
+    s = DistanceSpec(x, np.array([2.0, 2.0]), np.zeros(2, bool))
+    spaces = feasible_space(doms, x, [None, lambda c: c["b"] >= 7], s)
+    assert sorted(spaces[0].values[:, 0].tolist()) == [2.0, 3.0]
+    assert spaces[1].values[:, 0].tolist() == [7.0]
+    assert (np.diff(spaces[0].distance) >= 0).all()
+
+
+def test_blocks_hold_only_their_columns():
+    rows = np.array([[1.0, 2, 3], [1, 9, 3], [7, 9, 3], [1, 8, 3]])
+    changed = np.array([[0, 0, 0], [0, 1, 0], [1, 1, 0], [0, 1, 0]], dtype=bool)
+    blocks = to_blocks(Candidates(rows, changed), np.array([0, 1, 2]))
+    keys = [b.key for b in blocks]
+    assert keys == sorted(keys) == [0, 2, 3]
+    by_key = {b.key: b for b in blocks}
+    assert by_key[2].cols.tolist() == [1] and by_key[2].values[:, 0].tolist() == [9, 8]
+    assert by_key[3].cols.tolist() == [0, 1] and by_key[3].values.tolist() == [[7, 9]]
+    assert mask_key(np.array([True, False, True])) == 5
+    full = to_blocks(Candidates(rows, changed), np.array([0, 1, 2]), full=True)
+    assert all(b.values.shape[1] == 3 for b in full)

@@ -107,7 +107,7 @@ class TermSpec:
 
     k: int
     feature: str
-    affine: tuple[float, float, float, float] | None  # sub, div, mul, add
+    affine: tuple[float, float, float, float, float, float] | None  # sub, div, mul, add, lo, hi
     data: np.ndarray  # affine: (h1,) weight row; table: (n_codes, h1)
     comment: str
 
@@ -280,6 +280,8 @@ declare {VEC} @llvm.rint.v8f64({VEC})
 declare {VEC} @llvm.fabs.v8f64({VEC})
 declare {VEC} @llvm.copysign.v8f64({VEC}, {VEC})
 declare double @llvm.exp.f64(double)
+declare double @llvm.maxnum.f64(double, double)
+declare double @llvm.minnum.f64(double, double)
 declare i64 @llvm.umin.i64(i64, i64)
 """
 
@@ -293,17 +295,34 @@ class _Body:
         self.pmax = max(shape.padded)
 
     def run(self, n: str, cols: str, ncols: str, bias: str, dense_ptrs, emit_terms, out: str) -> None:
-        fn, sh, T = self.fn, self.shape, self.tile
+        fn, T = self.fn, self.tile
         size = T * self.pmax
         fn.comment(f"two activation buffers of {T} rows x {self.pmax} padded units (ping-pong)")
         bufs = [fn.op(f"alloca [{size} x double], align 64", "buf"), fn.op(f"alloca [{size} x double], align 64", "buf")]
+        rem = fn.op(f"urem i64 {n}, {T}", "rem")
+        nfull = fn.op(f"sub i64 {n}, {rem}", "nfull")
         nm1 = fn.op(f"sub i64 {n}, 1", "nm1")
-        st, r0, _ = fn.loop("tile", "0", n, T)
-        fn.comment(f"rows r0 .. r0+{T - 1}; rows past n-1 repeat row n-1 (same value stored twice)")
+        fn.comment(f"whole tiles of {T} rows")
+        self._section(T, "0", nfull, None, bufs, cols, ncols, bias, dense_ptrs, emit_terms, out)
+        tail = max(1, T // 2)
+        fn.comment(
+            f"the last n mod {T} rows in tiles of {tail}; rows past n-1 repeat row n-1 (same value "
+            "stored twice): a half tile still keeps the FMA pipes busy, one row alone would not"
+        )
+        self._section(tail, nfull, n, nm1, bufs, cols, ncols, bias, dense_ptrs, emit_terms, out)
+        self.tile = T
+        fn.emit("ret void")
+
+    def _section(self, T, start, end, clamp, bufs, cols, ncols, bias, dense_ptrs, emit_terms, out) -> None:
+        fn, sh = self.fn, self.shape
+        self.tile = T
+        st, r0, _ = fn.loop("tile", start, end, T)
         rows = []
         for t in range(T):
             rt = fn.op(f"add i64 {r0}, {t}", "row") if t else r0
-            rows.append(fn.op(f"call i64 @llvm.umin.i64(i64 {rt}, i64 {nm1})", "row"))
+            if clamp is not None:
+                rt = fn.op(f"call i64 @llvm.umin.i64(i64 {rt}, i64 {clamp})", "row")
+            rows.append(rt)
         h1p = sh.padded[0]
         z = bufs[0]
         fn.comment(f"layer 1 ({sh.sizes[0]} -> {sh.sizes[1]}): z = folded bias + the terms of the features in Delta")
@@ -351,7 +370,6 @@ class _Body:
             cur = dst
         self._finish(cur, rows, out)
         fn.end_loop(st)
-        fn.emit("ret void")
 
     def _finish(self, buf: str, rows: list[str], out: str) -> None:
         fn, sh = self.fn, self.shape
@@ -390,7 +408,7 @@ class _Body:
     def affine_term(self, rows, cols, ncols, k, params, wrow, z) -> None:
         """z[t] += (((v_t - sub) / div) * mul + add) * wrow for the tile's rows."""
         fn, T = self.fn, self.tile
-        sub, div, mul, add = params
+        sub, div, mul, add, lo, hi = params
         svs = []
         for t in range(T):
             idx = fn.op(f"add i64 {fn.op(f'mul i64 {rows[t]}, {ncols}', 'ri')}, {k}", "ci")
@@ -399,6 +417,9 @@ class _Body:
             u = fn.op(f"fdiv double {u}, {div}", "u")
             u = fn.op(f"fmul double {u}, {mul}", "u")
             u = fn.op(f"fadd double {u}, {add}", "u")
+            if lo is not None:  # np.clip(u, lo, hi) = min(max(u, lo), hi)
+                u = fn.op(f"call double @llvm.maxnum.f64(double {u}, double {lo})", "u")
+                u = fn.op(f"call double @llvm.minnum.f64(double {u}, double {hi})", "u")
             svs.append(fn.splat(u))
         st, jb, _ = fn.loop("aff", "0", str(self.shape.padded[0]), LANES)
         w = fn.vload(wrow, jb)
@@ -459,7 +480,10 @@ def emit_generic(shape: KernelShape, tile: int = TILE, header: Sequence[str] = (
         la, lt, lj = f.fresh_label("affine"), f.fresh_label("table"), f.fresh_label("join")
         f.emit(f"br i1 {is_aff}, label %{la}, label %{lt}")
         f.label(la)
-        params = [f.op(f"load double, ptr {f.gep(blk, str(j))}, align 8", nm) for j, nm in enumerate(("sub", "div", "mul", "add"))]
+        params = [
+            f.op(f"load double, ptr {f.gep(blk, str(j))}, align 8", nm)
+            for j, nm in enumerate(("sub", "div", "mul", "add", "lo", "hi"))
+        ]
         b.affine_term(rows, cols, ncols, k, params, f.gep(blk, str(LANES), "wrow"), z)
         f.emit(f"br label %{lj}")
         f.label(lt)
@@ -534,7 +558,9 @@ def emit_specialised(
             gname = f"@{'w1' if t.affine else 'table'}_{q}_{ident(t.feature)}"
             b.fn.comment(f"{t.feature}: {t.comment}")
             if t.affine:
-                b.affine_term(rows, cols, nc, str(t.k), [hexd(p) for p in t.affine], gname, z)
+                sub, div, mul, add, lo, hi = t.affine
+                clip = (hexd(lo), hexd(hi)) if (lo, hi) != (-np.inf, np.inf) else (None, None)
+                b.affine_term(rows, cols, nc, str(t.k), [hexd(p) for p in (sub, div, mul, add)] + list(clip), gname, z)
             else:
                 b.table_term(rows, cols, nc, str(t.k), gname, z)
 

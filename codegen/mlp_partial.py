@@ -27,27 +27,40 @@ JIT kernel in :mod:`codegen.mlp_emit`) consume it. No llvmlite import in this la
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from codegen.mlp_reader import MLP
-from plaf_grammar.schema import Schema
 
-__all__ = ["AffineTerm", "CodeTerm", "DeltaPlan", "FeatureInput", "FirstLayer", "bare_inputs"]
+__all__ = ["AffineTerm", "CodeTerm", "DeltaPlan", "FeatureInput", "FirstLayer"]
 
 
 @dataclass(frozen=True)
 class AffineTerm:
-    """Model column ``column`` receives ``((v - sub) / div) * mul + add`` of a numeric feature."""
+    """Model column ``column`` receives ``clip(((v - sub) / div) * mul + add, lo, hi)``.
+
+    With the neutral constants (0, 1, 1, 0, -inf, inf) every step is exact, so this one form
+    reproduces sklearn's StandardScaler, MinMaxScaler (with or without ``clip``), MaxAbsScaler,
+    RobustScaler, a scaler after a scaler in that order, and passthrough, bit for bit."""
 
     column: int
     sub: float = 0.0
     div: float = 1.0
     mul: float = 1.0
     add: float = 0.0
+    lo: float = -np.inf
+    hi: float = np.inf
+
+    @property
+    def params(self) -> tuple[float, float, float, float, float, float]:
+        return (self.sub, self.div, self.mul, self.add, self.lo, self.hi)
 
     def value(self, v: np.ndarray | float) -> np.ndarray | float:
-        return ((v - self.sub) / self.div) * self.mul + self.add
+        u = ((v - self.sub) / self.div) * self.mul + self.add
+        if self.lo != -np.inf or self.hi != np.inf:
+            u = np.clip(u, self.lo, self.hi)
+        return u
 
     def describe(self) -> str:
         parts = "v"
@@ -59,7 +72,25 @@ class AffineTerm:
             parts = f"({parts}) * {self.mul:.6g}"
         if self.add != 0.0:
             parts = f"{parts} + {self.add:.6g}"
+        if self.lo != -np.inf or self.hi != np.inf:
+            parts = f"clip({parts}, {self.lo:.6g}, {self.hi:.6g})"
         return parts
+
+    @classmethod
+    def from_ops(cls, column: int, ops: tuple[tuple, ...]) -> AffineTerm | None:
+        """From :mod:`codegen.pipeline`'s exact op sequence; None if it is not of our form."""
+        order = ("sub", "div", "mul", "add", "clip")
+        vals: dict[str, Any] = {}
+        pos = 0
+        for op in ops:
+            if op[0] not in order[pos:] or op[0] in vals:
+                return None
+            pos = order.index(op[0]) + 1
+            vals[op[0]] = op[1:]
+        kw: dict[str, float] = {k: float(v[0]) for k, v in vals.items() if k != "clip"}
+        if "clip" in vals:
+            kw["lo"], kw["hi"] = float(vals["clip"][0]), float(vals["clip"][1])
+        return cls(column, **kw)
 
 
 @dataclass(frozen=True)
@@ -83,31 +114,6 @@ class FeatureInput:
     @property
     def is_table(self) -> bool:
         return self.n_codes > 0
-
-
-def bare_inputs(n_inputs: int, schema: Schema) -> list[FeatureInput]:
-    """A bare MLP: user feature ``j`` *is* model column ``j``.
-
-    The black-box path hands the model the decoded DataFrame, so a categorical feature reaches
-    the network as its category *label*; that only works for numeric labels (bools are 0/1). It
-    goes through a table (``code -> float(label) · W1[j]``): the same run-time path as a one-hot
-    feature, and each table row equals sklearn's product exactly."""
-    if len(schema) != n_inputs:
-        raise ValueError(f"the model takes {n_inputs} inputs, the schema has {len(schema)} features")
-    out = []
-    for j, feat in enumerate(schema.features):
-        if feat.categories is None:
-            out.append(FeatureInput(j, feat.name, affine=(AffineTerm(j),)))
-            continue
-        try:
-            labels = np.array([float(c) for c in feat.categories], dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"feature {feat.name!r} has non-numeric categories; a bare MLP cannot take them "
-                "(put an encoder in a Pipeline)"
-            ) from None
-        out.append(FeatureInput(j, feat.name, codes=(CodeTerm(j, labels),), n_codes=len(labels)))
-    return out
 
 
 @dataclass

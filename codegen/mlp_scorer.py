@@ -10,7 +10,7 @@ into the first-layer bias; numpy engine), :mod:`codegen.mlp_emit` (IR text), and
 * ``"jit"``: one compiled kernel per *model* (:func:`codegen.mlp_emit.emit_generic`); the folded
   bias and Δ's term descriptor are passed as buffers, so an explanation never waits for LLVM after
   the scorer is built.
-* ``"auto"``: see :data:`AUTO_RULE` below for the rule and the numbers behind it.
+* ``"auto"``: see :class:`MLPScorer` and the numbers below.
 
 MEASUREMENTS_PLACEHOLDER
 """
@@ -18,6 +18,7 @@ MEASUREMENTS_PLACEHOLDER
 from __future__ import annotations
 
 import ctypes
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +53,7 @@ _ARGTYPES = (
 class _Packed:
     """The model-level buffers of the generic kernel: first-layer term blocks and dense layers."""
 
-    first: np.ndarray  # float64: per affine term [sub, div, mul, add, 0 x4, w row (h1p)]; per table (n_codes, h1p)
+    first: np.ndarray  # float64: per affine term [sub, div, mul, add, lo, hi, 0, 0, w row (h1p)]; per table (n_codes, h1p)
     dense: np.ndarray  # float64: see pack_dense
     offsets: dict[int, list[tuple[int, int]]]  # feature index -> [(kind, offset)]
 
@@ -75,7 +76,7 @@ def _pack_first(layer: FirstLayer) -> _Packed:
         else:
             for t in f.affine:
                 blk = np.zeros(LANES + h1p)
-                blk[:4] = (t.sub, t.div, t.mul, t.add)
+                blk[:6] = t.params
                 blk[LANES : LANES + h1] = w1[t.column]
                 chunks.append(blk)
                 entries.append((_KIND_AFFINE, pos))
@@ -107,32 +108,76 @@ class _Kernel:
                 rows.append((kind, k, off))
         return np.ascontiguousarray(np.array(rows, dtype=np.int64).reshape(-1, 3))
 
-    def padded_bias(self, plan: DeltaPlan) -> np.ndarray:
-        b = np.zeros(pad(len(plan.bias)))
-        b[: len(plan.bias)] = plan.bias
-        return b
+    def prepare(self, plan: DeltaPlan) -> tuple[np.ndarray, np.ndarray, tuple]:
+        """Per (x, Δ): padded folded bias, term descriptor, and the constant call arguments."""
+        bias = np.zeros(pad(len(plan.bias)))
+        bias[: len(plan.bias)] = plan.bias
+        terms = self.terms(plan.delta)
+        # ndarray.ctypes.data costs ~1.5 us per access; take every constant pointer once
+        args = (terms.ctypes.data, len(terms), bias.ctypes.data, self._first_ptr, self._dense_ptr)
+        return bias, terms, args
 
-    def run(self, bias: np.ndarray, terms: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    @property
+    def _first_ptr(self) -> int:
+        return self.packed.first.ctypes.data
+
+    @property
+    def _dense_ptr(self) -> int:
+        return self.packed.dense.ctypes.data
+
+
+class _Staging:
+    """Reused input/output buffers whose addresses are taken once (per bound instance).
+
+    Copying a block into them (n x |Δ| doubles) is cheaper than taking two fresh ctypes
+    pointers per call, which dominated small blocks."""
+
+    def __init__(self, rows: int = 256, width: int = 8):
+        self._alloc(rows, width)
+
+    def _alloc(self, rows: int, width: int) -> None:
+        self.cols = np.empty(rows * width)
+        self.out = np.empty(rows)
+        self.cols_ptr = self.cols.ctypes.data
+        self.out_ptr = self.out.ctypes.data
+
+    def run(self, kernel: _Kernel, args: tuple, columns: np.ndarray) -> np.ndarray:
         n = len(columns)
-        out = np.empty(n)
         if n == 0:
-            return out
-        cols = np.ascontiguousarray(columns, dtype=np.float64)
-        ncols = cols.shape[1] if cols.ndim == 2 else 0
-        self.fn(
-            n, cols.ctypes.data, ncols, terms.ctypes.data, len(terms), bias.ctypes.data,
-            self.packed.first.ctypes.data, self.packed.dense.ctypes.data, out.ctypes.data,
-        )  # fmt: skip
-        return out
+            return np.empty(0)
+        width = columns.shape[1] if columns.ndim == 2 else 0
+        if n * width > len(self.cols) or n > len(self.out):
+            self._alloc(max(n, 2 * len(self.out)), max(width, 8))
+        if width:
+            self.cols[: n * width].reshape(n, width)[...] = columns
+        kernel.fn(n, self.cols_ptr, width, *args, self.out_ptr)
+        return self.out[:n].copy()
 
 
 class MLPScorer:
     """``ModelScorer`` for an MLPClassifier (bare or in a supported Pipeline).
 
-    ``engine``: ``"numpy"``, ``"jit"`` or ``"auto"`` (the faster of the two for this model, see
-    the module docstring). ``name`` says which engine runs (``"mlp-jit"`` / ``"mlp-numpy"``)."""
+    ``engine``:
 
-    def __init__(self, model: Any, schema: Schema, desired_class: Any, engine: str = "auto", opt_level: int = 2):
+    * ``"numpy"``: the numpy engine only.
+    * ``"jit"``: compile the kernel now (synchronously) and always use it.
+    * ``"auto"``: the numpy engine at once; if :func:`jit_candidate` accepts the network, compile
+      the kernel in a background thread (LLVM releases the GIL), time both engines on one block
+      there, and switch to the kernel only if it is faster. So an explanation never waits for
+      LLVM and never runs the slower engine once the measurement is in.
+      ``background=False`` does the same synchronously (deterministic engine choice).
+
+    ``name`` says which engine runs now (``"mlp-jit"`` / ``"mlp-numpy"``); ``decision`` why."""
+
+    def __init__(
+        self,
+        model: Any,
+        schema: Schema,
+        desired_class: Any,
+        engine: str = "auto",
+        opt_level: int = 2,
+        background: bool = True,
+    ):
         if engine not in ("auto", "jit", "numpy"):
             raise ValueError(f"engine must be 'auto', 'jit' or 'numpy', got {engine!r}")
         self.model = model
@@ -140,16 +185,56 @@ class MLPScorer:
         mlp, inputs = model_inputs(model, schema, desired_class)
         self.mlp: MLP = mlp
         self.layer = FirstLayer(mlp, inputs)
-        self.kernel: _Kernel | None = None
-        self.engine = choose_engine(self.mlp) if engine == "auto" else engine
         self.requested = engine
-        if self.engine == "jit":
-            self.kernel = _Kernel(self.layer, opt_level)
-        self.name = f"mlp-{self.engine}"
+        self.opt_level = opt_level
+        self.kernel: _Kernel | None = None  # set (atomically) once the kernel may be used
+        self.compiled: _Kernel | None = None
+        self.timings: dict[str, float] = {}
+        self._thread: threading.Thread | None = None
+        if engine == "numpy":
+            self.decision = "numpy engine requested"
+        elif engine == "jit":
+            self.compiled = self.kernel = _Kernel(self.layer, opt_level)
+            self.decision = "jit engine requested"
+        else:
+            ok, why = jit_candidate(mlp)
+            self.decision = why
+            if ok:
+                self.decision = "compiling in the background; numpy until then"
+                if background:
+                    self._thread = threading.Thread(target=self._compile_and_measure, daemon=True)
+                    self._thread.start()
+                else:
+                    self._compile_and_measure()
+
+    @property
+    def name(self) -> str:
+        return "mlp-jit" if self.kernel is not None else "mlp-numpy"
 
     @property
     def compile_seconds(self) -> float:
-        return self.kernel.compile_seconds if self.kernel else 0.0
+        return self.compiled.compile_seconds if self.compiled else 0.0
+
+    def wait(self, timeout: float | None = None) -> MLPScorer:
+        """Block until the background compile-and-measure step (if any) has finished."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self
+
+    def _compile_and_measure(self) -> None:
+        try:
+            kernel = _Kernel(self.layer, self.opt_level)
+        except Exception as exc:  # pragma: no cover - an LLVM failure must not break explaining
+            self.decision = f"compile failed ({exc}); numpy engine"
+            return
+        self.compiled = kernel
+        t_jit, t_np = _race(self, kernel)
+        self.timings = {"jit_block_seconds": t_jit, "numpy_block_seconds": t_np}
+        if t_jit < t_np:
+            self.kernel = kernel
+            self.decision = f"jit: {t_np / t_jit:.1f}x faster than numpy on a {_RACE_ROWS}-row block"
+        else:
+            self.decision = f"numpy: jit {t_jit / t_np:.2f}x the numpy time on a {_RACE_ROWS}-row block"
 
     def bind(self, x: np.ndarray) -> _BoundMLP:
         return _BoundMLP(self, np.asarray(x, dtype=np.float64))
@@ -161,31 +246,64 @@ class _BoundMLP:
     def __init__(self, parent: MLPScorer, x: np.ndarray):
         self.parent = parent
         self.x = x
-        self._plans: dict[tuple[int, ...], Any] = {}
+        self._plans: dict[tuple[int, ...], DeltaPlan] = {}
+        self._prepared: dict[tuple[int, ...], tuple] = {}
+        self._staging = _Staging()
 
     def plan(self, delta: tuple[int, ...]) -> DeltaPlan:
-        return self.parent.layer.plan(self.x, delta)
+        plan = self._plans.get(delta)
+        if plan is None:
+            plan = self._plans[delta] = self.parent.layer.plan(self.x, delta)
+        return plan
 
     def score_block(self, delta: tuple[int, ...], columns: np.ndarray) -> np.ndarray:
         delta = tuple(delta)
-        prepared = self._plans.get(delta)
+        columns = np.asarray(columns, dtype=np.float64)
         kernel = self.parent.kernel
-        if prepared is None:
-            plan = self.plan(delta)
-            prepared = plan if kernel is None else (kernel.padded_bias(plan), kernel.terms(delta))
-            self._plans[delta] = prepared
         if kernel is None:
-            return prepared.score(np.asarray(columns, dtype=np.float64).reshape(len(columns), len(delta)))
-        return kernel.run(prepared[0], prepared[1], columns)
+            return self.plan(delta).score(columns.reshape(len(columns), len(delta)))
+        prepared = self._prepared.get(delta)
+        if prepared is None:
+            prepared = self._prepared[delta] = kernel.prepare(self.plan(delta))
+        return self._staging.run(kernel, prepared[2], columns)
 
 
 # ------------------------------------------------------------------------------ engine choice
-AUTO_RULE = "AUTO_RULE_PLACEHOLDER"
+#: Largest dense (layer >= 2) weight matrix, padded, that the row-tile kernel handles well: it
+#: streams every dense weight matrix once per tile of 8 rows, so matrices that fall out of the
+#: L2 cache (1 MiB per core on this Zen 4) make it lose to BLAS's cache-blocked dgemm.
+DENSE_BYTES_MAX = 256 * 1024
+_RACE_ROWS = 32
 
 
-def choose_engine(mlp: MLP) -> str:
-    """The auto rule (see the module docstring for the numbers)."""
-    return "jit"
+def jit_candidate(mlp: MLP) -> tuple[bool, str]:
+    """The static half of the auto rule (the numbers are in the module docstring)."""
+    biggest = max((w.shape[0] * pad(w.shape[1]) * 8 for w in mlp.weights[1:]), default=0)
+    if biggest > DENSE_BYTES_MAX:
+        return False, (
+            f"numpy: a dense weight matrix of {biggest // 1024} KiB exceeds {DENSE_BYTES_MAX // 1024} KiB; "
+            "BLAS's cache blocking beats the row-tile kernel there"
+        )
+    return True, "jit candidate"
+
+
+def _race(scorer: MLPScorer, kernel: _Kernel, reps: int = 7) -> tuple[float, float]:
+    """Best-of-``reps`` seconds of one typical block (32 rows, one changed feature) per engine."""
+    d = len(scorer.schema)
+    x = np.zeros(d)
+    feats = [f.index for f in scorer.layer.inputs]
+    delta = (feats[0],) if feats else ()
+    cols = np.zeros((_RACE_ROWS, len(delta)))
+    plan = scorer.layer.plan(x, delta)
+    args = kernel.prepare(plan)[2]
+    staging = _Staging()
+    best = [np.inf, np.inf]
+    for _ in range(reps):
+        for k, f in enumerate((lambda: staging.run(kernel, args, cols), lambda: plan.score(cols))):
+            t0 = time.perf_counter()
+            f()
+            best[k] = min(best[k], time.perf_counter() - t0)
+    return best[0], best[1]
 
 
 # ------------------------------------------------------------------------------ entry points
@@ -261,7 +379,7 @@ def specialised_terms(layer: FirstLayer, delta: tuple[int, ...]) -> list[TermSpe
             out.append(TermSpec(k, f.name, None, layer.tables[j], f"code -> row of a {f.n_codes}-code table"))
         else:
             for t in f.affine:
-                out.append(TermSpec(k, f.name, (t.sub, t.div, t.mul, t.add), w1[t.column], f"u = {t.describe()}; z += u * W1[{t.column}]"))
+                out.append(TermSpec(k, f.name, t.params, w1[t.column], f"u = {t.describe()}; z += u * W1[{t.column}]"))
     return out
 
 

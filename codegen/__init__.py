@@ -11,3 +11,4 @@ from codegen.errors import UnsupportedModel
 from codegen.pipeline import ColumnMap, ModelInput, read_model_input
 
 __all__ = ["ColumnMap", "ModelInput", "UnsupportedModel", "read_model_input"]
+from codegen.mlp_scorer import MLPScorer, mlp_ir, mlp_scorer  # noqa: F401 - MLP entry points

@@ -21,7 +21,15 @@ from dataclasses import dataclass, field
 import llvmlite
 import llvmlite.binding as llvm
 
-__all__ = ["CompiledModule", "compile_ir", "optimize_ir", "emit_assembly", "clear_cache", "cache_info"]
+__all__ = [
+    "CompiledModule",
+    "cache_info",
+    "clear_cache",
+    "compile_ir",
+    "emit_assembly",
+    "is_cached",
+    "optimize_ir",
+]
 
 _lock = threading.RLock()
 _initialized = False
@@ -131,6 +139,12 @@ _stats = {"hits": 0, "misses": 0, "compile_seconds": 0.0}
 
 def ir_key(ir_text: str, opt_level: int) -> str:
     return hashlib.sha256(f"O{opt_level}\n{ir_text}".encode()).hexdigest()
+
+
+def is_cached(ir_text: str, opt_level: int = 2) -> bool:
+    """Whether :func:`compile_ir` would return a cached module (for hit/miss statistics)."""
+    with _lock:
+        return ir_key(ir_text, opt_level) in _CACHE
 
 
 def compile_ir(ir_text: str, opt_level: int = 2) -> CompiledModule:

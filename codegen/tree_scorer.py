@@ -1,0 +1,319 @@
+"""Tree-model scorers for the search: tiers chosen per Δ by a cost model fed with measured times.
+
+The design follows from measurements on this machine (2 shared cores, llvmlite 0.50 / LLVM 22;
+Adult, ``Pipeline(OneHotEncoder, RandomForestClassifier(500, max_depth=10))``, 250k nodes;
+``benchmarks/bench_trees.py`` reproduces them):
+
+* The workload. One GeCo explanation (Adult, the example PLAF program) scores 70-150 blocks over
+  only 38-48 distinct Δ, 7-13k rows in all: a median block of 40-100 rows, ~150 rows per Δ per
+  explanation; 85 % of (Δ, row) pairs are distinct, so a value memo would save little.
+* Specialised JIT per (x, Δ) (:mod:`codegen.tree_emit`): the residual forest still has 270-7400
+  live splits on Adult (13 features: Δ features sit at every level), compiling takes 45-600 ms at
+  O0 and 0.3-7 s at O1/O2 (hundreds of tree functions plus a 500-term exact sum). It then scores
+  0.1-3 µs/row (O1/O2) or 1-23 µs/row (O0). Break-even against the tiers below needs thousands of
+  rows of the *same* (x, Δ) - ten times what an explanation gives it. So compiling eagerly per Δ
+  would make explanations slower than the black-box path.
+* Partial evaluation (:mod:`codegen.partial`, numpy) costs 1-12 ms per (x, Δ); the numpy walk of
+  the residual costs 0.03-0.7 ms/row - fine for tests and as an LLVM-free engine, too slow as the
+  hot path.
+* A generic compiled kernel (:mod:`codegen.tree_kernel`, compiled once per process, ~50 ms) walks
+  node arrays: the residual forest at 2.7-30 µs/row, or the whole folded forest on materialised
+  rows (no partial evaluation at all) at ~85-150 µs/row. sklearn on the same block: 70-160 ms per
+  call (per-tree Python overhead), ~33 µs/row on big batches.
+
+Hence ``engine="auto"`` per (x, Δ), with every constant *measured online* (so a 30-node
+DecisionTree never bothers with partial evaluation and a 500-tree forest does):
+
+1. cold Δ: full-forest kernel on materialised rows while ``rows_so_far * (c_full - c_res)`` is below
+   the measured cost of partial evaluation;
+2. warm Δ: partial evaluation once, then the residual kernel;
+3. hot Δ: when the rows already seen for this Δ predict that the residual kernel will cost more
+   than compiling (``compile_base + compile_per_split * splits`` at O1, measured), the specialised
+   module is compiled on a background thread (llvmlite releases the GIL) while the kernel keeps
+   scoring; blocks switch to the compiled function once it is ready. Compiled modules are shared
+   through the IR-hash cache of :mod:`codegen.llvm_binding` (two instances whose residual
+   forests coincide share machine code).
+
+``engine="jit"`` always compiles the specialised residual (synchronously, O1 up to 600 live
+splits, else O0); ``engine="numpy"`` never touches LLVM (partial evaluation + numpy walk).
+Every tier is bit-identical to ``predict_proba`` (same compares, same ordered sums, sklearn's own
+link function), so the search takes the same path whichever tier scored a block.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from codegen import llvm_binding
+from codegen.errors import UnsupportedModel
+from codegen.forest import Forest, read_forest
+from codegen.partial import Residual, bind_x, partial_evaluate
+from codegen.tree_emit import emit_residual
+from codegen.tree_kernel import kernel_arrays_forest, kernel_arrays_residual, run_kernel
+from plaf_grammar import Schema
+
+__all__ = ["ENGINES", "TreeScorer", "tree_ir", "tree_scorer"]
+
+ENGINES = ("auto", "jit", "numpy")
+_SCORE_ARGS = (ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p)
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def _background() -> ThreadPoolExecutor:
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-llvm")
+        return _executor
+
+
+class _Ewma:
+    """A running estimate (exponentially weighted) seeded with a prior."""
+
+    def __init__(self, prior: float, alpha: float = 0.3):
+        self.value = prior
+        self.alpha = alpha
+        self.n = 0
+
+    def add(self, v: float) -> None:
+        self.value = v if self.n == 0 else (1 - self.alpha) * self.value + self.alpha * v
+        self.n += 1
+
+
+def jit_opt_level(n_splits: int) -> int:
+    """O1 pays for small residuals (0.1 µs/row vs 1 µs/row at O0); above ~600 live splits its
+    compile time grows to seconds, so fall back to O0 (the backend alone, ~0.1 ms/split)."""
+    return 1 if n_splits <= 600 else 0
+
+
+class _Compiled:
+    def __init__(self, cm: llvm_binding.CompiledModule, K: int):
+        self.module = cm
+        self.fn = cm.function("score", None, *_SCORE_ARGS)
+        self.K = K
+
+    def __call__(self, cols: np.ndarray, forest: Forest) -> np.ndarray:
+        n = len(cols)
+        cols = np.ascontiguousarray(cols, dtype=np.float64)
+        if forest.divisor is not None:
+            out = np.empty(n)
+            self.fn(cols.ctypes.data, n, out.ctypes.data)
+            return out
+        raw = np.empty((n, self.K))
+        self.fn(cols.ctypes.data, n, raw.ctypes.data)
+        return forest.finish(raw)
+
+
+class TreeScorer:
+    """A :class:`geco.scoring.ModelScorer` for a tree model (bare or in a pipeline).
+
+    ``stats`` (a dict, cumulative over every bound instance) reports blocks and rows per tier,
+    seconds in partial evaluation and compilation, compiles and cache hits/misses."""
+
+    def __init__(self, forest: Forest, engine: str = "auto", *, max_residuals: int = 256):
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        self.forest = forest
+        self.engine = engine
+        self.name = f"trees-{engine}"
+        self.max_residuals = max_residuals
+        self.stats: dict[str, Any] = {
+            "blocks_full_kernel": 0, "rows_full_kernel": 0,
+            "blocks_residual_kernel": 0, "rows_residual_kernel": 0,
+            "blocks_jit": 0, "rows_jit": 0,
+            "blocks_numpy": 0, "rows_numpy": 0,
+            "partial_evaluations": 0, "pe_seconds": 0.0,
+            "compiles": 0, "compile_seconds": 0.0, "cache_hits": 0, "cache_misses": 0,
+            "background_compiles": 0,
+        }  # fmt: skip
+        self._lock = threading.Lock()
+        self._full = kernel_arrays_forest(forest) if engine == "auto" else None
+        # cost model (seconds); priors from the measurements in the module docstring
+        self.c_full = _Ewma(4e-10 * len(forest.feature) + 2e-7)  # ~100 µs/row at 250k nodes
+        self.c_res = _Ewma(5e-6)
+        self.c_pe = _Ewma(3e-3)
+        self.c_compile_base = 0.05
+        self.c_compile_split = _Ewma(3e-4)
+
+    def bind(self, x: np.ndarray) -> BoundTreeScorer:
+        return BoundTreeScorer(self, np.asarray(x, dtype=np.float64))
+
+    def _count(self, tier: str, n: int) -> None:
+        self.stats[f"blocks_{tier}"] += 1
+        self.stats[f"rows_{tier}"] += n
+
+    def compile(self, res: Residual) -> _Compiled:
+        """Emit and compile the specialised module for ``res`` (thread-safe)."""
+        ir = emit_residual(res)
+        opt = jit_opt_level(res.n_splits)
+        cached = llvm_binding.is_cached(ir, opt)
+        t0 = time.perf_counter()
+        cm = llvm_binding.compile_ir(ir, opt)
+        dt = time.perf_counter() - t0
+        with self._lock:
+            self.stats["compiles"] += 1
+            self.stats["cache_hits" if cached else "cache_misses"] += 1
+            if not cached:
+                self.stats["compile_seconds"] += dt
+                if opt == 1 and res.n_splits > 0:
+                    self.c_compile_split.add(max(dt - self.c_compile_base, 0.0) / res.n_splits)
+        return _Compiled(cm, self.forest.n_outputs)
+
+
+class _DeltaState:
+    __slots__ = ("arrays", "compiled", "future", "residual", "rows")
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.residual: Residual | None = None
+        self.arrays = None
+        self.compiled: _Compiled | None = None
+        self.future: Future | None = None
+
+
+class BoundTreeScorer:
+    """Scores Δ blocks for one instance ``x`` (see :class:`TreeScorer` for the tiers)."""
+
+    def __init__(self, parent: TreeScorer, x: np.ndarray):
+        self.parent = parent
+        self.forest = parent.forest
+        self.x = x
+        self._xchild: np.ndarray | None = None
+        self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
+
+    # -------------------------------------------------------------- helpers
+    def residual(self, delta: tuple[int, ...]) -> Residual:
+        st = self._state(delta)
+        if st.residual is None:
+            t0 = time.perf_counter()
+            if self._xchild is None:
+                self._xchild = bind_x(self.forest, self.x)
+            st.residual = partial_evaluate(self.forest, self._xchild, delta)
+            if self.parent.engine == "auto":
+                st.arrays = kernel_arrays_residual(st.residual)
+            dt = time.perf_counter() - t0
+            p = self.parent
+            p.c_pe.add(dt)
+            p.stats["partial_evaluations"] += 1
+            p.stats["pe_seconds"] += dt
+        return st.residual
+
+    def _state(self, delta: tuple[int, ...]) -> _DeltaState:
+        st = self._states.get(delta)
+        if st is None:
+            st = self._states[delta] = _DeltaState()
+            if len(self._states) > self.parent.max_residuals:
+                self._states.popitem(last=False)
+        else:
+            self._states.move_to_end(delta)
+        return st
+
+    def _full_rows(self, delta: tuple[int, ...], cols: np.ndarray) -> np.ndarray:
+        rows = np.empty((len(cols), len(self.x)))
+        rows[:] = self.x
+        if delta:
+            rows[:, list(delta)] = cols
+        return rows
+
+    # -------------------------------------------------------------- scoring
+    def score_block(self, delta: tuple[int, ...], columns: np.ndarray) -> np.ndarray:
+        delta = tuple(int(d) for d in delta)
+        cols = np.ascontiguousarray(columns, dtype=np.float64).reshape(len(columns), len(delta))
+        n = len(cols)
+        if n == 0:
+            return np.empty(0)
+        p = self.parent
+        f = self.forest
+        if p.engine == "numpy":
+            p._count("numpy", n)
+            return self.residual(delta).predict(cols)
+        st = self._state(delta)
+        if p.engine == "jit":
+            if st.compiled is None:
+                st.compiled = p.compile(self.residual(delta))
+            p._count("jit", n)
+            return st.compiled(cols, f)
+        # auto
+        st.rows += n
+        if st.future is not None and st.future.done():
+            st.compiled, st.future = st.future.result(), None
+        if st.compiled is not None:
+            out = st.compiled(cols, f)
+            p._count("jit", n)
+            return out
+        if st.residual is None:
+            gain = p.c_full.value - p.c_res.value
+            if st.rows * gain < p.c_pe.value:
+                t0 = time.perf_counter()
+                acc = run_kernel(p._full, self._full_rows(delta, cols))
+                p.c_full.add((time.perf_counter() - t0) / n)
+                p._count("full_kernel", n)
+                return acc[:, 0] if f.divisor is not None else f.finish(acc)
+            self.residual(delta)
+        res = st.residual
+        assert res is not None
+        if st.future is None and res.n_splits > 0:
+            compile_cost = p.c_compile_base + p.c_compile_split.value * res.n_splits
+            if st.rows * p.c_res.value > compile_cost:
+                p.stats["background_compiles"] += 1
+                st.future = _background().submit(p.compile, res)
+        t0 = time.perf_counter()
+        acc = run_kernel(st.arrays, cols)
+        p.c_res.add((time.perf_counter() - t0) / n)
+        p._count("residual_kernel", n)
+        return acc[:, 0] if f.divisor is not None else f.finish(acc)
+
+    def score_blocks(self, blocks: list[tuple[tuple[int, ...], np.ndarray]]) -> list[np.ndarray]:
+        """All blocks of a generation (one call per generation from the search)."""
+        return [self.score_block(d, c) for d, c in blocks]
+
+
+# ------------------------------------------------------------------------------ entry points
+
+
+def tree_scorer(model: Any, schema: Schema, desired_class: Any, engine: str = "auto") -> TreeScorer:
+    """A compiled scorer for a tree model or a Pipeline ending in one.
+
+    Raises :class:`codegen.UnsupportedModel` (one-line ``reason``) for anything it cannot read."""
+    if engine not in ENGINES:
+        raise UnsupportedModel(f"unknown tree engine {engine!r} (expected one of {ENGINES})")
+    return TreeScorer(read_forest(model, schema, desired_class), engine)
+
+
+def _delta_indices(schema: Schema, delta: Any) -> tuple[int, ...]:
+    out = []
+    for d in delta:
+        if isinstance(d, str):
+            if d not in schema:
+                raise KeyError(f"unknown feature {d!r}")
+            out.append(schema.index(d))
+        else:
+            out.append(int(d))
+    return tuple(sorted(set(out)))
+
+
+def tree_ir(
+    model: Any,
+    schema: Schema,
+    desired_class: Any,
+    x_encoded: np.ndarray,
+    delta: tuple[int, ...],
+    optimized: bool = False,
+) -> str:
+    """The specialised LLVM IR for instance ``x_encoded`` and the features ``delta`` (indices or
+    names); ``optimized=True`` returns it after LLVM's pipeline at the level the JIT would use."""
+    forest = read_forest(model, schema, desired_class)
+    x = np.asarray(x_encoded, dtype=np.float64).reshape(-1)
+    res = partial_evaluate(forest, bind_x(forest, x), _delta_indices(schema, delta))
+    ir = emit_residual(res, x=x)
+    if optimized:
+        return llvm_binding.optimize_ir(ir, max(1, jit_opt_level(res.n_splits)))
+    return ir

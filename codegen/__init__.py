@@ -14,16 +14,19 @@ walker), ``tree_scorer`` (tiers and cost model), ``llvm_binding`` (all LLVM stat
 """
 
 from codegen.errors import UnsupportedModel
+from codegen.mlp_scorer import MLPScorer, mlp_ir, mlp_scorer  # MLP entry points (issue 6)
 from codegen.pipeline import ColumnMap, ModelInput, read_model_input
 from codegen.tree_scorer import TreeScorer, tree_ir, tree_scorer
 
 __all__ = [
     "ColumnMap",
+    "MLPScorer",
     "ModelInput",
     "TreeScorer",
     "UnsupportedModel",
+    "mlp_ir",
+    "mlp_scorer",
     "read_model_input",
     "tree_ir",
     "tree_scorer",
 ]
-from codegen.mlp_scorer import MLPScorer, mlp_ir, mlp_scorer  # noqa: F401 - MLP entry points

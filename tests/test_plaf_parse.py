@@ -1,0 +1,241 @@
+"""PLAF syntax: every construct parses to the tree it means; syntax errors point at the place."""
+
+from __future__ import annotations
+
+import pytest
+
+import plaf_grammar
+from plaf_grammar import PLAFError, PLAFSyntaxError, PLAFValueError, parse
+from plaf_grammar.ast import (
+    Abs,
+    BinOp,
+    Bool,
+    BoolOp,
+    Compare,
+    Decreasing,
+    Fixed,
+    Group,
+    Implication,
+    Increasing,
+    InSet,
+    Neg,
+    Not,
+    Num,
+    Ref,
+    Rule,
+    Str,
+)
+from plaf_grammar.parser import expression
+
+cf = lambda n: Ref("cf", n)  # noqa: E731
+x = lambda n: Ref("x", n)  # noqa: E731
+
+
+ISSUE_EXAMPLE = """\
+# Adult: what an applicant can change
+group education, education_num          # features sampled together
+fixed sex, race, native_country, marital_status, relationship
+increasing age, education_num           # cf.f >= x.f      (also: decreasing)
+cf.hours_per_week <= 80
+cf.capital_gain <= x.capital_gain + 20000
+cf.workclass != "Without-pay"
+cf.occupation not in {"Armed-Forces", "Priv-house-serv"}
+if cf.education_num > x.education_num then cf.age >= x.age + 4
+if x.age < 25 and cf.education_num > x.education_num + 1 then cf.age >= 25
+"""
+
+
+def test_issue_example_parses_to_expected_statements():
+    p = parse(ISSUE_EXAMPLE)
+    assert p.statements == (
+        Group(("education", "education_num")),
+        Fixed(("sex", "race", "native_country", "marital_status", "relationship")),
+        Increasing(("age", "education_num")),
+        Rule(Compare("<=", cf("hours_per_week"), Num(80))),
+        Rule(Compare("<=", cf("capital_gain"), BinOp("+", x("capital_gain"), Num(20000)))),
+        Rule(Compare("!=", cf("workclass"), Str("Without-pay"))),
+        Rule(InSet(cf("occupation"), (Str("Armed-Forces"), Str("Priv-house-serv")), True)),
+        Implication(
+            Compare(">", cf("education_num"), x("education_num")),
+            Compare(">=", cf("age"), BinOp("+", x("age"), Num(4))),
+        ),
+        Implication(
+            BoolOp(
+                "and",
+                Compare("<", x("age"), Num(25)),
+                Compare(">", cf("education_num"), BinOp("+", x("education_num"), Num(1))),
+            ),
+            Compare(">=", cf("age"), Num(25)),
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "text, tree",
+    [
+        ("cf.a > 1e3", Compare(">", cf("a"), Num(1000.0))),
+        ("cf.a > -2.5", Compare(">", cf("a"), Num(-2.5))),
+        ("cf.a > .5E-1", Compare(">", cf("a"), Num(0.05))),
+        ("cf.a == 7", Compare("==", cf("a"), Num(7))),
+        ("cf.b == true", Compare("==", cf("b"), Bool(True))),
+        ("cf.b != false", Compare("!=", cf("b"), Bool(False))),
+        ('cf."capital-gain" >= 0', Compare(">=", cf("capital-gain"), Num(0))),
+        ('cf.s == "a \\"q\\" \\\\ b"', Compare("==", cf("s"), Str('a "q" \\ b'))),
+        ("cf.a + 2 * cf.b < 3", Compare("<", BinOp("+", cf("a"), BinOp("*", Num(2), cf("b"))), Num(3))),
+        ("(cf.a + 2) * cf.b < 3", Compare("<", BinOp("*", BinOp("+", cf("a"), Num(2)), cf("b")), Num(3))),
+        ("cf.a - 1 - 2 > 0", Compare(">", BinOp("-", BinOp("-", cf("a"), Num(1)), Num(2)), Num(0))),
+        ("cf.a / 2 / 4 > 0", Compare(">", BinOp("/", BinOp("/", cf("a"), Num(2)), Num(4)), Num(0))),
+        ("-cf.a > 0", Compare(">", Neg(cf("a")), Num(0))),
+        ("abs(cf.a - x.a) <= 3", Compare("<=", Abs(BinOp("-", cf("a"), x("a"))), Num(3))),
+        ("cf.a in {1, -2, 3.5}", InSet(cf("a"), (Num(1), Num(-2), Num(3.5)))),
+        ('cf.c not in {"r"}', InSet(cf("c"), (Str("r"),), True)),
+        ("not cf.a > 1", Not(Compare(">", cf("a"), Num(1)))),
+        (
+            "cf.a > 1 or cf.a < 0 and cf.b == 1",
+            BoolOp(
+                "or",
+                Compare(">", cf("a"), Num(1)),
+                BoolOp("and", Compare("<", cf("a"), Num(0)), Compare("==", cf("b"), Num(1))),
+            ),
+        ),
+        (
+            "(cf.a > 1 or cf.a < 0) and cf.b == 1",
+            BoolOp(
+                "and",
+                BoolOp("or", Compare(">", cf("a"), Num(1)), Compare("<", cf("a"), Num(0))),
+                Compare("==", cf("b"), Num(1)),
+            ),
+        ),
+        (  # a newline inside parentheses does not end the statement
+            "(cf.a > 1 and\n  cf.b > 2)",
+            BoolOp("and", Compare(">", cf("a"), Num(1)), Compare(">", cf("b"), Num(2))),
+        ),
+    ],
+)
+def test_expressions(text, tree):
+    assert expression(text) == tree
+
+
+def test_statement_kinds_and_separators():
+    p = parse("group a, b; fixed c\nimmutable d ; increasing e\n\n decreasing f, g # done\n")
+    assert p.statements == (
+        Group(("a", "b")),
+        Fixed(("c",)),
+        Fixed(("d",)),  # immutable is an alias of fixed
+        Increasing(("e",)),
+        Decreasing(("f", "g")),
+    )
+
+
+def test_quoted_names_in_lists_and_keywords_as_names():
+    p = parse('group "capital-gain", "x y"\nfixed group, x\ncf.group > 0')
+    assert p.statements[0] == Group(("capital-gain", "x y"))
+    assert p.statements[1] == Fixed(("group", "x"))
+    assert p.statements[2] == Rule(Compare(">", cf("group"), Num(0)))
+
+
+def test_positions_are_recorded():
+    p = parse("\n  fixed a,  b\ncf.a > x.b")
+    fx, rule = p.statements
+    assert fx.pos[:2] == (2, 3)
+    assert fx.name_pos[1][:2] == (2, 13)
+    assert rule.expr.right.pos[:2] == (3, 8)
+
+
+def test_empty_and_comment_only_programs():
+    assert parse("").statements == ()
+    assert parse("# nothing\n\n;;\n").statements == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ISSUE_EXAMPLE,
+        "cf.a - (cf.b - 2) == 3 * -cf.q / 2 or not not cf.\"x\\\"y\" in {1, -2.5, true}",
+        "-(cf.a + 1) > - -cf.b; abs(-cf.a) < 2",
+        "(cf.a < 1) == (cf.b < 2)",
+        "not (cf.a > 1 and cf.b > 2) or cf.c in {-0.0}",
+        'group "a b", "tab\\there"',
+        "if (cf.a > 1 or cf.b > 2) then not cf.c == 3",
+    ],
+)
+def test_round_trip_examples(text):
+    p = parse(text)
+    again = parse(str(p))
+    assert again == p
+    assert str(again) == str(p)
+
+
+# ------------------------------------------------------------------------------ syntax errors
+@pytest.mark.parametrize(
+    "text, line, column, fragment",
+    [
+        ("cf.age >= ", 1, 11, "expected an expression"),
+        ("fixed sex\ncf.age >= 3 4", 2, 13, "unexpected number 4"),
+        ("cf.age >= 3 4", 1, 13, "end of the statement"),
+        ("cf.a = 3", 1, 6, "'=='"),
+        ('fixed a\ncf.w == "abc\n', 2, 9, "unterminated string"),
+        ("cf.a > 3 @", 1, 10, "unexpected character '@'"),
+        ("if cf.a > 1 cf.b < 2", 1, 13, "'then'"),
+        ("age > 3", 1, 1, "cf.age or x.age"),
+        ("y.age > 3", 1, 1, "not y.NAME"),
+        ("1 < cf.a < 3", 1, 10, "cannot be chained"),
+        ("cf.a > (3", 1, 10, "expected ')'"),
+        ("group a b", 1, 9, "','"),
+        ("cf.a && cf.b", 1, 6, "use 'and'"),
+        ("fixed", 1, 6, "a name"),
+        ("cf.a in {}", 1, 10, "a number"),
+        ("cf.a in {cf.b}", 1, 10, "a string"),
+        ("cf.a >\n 3", 1, 7, "end of line"),
+        ("if cf.a > 3 then cf.b > 1 else cf.c > 1", 1, 27, "no else"),
+        ("cf.a > 'x'", 1, 8, "double quotes"),
+    ],
+)
+def test_syntax_errors_have_position_and_say_what_was_expected(text, line, column, fragment):
+    with pytest.raises(PLAFSyntaxError) as ei:
+        parse(text, filename="rules.plaf")
+    e = ei.value
+    assert (e.line, e.column) == (line, column), str(e)
+    assert fragment in e.message, str(e)
+    assert e.filename == "rules.plaf"
+
+
+def test_error_format_file_line_col_source_and_caret():
+    with pytest.raises(PLAFError) as ei:
+        parse("fixed a\ncf.b >= 3 4\n", filename="r.plaf")
+    lines = str(ei.value).split("\n")
+    assert lines[0].startswith("r.plaf:2:11: unexpected number 4")
+    assert lines[1] == "    cf.b >= 3 4"
+    assert lines[2] == "    " + " " * 10 + "^"
+
+
+def test_error_without_filename_uses_string_placeholder():
+    with pytest.raises(PLAFError) as ei:
+        parse("cf.a >")
+    assert str(ei.value).startswith("<string>:1:7:")
+
+
+def test_number_out_of_range_is_a_plaf_error():
+    with pytest.raises(PLAFValueError) as ei:
+        parse("cf.a > 1\ncf.b < 1e999")
+    assert (ei.value.line, ei.value.column) == (2, 8)
+
+
+def test_parse_rejects_non_text():
+    with pytest.raises(TypeError):
+        parse(b"cf.a > 1")  # type: ignore[arg-type]
+
+
+def test_plaf_error_is_picklable():
+    import pickle
+
+    with pytest.raises(PLAFError) as ei:
+        parse("cf.a >", filename="f.plaf")
+    e2 = pickle.loads(pickle.dumps(ei.value))
+    assert str(e2) == str(ei.value)
+    assert isinstance(e2, PLAFSyntaxError)
+
+
+def test_public_names():
+    for name in ("parse", "load", "holds", "PLAFError", "Program", "GroundProgram", "Schema"):
+        assert hasattr(plaf_grammar, name)

@@ -106,14 +106,15 @@ def crossover(ctx: Context, parents: Candidates) -> Candidates:
 
 
 def selective_mutation(
-    ctx: Context, parents: Candidates, dist_spec, m: int
+    ctx: Context, parents: Candidates, dist_spec, m: int, parent_is_cf: np.ndarray | None = None
 ) -> Candidates:
     """Move parents towards ``x``. For every group a parent changed:
 
     * ``m`` distinct weighted samples among the group's values strictly closer to ``x`` than the
       parent's own value (one child each), as in the paper;
-    * one child that takes the *next* closer value (the closest step towards ``x``): random
-      draws get near the decision boundary, these steps then land on it exactly;
+    * children that step towards ``x`` by 1, 2, 4, ... positions in the group's values sorted by
+      distance (counterfactual parents; others take the single step): random draws get near the
+      decision boundary, these steps then land on it exactly in O(log K) generations;
     * one child with the group reverted to ``x`` (if the parent changes other groups too), which
       removes changes that do not help;
 
@@ -147,9 +148,16 @@ def selective_mutation(
         who, limit = who[limit > 0], limit[limit > 0]
         if len(who) == 0:
             continue
-        step = parents.rows[who].copy()
-        step[:, feats] = space.values[limit - 1]
-        parts.append(Candidates(step, parents.changed[who].copy()))
+        cf = np.ones(len(who), dtype=bool) if parent_is_cf is None else parent_is_cf[who]
+        offset = 1
+        while True:
+            ok = (limit >= offset) & (cf | (offset == 1))
+            if not ok.any():
+                break
+            step = parents.rows[who[ok]].copy()
+            step[:, feats] = space.values[limit[ok] - offset]
+            parts.append(Candidates(step, parents.changed[who[ok]].copy()))
+            offset *= 2
         idx, valid = sample_distinct_from_prefix(ctx.rng, space.weights, limit, m)
         src = np.repeat(who, idx.shape[1])[valid.reshape(-1)]
         rows = parents.rows[src].copy()

@@ -201,7 +201,8 @@ def run_search(
         return rows, changed, dist
 
     def best_per_delta(population: dict[int, Block], top: int = 1) -> tuple[Candidates, np.ndarray]:
-        rows, changed, dists = [], [], []
+        """The ``top`` best rows of every Δ, and whether each is a counterfactual."""
+        rows, changed, is_cf = [], [], []
         for key in sorted(population):
             b = population[key]
             idx = np.argsort(b.score, kind="stable")[:top]
@@ -209,10 +210,10 @@ def run_search(
             r[:, b.cols] = b.values[idx]
             rows.append(r)
             changed.append(np.tile(b.groups, (len(idx), 1)))
-            dists.append(b.dist[idx])
+            is_cf.append(b.score[idx] == b.dist[idx])
         if not rows:
-            return Candidates.empty(d, G), np.empty(0)
-        return Candidates(np.concatenate(rows), np.concatenate(changed)), np.concatenate(dists)
+            return Candidates.empty(d, G), np.empty(0, dtype=bool)
+        return Candidates(np.concatenate(rows), np.concatenate(changed)), np.concatenate(is_cf)
 
     def make_blocks(cands: Candidates, population: dict[int, Block]) -> list[Block]:
         with timer("cascade"):
@@ -233,10 +234,10 @@ def run_search(
     while generation < config.min_generations or (
         not converged and generation < config.max_generations
     ):
-        parents, _ = best_per_delta(population)
+        parents, parent_is_cf = best_per_delta(population)
         with timer("crossover"):
             children = crossover(ctx, parents)
-            moved = selective_mutation(ctx, parents, dist_spec, config.m_mut)
+            moved = selective_mutation(ctx, parents, dist_spec, config.m_mut, parent_is_cf)
         with timer("mutation"):
             if config.mutate_top is None:
                 rows, changed, _ = population_rows(population)

@@ -413,10 +413,10 @@ class _Body:
         for t in range(T):
             idx = fn.op(f"add i64 {fn.op(f'mul i64 {rows[t]}, {ncols}', 'ri')}, {k}", "ci")
             v = fn.op(f"load double, ptr {fn.gep(cols, idx)}, align 8", "col")
-            u = fn.op(f"fsub double {v}, {sub}", "u")
-            u = fn.op(f"fdiv double {u}, {div}", "u")
-            u = fn.op(f"fmul double {u}, {mul}", "u")
-            u = fn.op(f"fadd double {u}, {add}", "u")
+            u = v
+            for opcode, const in (("fsub", sub), ("fdiv", div), ("fmul", mul), ("fadd", add)):
+                if const is not None:  # None: a neutral constant the specialised kernel omits
+                    u = fn.op(f"{opcode} double {u}, {const}", "u")
             if lo is not None:  # np.clip(u, lo, hi) = min(max(u, lo), hi)
                 u = fn.op(f"call double @llvm.maxnum.f64(double {u}, double {lo})", "u")
                 u = fn.op(f"call double @llvm.minnum.f64(double {u}, double {hi})", "u")
@@ -560,7 +560,8 @@ def emit_specialised(
             if t.affine:
                 sub, div, mul, add, lo, hi = t.affine
                 clip = (hexd(lo), hexd(hi)) if (lo, hi) != (-np.inf, np.inf) else (None, None)
-                b.affine_term(rows, cols, nc, str(t.k), [hexd(p) for p in (sub, div, mul, add)] + list(clip), gname, z)
+                ops = [None if p == neutral else hexd(p) for p, neutral in zip((sub, div, mul, add), (0, 1, 1, 0))]
+                b.affine_term(rows, cols, nc, str(t.k), ops + list(clip), gname, z)
             else:
                 b.table_term(rows, cols, nc, str(t.k), gname, z)
 

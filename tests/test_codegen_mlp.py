@@ -234,3 +234,29 @@ def test_hypothesis_pipeline(net, scaler, data):
     deltas = data.draw(st.lists(st.lists(st.integers(0, 4), unique=True).map(lambda d: tuple(sorted(d))), min_size=1, max_size=3))
     n = data.draw(st.integers(1, 19))
     _check(model, _SCHEMA, _ENC, desired, scorer, np.random.default_rng(seed), deltas, n)
+
+
+def test_specialised_kernel_equals_pipeline():
+    import ctypes
+
+    from codegen.llvm_binding import compile_ir
+    from codegen.mlp_emit import KernelShape, emit_specialised
+    from codegen.mlp_scorer import specialised_terms
+
+    df = _frame()
+    schema = Schema.from_dataframe(df)
+    enc = schema.encode(df)
+    model = _fit(_pipeline((9, 4), "logistic", MinMaxScaler(clip=True)), df, _labels(len(df), 3))
+    mlp, inputs = model_inputs(model, schema, 1)
+    layer = FirstLayer(mlp, inputs)
+    rng = np.random.default_rng(5)
+    for delta in [(0, 2), (1, 3, 4)]:
+        x = enc[3]
+        plan = layer.plan(x, delta)
+        ir = emit_specialised(KernelShape.of(mlp), mlp, plan.bias, specialised_terms(layer, delta), len(delta))
+        fn = compile_ir(ir, 0).function("mlp_score_delta", None, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p)
+        rows = _rows(x, delta, enc, rng, 11)
+        cols = np.ascontiguousarray(rows[:, list(delta)])
+        out = np.empty(len(rows))
+        fn(len(rows), cols.ctypes.data, out.ctypes.data)
+        np.testing.assert_allclose(out, model.predict_proba(schema.decode(rows))[:, 1], rtol=0, atol=TOL)

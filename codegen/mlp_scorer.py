@@ -350,9 +350,15 @@ def _race(scorer: MLPScorer, kernel: _Kernel, reps: int = 7) -> tuple[float, flo
 
 
 # ------------------------------------------------------------------------------ entry points
-def mlp_scorer(model: Any, schema: Schema, desired_class: Any, engine: str = "auto") -> MLPScorer:
-    """A ModelScorer for an MLPClassifier; raises ``UnsupportedModel(reason)`` otherwise."""
-    return MLPScorer(model, schema, desired_class, engine)
+def mlp_scorer(
+    model: Any, schema: Schema, desired_class: Any, engine: str = "auto", background: bool = False
+) -> MLPScorer:
+    """A ModelScorer for an MLPClassifier; raises ``UnsupportedModel(reason)`` otherwise.
+
+    ``background=False`` by default: the engine choice is made before the first explanation, so
+    the same seed always gives the same explanation (the two engines differ by ~1e-16, which
+    could reorder an exact tie mid-run)."""
+    return MLPScorer(model, schema, desired_class, engine, background=background)
 
 
 def _delta_header(layer: FirstLayer, x: np.ndarray, delta: tuple[int, ...], plan: DeltaPlan) -> list[str]:

@@ -135,7 +135,11 @@ class Explainer:
                     )
                 scorer, self.engine_reason = self.blackbox, reason
             self.scorer = scorer
-        self.engine = getattr(self.scorer, "name", type(self.scorer).__name__)
+
+    @property
+    def engine(self) -> str:
+        """The engine scoring now (a compiled engine may switch tier once it is measured)."""
+        return getattr(self.scorer, "name", type(self.scorer).__name__)
 
     def _check_model(self, X: pd.DataFrame) -> None:
         try:
@@ -195,7 +199,7 @@ class Explainer:
         x_enc, x_frame = self._encode_instance(x)
         rng = np.random.default_rng(random_state)
         p_x = float(self.blackbox.predict(x_enc[None])[0])
-        stats: dict[str, Any] = {"engine": self.engine}
+        stats: dict[str, Any] = {}
         if p_x > cfg.threshold:
             return self._empty(
                 x_frame, p_x, stats, t_start,
@@ -253,6 +257,7 @@ class Explainer:
         return req
 
     def _empty(self, x_frame, p_x, stats, t_start, reason) -> Explanation:
+        stats["engine"] = self.engine
         stats["seconds_total"] = time.perf_counter() - t_start
         cols = [*self.schema.names, "probability", "distance", "n_changed", "counterfactual"]
         empty = self.schema.decode(np.empty((0, len(self.schema))))
@@ -295,6 +300,7 @@ class Explainer:
         frame["counterfactual"] = flags
         frame.index = pd.RangeIndex(len(frame))
         stats.update(
+            engine=self.engine,
             generations=outcome.generations,
             converged=outcome.converged,
             candidates_scored=outcome.candidates_scored,

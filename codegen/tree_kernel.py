@@ -22,71 +22,98 @@ from codegen import llvm_binding
 from codegen.forest import Forest
 from codegen.partial import Residual
 
-__all__ = ["KERNEL_IR", "KernelArrays", "kernel_arrays_forest", "kernel_arrays_residual", "run_kernel"]
+__all__ = [
+    "KERNEL_IR",
+    "NODE",
+    "KernelArrays",
+    "kernel_arrays_forest",
+    "kernel_arrays_residual",
+    "pack_nodes",
+    "run_kernel",
+]
 
 KERNEL_IR = r"""
-; geco generic forest kernel: walks node arrays, sums trees in estimator order (exact)
-define void @forest_eval(ptr noalias %rows, i64 %n, i64 %width,
-                         ptr noalias %col, ptr noalias %thr, ptr noalias %miss, ptr noalias %cat,
-                         ptr noalias %left, ptr noalias %right, ptr noalias %leaf,
+; geco generic forest kernel: walks packed nodes tree-major (one tree over every row, as sklearn
+; does, so a tree's nodes stay in cache), adding trees in estimator order (exact)
+; node = { threshold or leaf value, column (-1: leaf), aux = 2*(set+1) + nan_goes_left, left, right }
+%Node = type { double, i32, i32, i32, i32 }
+
+define void @forest_eval(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %nodes,
                          ptr noalias %sets, i64 %setw,
                          ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
                          ptr noalias %init, i64 %K, double %div, ptr noalias %out) {
 entry:
   %empty = icmp sle i64 %n, 0
-  br i1 %empty, label %exit, label %row_loop
-row_loop:
-  %i = phi i64 [0, %entry], [%i1, %row_done]
-  %roff = mul i64 %i, %width
-  %row = getelementptr inbounds double, ptr %rows, i64 %roff
-  %ooff = mul i64 %i, %K
-  %orow = getelementptr inbounds double, ptr %out, i64 %ooff
-  br label %init_loop
-init_loop:
-  %k = phi i64 [0, %row_loop], [%k1, %init_loop]
-  %ip = getelementptr inbounds double, ptr %init, i64 %k
+  %nk = mul i64 %n, %K
+  br i1 %empty, label %exit, label %init_loop
+init_loop:                                   ; out[i*K + k] = init[k]
+  %j = phi i64 [0, %entry], [%j1, %init_loop]
+  %jk = urem i64 %j, %K
+  %ip = getelementptr inbounds double, ptr %init, i64 %jk
   %iv = load double, ptr %ip
-  %op = getelementptr inbounds double, ptr %orow, i64 %k
+  %op = getelementptr inbounds double, ptr %out, i64 %j
   store double %iv, ptr %op
-  %k1 = add i64 %k, 1
-  %kd = icmp eq i64 %k1, %K
-  br i1 %kd, label %tree_loop, label %init_loop
+  %j1 = add i64 %j, 1
+  %jd = icmp eq i64 %j1, %nk
+  br i1 %jd, label %tree_loop, label %init_loop
 tree_loop:
-  %t = phi i64 [0, %init_loop], [%t1, %tree_done]
+  %t = phi i64 [0, %init_loop], [%t1, %tree_next]
   %rp = getelementptr inbounds i32, ptr %troot, i64 %t
   %r0 = load i32, ptr %rp
+  %top = getelementptr inbounds i32, ptr %tout, i64 %t
+  %to = load i32, ptr %top
+  %to64 = sext i32 %to to i64
   %isc = icmp slt i32 %r0, 0
-  br i1 %isc, label %const, label %walk
-const:
+  br i1 %isc, label %const_pre, label %row_loop
+const_pre:
   %cp = getelementptr inbounds double, ptr %tconst, i64 %t
   %cv = load double, ptr %cp
-  br label %tree_done
+  br label %const_loop
+const_loop:                                  ; a constant tree adds the same value to every row
+  %ci = phi i64 [0, %const_pre], [%ci1, %const_loop]
+  %cb = mul i64 %ci, %K
+  %cix = add i64 %cb, %to64
+  %cap = getelementptr inbounds double, ptr %out, i64 %cix
+  %ca = load double, ptr %cap
+  %ca2 = fadd double %ca, %cv
+  store double %ca2, ptr %cap
+  %ci1 = add i64 %ci, 1
+  %cd = icmp eq i64 %ci1, %n
+  br i1 %cd, label %tree_next, label %const_loop
+row_loop:
+  %i = phi i64 [0, %tree_loop], [%i1, %row_done]
+  %roff = mul i64 %i, %width
+  %row = getelementptr inbounds double, ptr %rows, i64 %roff
+  br label %walk
 walk:
-  %r = phi i32 [%r0, %tree_loop], [%rn, %step]
+  %r = phi i32 [%r0, %row_loop], [%rn, %step]
   %r64 = sext i32 %r to i64
-  %colp = getelementptr inbounds i32, ptr %col, i64 %r64
+  %nd = getelementptr inbounds %Node, ptr %nodes, i64 %r64
+  %nv = load double, ptr %nd
+  %colp = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 1
   %c = load i32, ptr %colp
   %isleaf = icmp slt i32 %c, 0
-  br i1 %isleaf, label %leaf_bb, label %test
+  br i1 %isleaf, label %row_done, label %test
 test:
   %c64 = sext i32 %c to i64
   %vp = getelementptr inbounds double, ptr %row, i64 %c64
   %v = load double, ptr %vp
+  %auxp = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 2
+  %aux = load i32, ptr %auxp
   %isnan = fcmp uno double %v, 0.0
   br i1 %isnan, label %nan_bb, label %notnan
 nan_bb:
-  %mp = getelementptr inbounds i8, ptr %miss, i64 %r64
-  %m = load i8, ptr %mp
-  %gn = icmp ne i8 %m, 0
+  %m = and i32 %aux, 1
+  %gn = icmp ne i32 %m, 0
   br label %step
 notnan:
-  %catp = getelementptr inbounds i32, ptr %cat, i64 %r64
-  %ci = load i32, ptr %catp
-  %iscat = icmp sge i32 %ci, 0
+  %set1 = ashr i32 %aux, 1
+  %iscat = icmp sgt i32 %set1, 0
   br i1 %iscat, label %cat_bb, label %num_bb
 cat_bb:
-  %ci64 = sext i32 %ci to i64
-  %base = mul i64 %ci64, %setw
+  %set = sub i32 %set1, 1
+  %set64 = sext i32 %set to i64
+  %base = mul i64 %set64, %setw
   %code = fptosi double %v to i64
   %sidx = add i64 %base, %code
   %sp = getelementptr inbounds i8, ptr %sets, i64 %sidx
@@ -94,46 +121,42 @@ cat_bb:
   %gc = icmp ne i8 %sb, 0
   br label %step
 num_bb:
-  %tp = getelementptr inbounds double, ptr %thr, i64 %r64
-  %th = load double, ptr %tp
-  %gt = fcmp ole double %v, %th
+  %gt = fcmp ole double %v, %nv
   br label %step
 step:
   %go = phi i1 [%gn, %nan_bb], [%gc, %cat_bb], [%gt, %num_bb]
-  %lp = getelementptr inbounds i32, ptr %left, i64 %r64
+  %lp = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 3
   %lv = load i32, ptr %lp
-  %rq = getelementptr inbounds i32, ptr %right, i64 %r64
+  %rq = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 4
   %rv = load i32, ptr %rq
   %rn = select i1 %go, i32 %lv, i32 %rv
   br label %walk
-leaf_bb:
-  %lfp = getelementptr inbounds double, ptr %leaf, i64 %r64
-  %lf = load double, ptr %lfp
-  br label %tree_done
-tree_done:
-  %val = phi double [%cv, %const], [%lf, %leaf_bb]
-  %top = getelementptr inbounds i32, ptr %tout, i64 %t
-  %to = load i32, ptr %top
-  %to64 = sext i32 %to to i64
-  %ap = getelementptr inbounds double, ptr %orow, i64 %to64
+row_done:
+  %ob = mul i64 %i, %K
+  %oix = add i64 %ob, %to64
+  %ap = getelementptr inbounds double, ptr %out, i64 %oix
   %a = load double, ptr %ap
-  %a2 = fadd double %a, %val
+  %a2 = fadd double %a, %nv
   store double %a2, ptr %ap
+  %i1 = add i64 %i, 1
+  %id = icmp eq i64 %i1, %n
+  br i1 %id, label %tree_next, label %row_loop
+tree_next:
   %t1 = add i64 %t, 1
   %td = icmp eq i64 %t1, %T
   br i1 %td, label %finish, label %tree_loop
 finish:
   %isdiv = fcmp one double %div, 0.0
-  br i1 %isdiv, label %divide, label %row_done
-divide:
-  %dv = load double, ptr %orow
+  br i1 %isdiv, label %divide, label %exit
+divide:                                      ; forests (K = 1): mean over the trees
+  %di = phi i64 [0, %finish], [%di1, %divide]
+  %dp = getelementptr inbounds double, ptr %out, i64 %di
+  %dv = load double, ptr %dp
   %q = fdiv double %dv, %div
-  store double %q, ptr %orow
-  br label %row_done
-row_done:
-  %i1 = add i64 %i, 1
-  %id = icmp eq i64 %i1, %n
-  br i1 %id, label %exit, label %row_loop
+  store double %q, ptr %dp
+  %di1 = add i64 %di, 1
+  %dd = icmp eq i64 %di1, %n
+  br i1 %dd, label %exit, label %divide
 exit:
   ret void
 }
@@ -141,7 +164,8 @@ exit:
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
-_ARGTYPES = (_P, _I, _I, _P, _P, _P, _P, _P, _P, _P, _P, _I, _P, _P, _P, _I, _P, _I, ctypes.c_double, _P)
+_ARGTYPES = (_P, _I, _I, _P, _P, _I, _P, _P, _P, _I, _P, _I, ctypes.c_double, _P)
+NODE = np.dtype([("v", "<f8"), ("col", "<i4"), ("aux", "<i4"), ("left", "<i4"), ("right", "<i4")])
 _fn = None
 
 
@@ -155,15 +179,10 @@ def _kernel():
 
 @dataclass(eq=False)
 class KernelArrays:
-    """Node and tree arrays in the kernel's layout (int32 indices, uint8 flags)."""
+    """Packed nodes (``NODE`` records, 24 bytes: one cache line holds the whole test) plus the
+    per-tree arrays, in the kernel's layout."""
 
-    col: np.ndarray
-    thr: np.ndarray
-    miss: np.ndarray
-    cat: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    leaf: np.ndarray
+    nodes: np.ndarray
     sets: np.ndarray
     setw: int
     troot: np.ndarray
@@ -172,6 +191,17 @@ class KernelArrays:
     init: np.ndarray
     K: int
     div: float
+
+
+def pack_nodes(col, thr, leaf_value, cat, miss, left, right) -> np.ndarray:
+    nodes = np.empty(len(col), dtype=NODE)
+    is_leaf = col < 0
+    nodes["v"] = np.where(is_leaf, leaf_value, thr)
+    nodes["col"] = col
+    nodes["aux"] = 2 * (np.asarray(cat, dtype=np.int64) + 1) + np.asarray(miss, dtype=np.int64)
+    nodes["left"] = left
+    nodes["right"] = right
+    return nodes
 
 
 def _sets(forest: Forest) -> tuple[np.ndarray, int]:
@@ -184,23 +214,17 @@ def _sets(forest: Forest) -> tuple[np.ndarray, int]:
 def kernel_arrays_forest(forest: Forest) -> KernelArrays:
     """The whole folded forest: rows are full schema-encoded rows."""
     sets, setw = _sets(forest)
-    i32 = np.int32
+    f = forest
     return KernelArrays(
-        col=forest.feature.astype(i32),
-        thr=np.ascontiguousarray(forest.threshold, dtype=np.float64),
-        miss=forest.missing_left.astype(np.uint8),
-        cat=forest.cat.astype(i32),
-        left=forest.left.astype(i32),
-        right=forest.right.astype(i32),
-        leaf=np.ascontiguousarray(forest.value, dtype=np.float64),
+        nodes=pack_nodes(f.feature, f.threshold, f.value, f.cat, f.missing_left, f.left, f.right),
         sets=sets,
         setw=setw,
-        troot=forest.roots.astype(i32),
-        tconst=np.zeros(forest.n_trees),
-        tout=forest.output.astype(i32),
-        init=np.ascontiguousarray(forest.init, dtype=np.float64),
-        K=forest.n_outputs,
-        div=float(forest.divisor or 0.0),
+        troot=f.roots.astype(np.int32),
+        tconst=np.zeros(f.n_trees),
+        tout=f.output.astype(np.int32),
+        init=np.ascontiguousarray(f.init, dtype=np.float64),
+        K=f.n_outputs,
+        div=float(f.divisor or 0.0),
     )
 
 
@@ -208,22 +232,16 @@ def kernel_arrays_residual(res: Residual) -> KernelArrays:
     """A residual forest: rows are Δ blocks; constant trees add their constant in place."""
     f = res.forest
     sets, setw = _sets(f)
-    i32 = np.int32
-    troot = np.full(f.n_trees, -1, dtype=i32)
+    troot = np.full(f.n_trees, -1, dtype=np.int32)
     troot[res.live] = res.root
+    nd = res.node
     return KernelArrays(
-        col=res.col.astype(i32),
-        thr=np.ascontiguousarray(f.threshold[res.node]),
-        miss=f.missing_left[res.node].astype(np.uint8),
-        cat=f.cat[res.node].astype(i32),
-        left=res.left.astype(i32),
-        right=res.right.astype(i32),
-        leaf=np.ascontiguousarray(f.value[res.node]),
+        nodes=pack_nodes(res.col, f.threshold[nd], f.value[nd], f.cat[nd], f.missing_left[nd], res.left, res.right),
         sets=sets,
         setw=setw,
         troot=troot,
         tconst=np.ascontiguousarray(res.const, dtype=np.float64),
-        tout=f.output.astype(i32),
+        tout=f.output.astype(np.int32),
         init=np.ascontiguousarray(f.init, dtype=np.float64),
         K=f.n_outputs,
         div=float(f.divisor or 0.0),
@@ -238,9 +256,7 @@ def run_kernel(a: KernelArrays, rows: np.ndarray) -> np.ndarray:
     if n == 0:
         return out
     _kernel()(
-        rows.ctypes.data, n, rows.shape[1] if rows.ndim == 2 else 1,
-        a.col.ctypes.data, a.thr.ctypes.data, a.miss.ctypes.data, a.cat.ctypes.data,
-        a.left.ctypes.data, a.right.ctypes.data, a.leaf.ctypes.data,
+        rows.ctypes.data, n, rows.shape[1] if rows.ndim == 2 else 1, a.nodes.ctypes.data,
         a.sets.ctypes.data, a.setw,
         a.troot.ctypes.data, a.tconst.ctypes.data, a.tout.ctypes.data, len(a.troot),
         a.init.ctypes.data, a.K, a.div, out.ctypes.data,

@@ -225,44 +225,74 @@ class BoundTreeScorer:
 
     # -------------------------------------------------------------- scoring
     def score_block(self, delta: tuple[int, ...], columns: np.ndarray) -> np.ndarray:
-        delta = tuple(int(d) for d in delta)
-        cols = np.ascontiguousarray(columns, dtype=np.float64).reshape(len(columns), len(delta))
-        n = len(cols)
-        if n == 0:
-            return np.empty(0)
+        return self.score_blocks([(delta, columns)])[0]
+
+    def score_blocks(self, blocks: list[tuple[tuple[int, ...], np.ndarray]]) -> list[np.ndarray]:
+        """All blocks of a generation (the search makes one such call per generation).
+
+        Cold blocks of every Δ are materialised into one matrix and scored by one call of the
+        full-forest kernel, so a generation costs one native call plus one per warm/hot Δ."""
         p = self.parent
         f = self.forest
-        if p.engine == "numpy":
-            p._count("numpy", n)
-            return self.residual(delta).predict(cols)
+        out: list[np.ndarray | None] = [None] * len(blocks)
+        cold: list[tuple[int, tuple[int, ...], np.ndarray]] = []
+        for b, (delta, columns) in enumerate(blocks):
+            delta = tuple(int(d) for d in delta)
+            cols = np.ascontiguousarray(columns, dtype=np.float64).reshape(len(columns), len(delta))
+            n = len(cols)
+            if n == 0:
+                out[b] = np.empty(0)
+            elif p.engine == "numpy":
+                p._count("numpy", n)
+                out[b] = self.residual(delta).predict(cols)
+            elif p.engine == "jit":
+                st = self._state(delta)
+                if st.compiled is None:
+                    st.compiled = p.compile(self.residual(delta))
+                p._count("jit", n)
+                out[b] = st.compiled(cols, f)
+            else:
+                r = self._auto(delta, cols)
+                if r is None:
+                    cold.append((b, delta, cols))
+                else:
+                    out[b] = r
+        if cold:
+            rows = np.concatenate([self._full_rows(d, c) for _, d, c in cold])
+            t0 = time.perf_counter()
+            acc = run_kernel(p._full, rows)
+            p.c_full.add((time.perf_counter() - t0) / len(rows))
+            probs = acc[:, 0] if f.divisor is not None else f.finish(acc)
+            start = 0
+            for b, _, c in cold:
+                out[b] = probs[start : start + len(c)]
+                start += len(c)
+                p._count("full_kernel", len(c))
+        return out  # type: ignore[return-value]
+
+    def _auto(self, delta: tuple[int, ...], cols: np.ndarray) -> np.ndarray | None:
+        """Score with the residual kernel or compiled code, or return None: full kernel (batched)."""
+        p = self.parent
+        f = self.forest
+        n = len(cols)
         st = self._state(delta)
-        if p.engine == "jit":
-            if st.compiled is None:
-                st.compiled = p.compile(self.residual(delta))
-            p._count("jit", n)
-            return st.compiled(cols, f)
-        # auto
         st.rows += n
         if st.future is not None and st.future.done():
             st.compiled, st.future = st.future.result(), None
         if st.compiled is not None:
-            out = st.compiled(cols, f)
             p._count("jit", n)
-            return out
+            return st.compiled(cols, f)
         if st.residual is None:
             gain = p.c_full.value - p.c_res.value
             if st.rows * gain < p.c_pe.value:
-                t0 = time.perf_counter()
-                acc = run_kernel(p._full, self._full_rows(delta, cols))
-                p.c_full.add((time.perf_counter() - t0) / n)
-                p._count("full_kernel", n)
-                return acc[:, 0] if f.divisor is not None else f.finish(acc)
+                return None
             self.residual(delta)
         res = st.residual
         assert res is not None
         if st.future is None and res.n_splits > 0:
             compile_cost = p.c_compile_base + p.c_compile_split.value * res.n_splits
-            if st.rows * p.c_res.value > compile_cost:
+            # compile when the residual kernel has already spent twice what compiling would cost
+            if st.rows * p.c_res.value > 2 * compile_cost:
                 p.stats["background_compiles"] += 1
                 st.future = _background().submit(p.compile, res)
         t0 = time.perf_counter()
@@ -270,10 +300,6 @@ class BoundTreeScorer:
         p.c_res.add((time.perf_counter() - t0) / n)
         p._count("residual_kernel", n)
         return acc[:, 0] if f.divisor is not None else f.finish(acc)
-
-    def score_blocks(self, blocks: list[tuple[tuple[int, ...], np.ndarray]]) -> list[np.ndarray]:
-        """All blocks of a generation (one call per generation from the search)."""
-        return [self.score_block(d, c) for d, c in blocks]
 
 
 # ------------------------------------------------------------------------------ entry points

@@ -387,3 +387,22 @@ def test_tree_scorer_unsupported():
     with pytest.raises(codegen.UnsupportedModel) as e:
         codegen.tree_scorer(m, Schema.from_dataframe(_numeric(X)), 1)
     assert "KNeighborsClassifier" in e.value.reason
+
+
+def test_disk_cache_roundtrip(fitted, tmp_path, monkeypatch):
+    from codegen import llvm_binding
+
+    _name, model, schema, X, desired = next(f for f in fitted if f[0] == "gb3-bare")
+    forest = read_forest(model, schema, desired)
+    res = partial_evaluate(forest, bind_x(forest, X[0]), (0, 1))
+    ir = emit_residual(res)
+    monkeypatch.setenv("GECO_LLVM_CACHE", str(tmp_path))
+    llvm_binding.compile_ir(ir, 0)
+    assert len(list(tmp_path.glob("*.o"))) == 1
+    llvm_binding.clear_cache()
+    cm = llvm_binding.compile_ir(ir, 0)  # from disk
+    assert llvm_binding.cache_info().get("disk_hits") == 1
+    from codegen.tree_scorer import _Compiled
+
+    cols = np.ascontiguousarray(X[:30, :2])
+    np.testing.assert_array_equal(_Compiled(cm, forest.n_outputs)(cols, forest), res.predict(cols))

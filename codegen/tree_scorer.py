@@ -1,38 +1,48 @@
 """Tree-model scorers for the search: tiers chosen per Δ by a cost model fed with measured times.
 
 The design follows from measurements on this machine (2 shared cores, llvmlite 0.50 / LLVM 22;
-Adult, ``Pipeline(OneHotEncoder, RandomForestClassifier(500, max_depth=10))``, 250k nodes;
-``benchmarks/bench_trees.py`` reproduces them):
+Adult, ``Pipeline(OneHotEncoder, RandomForestClassifier(500, max_depth=10))``, 139k splits;
+``benchmarks/bench_trees.py`` reproduces them, ±30 % noise from other work on the machine):
 
-* The workload. One GeCo explanation (Adult, the example PLAF program) scores 70-150 blocks over
+* The workload. One GeCo explanation (Adult, the example PLAF program) scores 70-150 Δ blocks over
   only 38-48 distinct Δ, 7-13k rows in all: a median block of 40-100 rows, ~150 rows per Δ per
-  explanation; 85 % of (Δ, row) pairs are distinct, so a value memo would save little.
-* Specialised JIT per (x, Δ) (:mod:`codegen.tree_emit`): the residual forest still has 270-7400
-  live splits on Adult (13 features: Δ features sit at every level), compiling takes 45-600 ms at
-  O0 and 0.3-7 s at O1/O2 (hundreds of tree functions plus a 500-term exact sum). It then scores
-  0.1-3 µs/row (O1/O2) or 1-23 µs/row (O0). Break-even against the tiers below needs thousands of
-  rows of the *same* (x, Δ) - ten times what an explanation gives it. So compiling eagerly per Δ
-  would make explanations slower than the black-box path.
-* Partial evaluation (:mod:`codegen.partial`, numpy) costs 1-12 ms per (x, Δ); the numpy walk of
-  the residual costs 0.03-0.7 ms/row - fine for tests and as an LLVM-free engine, too slow as the
-  hot path.
-* A generic compiled kernel (:mod:`codegen.tree_kernel`, compiled once per process, ~50 ms) walks
-  node arrays: the residual forest at 2.7-30 µs/row, or the whole folded forest on materialised
-  rows (no partial evaluation at all) at ~85-150 µs/row. sklearn on the same block: 70-160 ms per
-  call (per-tree Python overhead), ~33 µs/row on big batches.
+  explanation; 85 % of the (Δ, row) pairs are distinct, so a value memo would save little. The
+  search hands over all blocks of a generation at once (``score_blocks``), and the black-box path
+  makes one ``predict_proba`` call per generation (~33 µs/row on RF-500).
+* Specialised JIT per (x, Δ) (:mod:`codegen.tree_emit`): Adult has 13 features, so Δ features sit
+  at every tree level and the residual still has 160-10,000 live splits. Compiling takes
+  0.05-0.6 s at O0 and 0.3-4.5 s at O1/O2 (hundreds of tree functions plus a 500-term exact sum);
+  it then scores 0.12-0.4 µs/row (O1, |Δ| <= 2; 900-1900x sklearn on a 200-row block) or
+  2.6-12 µs/row (|Δ| 3-5). Break-even against the kernel below needs thousands of rows of the
+  *same* (x, Δ) - ten times what an explanation gives it. Compiling eagerly per Δ would make
+  explanations slower than the black-box path.
+* Partial evaluation (:mod:`codegen.partial`, numpy, all trees at once) costs ~1.7 ms per (x, Δ)
+  (+0.7 ms to pack the residual for the kernel); the numpy walk of the residual costs 14-170
+  µs/row: fine as the LLVM-free engine and for tests, too slow as the hot path.
+* One generic compiled kernel (:mod:`codegen.tree_kernel`, ~50 ms once per process, disk-cacheable)
+  walks packed 24-byte nodes tree-major: the residual forest at 1-26 µs/row, or the whole folded
+  forest on materialised rows (no partial evaluation) at 22-52 µs/row - about sklearn's per-row
+  cost, without its ~40 ms per-call overhead.
 
-Hence ``engine="auto"`` per (x, Δ), with every constant *measured online* (so a 30-node
-DecisionTree never bothers with partial evaluation and a 500-tree forest does):
+Hence ``engine="auto"`` per (x, Δ), with every constant *measured online* (so a 30-node tree never
+bothers with partial evaluation and a 500-tree forest does):
 
-1. cold Δ: full-forest kernel on materialised rows while ``rows_so_far * (c_full - c_res)`` is below
-   the measured cost of partial evaluation;
+1. cold Δ: its rows join one batched full-forest kernel call per generation while
+   ``rows_so_far * (c_full - c_res)`` stays below the measured cost of partial evaluation;
 2. warm Δ: partial evaluation once, then the residual kernel;
-3. hot Δ: when the rows already seen for this Δ predict that the residual kernel will cost more
-   than compiling (``compile_base + compile_per_split * splits`` at O1, measured), the specialised
-   module is compiled on a background thread (llvmlite releases the GIL) while the kernel keeps
-   scoring; blocks switch to the compiled function once it is ready. Compiled modules are shared
-   through the IR-hash cache of :mod:`codegen.llvm_binding` (two instances whose residual
-   forests coincide share machine code).
+3. hot Δ: when the residual kernel has already spent twice the predicted compile time
+   (``compile_base + compile_per_split * splits``, measured), the specialised module is compiled
+   on a background thread (llvmlite releases the GIL) while the kernel keeps scoring; blocks
+   switch to the compiled function once it is ready. Compiled modules are shared through the
+   IR-hash cache of :mod:`codegen.llvm_binding` (two instances whose residual forests coincide
+   share machine code; ``GECO_LLVM_CACHE=<dir>`` adds an on-disk object cache).
+
+End to end (50 Adult instances, RF-500): median 0.29 s vs 0.41 s for the black-box path (1.4x;
+identical counterfactuals); ~0.1 s of the 0.29 s are the Explainer's own two ``predict_proba``
+calls (p(x) and the final check). The issue's goal (<= 0.1 s, >= 10x) is missed: after
+partial evaluation Adult's residual forests stay large and rows per Δ are few, so neither the
+kernel (bounded by the same branchy walk sklearn does) nor the JIT (bounded by compile time)
+can give 10x; see the closing note of issue 5 for the table.
 
 ``engine="jit"`` always compiles the specialised residual (synchronously, O1 up to 600 live
 splits, else O0); ``engine="numpy"`` never touches LLVM (partial evaluation + numpy walk).

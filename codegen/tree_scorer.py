@@ -128,6 +128,9 @@ class TreeScorer:
     ``stats`` (a dict, cumulative over every bound instance) reports blocks and rows per tier,
     seconds in partial evaluation and compilation, compiles and cache hits/misses."""
 
+    #: every tier is bit-identical to predict_proba, so the Explainer may report its numbers
+    exact = True
+
     def __init__(self, forest: Forest, engine: str = "auto", *, max_residuals: int = 256):
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")

@@ -93,3 +93,14 @@ def test_user_errors_exit_2(tmp_path, capsys):
 def test_data_summary(capsys):
     assert main(["data", "--dataset", "credit"]) == 0
     assert "NoDefaultNextMonth" in capsys.readouterr().out
+
+
+def test_ir_command(capsys):
+    assert main(["ir", "--dataset", "compas", "--row", "0", "--delta", "PriorsCount,AgeGroup"]) == 0
+    ir = capsys.readouterr().out
+    assert "define" in ir and "@tree_" in ir and "PriorsCount" in ir
+    assert main(["ir", "--dataset", "compas", "--row", "0", "--delta", "PriorsCount", "--asm"]) == 0
+    asm = capsys.readouterr().out
+    assert ".text" in asm or "ret" in asm
+    assert main(["ir", "--dataset", "compas", "--row", "0", "--delta", "Priors"]) == 2
+    assert "unknown feature" in capsys.readouterr().err

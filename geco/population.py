@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Block", "Candidates", "mask_key", "to_blocks"]
+__all__ = ["Block", "Candidates", "group_keys", "mask_key", "row_hashes", "to_blocks"]
 
 
 @dataclass
@@ -85,29 +85,59 @@ def mask_key(groups: np.ndarray) -> int:
     return int(sum(1 << int(g) for g in np.flatnonzero(groups)))
 
 
+def group_keys(changed: np.ndarray) -> np.ndarray:
+    """One sortable key per row identifying its changed-group set (int64 bitmask when the groups
+    fit in 62 bits, else packed bytes)."""
+    G = changed.shape[1]
+    if G <= 62:
+        return changed.astype(np.int64) @ (np.int64(1) << np.arange(G, dtype=np.int64))
+    packed = np.packbits(changed, axis=1, bitorder="little")
+    return packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+
+
+def row_hashes(rows: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row's exact bit pattern (-0.0 folded into 0.0). Used to deduplicate
+    candidates: sorting 64-bit integers is several times faster than sorting raw rows; a collision
+    (probability ~n^2 / 2^64) would only drop one candidate, never admit a wrong one."""
+    bits = np.ascontiguousarray(rows + 0.0).view(np.uint64)
+    h = np.full(len(rows), np.uint64(0x9E3779B97F4A7C15))
+    mul = np.uint64(0xBF58476D1CE4E5B9)
+    for j in range(bits.shape[1]):
+        h ^= bits[:, j]
+        h *= mul
+        h ^= h >> np.uint64(31)
+    return h
+
+
 def to_blocks(
-    cands: Candidates, group_of_feature: np.ndarray, full: bool = False
+    cands: Candidates, group_of_feature: np.ndarray, full: bool = False,
+    dist: np.ndarray | None = None,
 ) -> list[Block]:
-    """Split candidates into one block per distinct changed-group set, in ascending key order."""
+    """Split candidates into one block per distinct changed-group set, in ascending key order.
+    ``dist`` (one per candidate), when given, is carried into the blocks."""
     if len(cands) == 0:
         return []
-    packed = np.packbits(cands.changed, axis=1, bitorder="little")
-    uniq, inverse = np.unique(packed, axis=0, return_inverse=True)
+    uniq, inverse = np.unique(group_keys(cands.changed), return_inverse=True)
     inverse = inverse.reshape(-1)
     order = np.argsort(inverse, kind="stable")
     bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
-    d = cands.rows.shape[1]
+    rows = cands.rows[order]  # one gather; every block is then a contiguous slice
+    changed = cands.changed[order]
+    dist = dist[order] if dist is not None else None
+    d = rows.shape[1]
+    int_keys = uniq.dtype == np.int64
     blocks = []
     for b in range(len(uniq)):
-        idx = order[bounds[b] : bounds[b + 1]]
-        groups = cands.changed[idx[0]]
+        lo, hi = int(bounds[b]), int(bounds[b + 1])
+        groups = changed[lo]
         cols = np.arange(d) if full else np.flatnonzero(groups[group_of_feature])
-        values = np.ascontiguousarray(cands.rows[np.ix_(idx, cols)])
-        n = len(idx)
+        values = np.ascontiguousarray(rows[lo:hi][:, cols])
+        n = hi - lo
         blocks.append(
             Block(
-                mask_key(groups), groups.copy(), cols, values, np.empty(n), np.empty(n),
-                np.empty(n), np.zeros(n, dtype=bool),
+                int(uniq[b]) if int_keys else mask_key(groups), groups.copy(), cols, values,
+                np.empty(n), dist[lo:hi] if dist is not None else np.empty(n), np.empty(n),
+                np.zeros(n, dtype=bool),
             )
         )
     blocks.sort(key=lambda blk: blk.key)

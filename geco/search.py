@@ -26,7 +26,7 @@ from geco.operators import (
     mutation,
     selective_mutation,
 )
-from geco.population import Block, Candidates, to_blocks
+from geco.population import Block, Candidates, row_hashes, to_blocks
 
 __all__ = ["SearchConfig", "SearchOutcome", "run_search"]
 
@@ -104,9 +104,7 @@ def _dedupe(new: Candidates, existing_rows: np.ndarray) -> Candidates:
     if len(new) == 0:
         return new
     allrows = np.concatenate([existing_rows, new.rows]) if len(existing_rows) else new.rows
-    allrows = np.ascontiguousarray(allrows) + 0.0  # +0.0 folds -0.0 into 0.0
-    v = allrows.view(np.dtype((np.void, allrows.dtype.itemsize * allrows.shape[1]))).reshape(-1)
-    _, first = np.unique(v, return_index=True)
+    _, first = np.unique(row_hashes(allrows), return_index=True)
     first = first[first >= len(existing_rows)] - len(existing_rows)
     first.sort()
     return new.take(first)
@@ -128,6 +126,7 @@ def run_search(
     d, G = len(ctx.x), ctx.n_groups
     score_blocks = getattr(scorer, "score_blocks", None)
     stats = {"scored": 0, "blocks": 0, "peak": 0}
+    all_features = np.arange(d)
 
     def evaluate(blocks: list[Block]) -> None:
         if not blocks:
@@ -145,7 +144,6 @@ def run_search(
         with timer("distance"):
             for b, p in zip(blocks, parts):
                 b.prob = np.asarray(p, dtype=np.float64)
-                b.dist = dist_spec(b.cols, b.values)
                 ok = (b.prob > config.threshold) & bool(np.all(b.groups[required_groups]))
                 b.score = np.where(ok, b.dist, 1.0 + b.dist + (1.0 - b.prob))
         stats["scored"] += sum(len(b) for b in blocks)
@@ -221,8 +219,11 @@ def run_search(
         with timer("dedupe"):
             existing, _, _ = population_rows(population)
             cands = _dedupe(cands, existing)
+        with timer("distance"):
+            # one vectorised pass over every new candidate; each block keeps its slice
+            dist = dist_spec(all_features, cands.rows)
         with timer("blocks"):
-            return to_blocks(cands, ctx.group_of_feature, full=full)
+            return to_blocks(cands, ctx.group_of_feature, full=full, dist=dist)
 
     with timer("initial"):
         init = initial_population(ctx, config.m_init)

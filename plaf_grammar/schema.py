@@ -185,6 +185,8 @@ class Schema:
         extra = [c for c in df.columns if c not in self._index]
         if extra:
             raise SchemaError(f"{what}: unexpected column(s) {extra}")
+        if len(df) == 1:
+            return self._encode_one(df, what)
         out = np.empty((len(df), len(self.features)), dtype=np.float64)
         for j, f in enumerate(self.features):
             s = df[f.name]
@@ -227,6 +229,55 @@ class Schema:
                     raise
         return out
 
+    def _encode_one(self, df: pd.DataFrame, what: str) -> np.ndarray:
+        """One row with plain Python checks: per-column pandas calls cost ~1 ms each, which
+        dominated encoding the instance of every explanation. Same errors as the bulk path."""
+        row = df.index[0]
+        values = dict(zip(df.columns, df.iloc[0].tolist()))
+        out = np.empty((1, len(self.features)), dtype=np.float64)
+        for j, f in enumerate(self.features):
+            v = values[f.name]
+            if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v):
+                raise SchemaError(f"{what}: column {f.name!r} has a missing value (NaN) at row {row!r}")
+            if f.categories is None:
+                if isinstance(v, (bool, np.bool_)):
+                    bad = True
+                else:
+                    try:
+                        v = float(v)
+                        bad = v != v
+                    except (TypeError, ValueError):
+                        bad = True
+                if bad:
+                    raise SchemaError(
+                        f"{what}: column {f.name!r} must be numeric, got dtype {df[f.name].dtype} "
+                        f"(value {values[f.name]!r} at row {row!r})"
+                    )
+                out[0, j] = v
+            else:
+                try:
+                    code = self._codes[f.name].get(v)
+                except TypeError:  # unhashable
+                    code = None
+                if code is None:
+                    valid = ", ".join(repr(c) for c in f.categories[:8])
+                    more = ", ..." if len(f.categories) > 8 else ""
+                    raise SchemaError(
+                        f"{what}: column {f.name!r} has unknown category {v!r} at row {row!r} "
+                        f"(valid: {valid}{more})"
+                    )
+                out[0, j] = code
+        return out
+
+    def _dtype(self, f: Feature) -> pd.CategoricalDtype:
+        """The CategoricalDtype of ``f``, built once: building it parses the categories again,
+        which dominated ``decode`` on the black-box path (one decode per generation)."""
+        cache = self.__dict__.setdefault("_dtypes", {})
+        dt = cache.get(f.name)
+        if dt is None:
+            dt = cache[f.name] = pd.CategoricalDtype(list(f.categories), ordered=f.kind == "ordinal")
+        return dt
+
     def decode(self, arr: np.ndarray, index: Sequence[Any] | None = None) -> pd.DataFrame:
         """(n, d) float64 array -> DataFrame in user form (original dtypes, string categories)."""
         arr = np.asarray(arr, dtype=np.float64)
@@ -238,9 +289,7 @@ class Schema:
             if f.categories is not None:
                 codes = col.astype(np.int64)
                 if f.dtype == "category":
-                    cols[f.name] = pd.Categorical.from_codes(
-                        codes, categories=list(f.categories), ordered=f.kind == "ordinal"
-                    )
+                    cols[f.name] = pd.Categorical.from_codes(codes, dtype=self._dtype(f))
                 elif f.dtype == "bool":
                     cols[f.name] = np.asarray(f.categories, dtype=bool)[codes]
                 else:

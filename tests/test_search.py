@@ -136,15 +136,28 @@ def test_constraints_no_candidate_can_meet(credit):
     assert "no feature group any feasible value" in result.reason
 
 
-def test_too_tight_constraints_report_best_candidates(credit):
-    ds, model, _, bad = credit
-    tight = "fixed " + ", ".join(c for c in ds.X.columns if c != "isMale")
-    explainer = geco.Explainer(model, ds.X, tight, ds.desired_class, engine="blackbox")
-    result = explainer.explain(ds.X.iloc[[bad[0]]], random_state=0, max_generations=5)
-    if not result.success:  # flipping the sex of one person rarely flips a credit decision
-        assert "no counterfactual found" in result.reason
-        assert len(result.counterfactuals) >= 1
-        assert not result.counterfactuals["counterfactual"].any()
+def test_unreachable_class_reports_best_candidates(credit):
+    """A model no allowed change can flip: success is False, with the reason and the best
+    (highest-probability, closest) candidates found."""
+    ds, _, _, _ = credit
+
+    class Capped:
+        classes_ = np.array([0, 1])
+
+        def predict_proba(self, X):
+            p = 0.1 + 0.3 * (X["MaxBillAmountOverLast6Months"].to_numpy() > 5000)
+            return np.column_stack([1 - p, p])
+
+    explainer = geco.Explainer(Capped(), ds.X, ds.constraints, 1, engine="blackbox")
+    result = explainer.explain(ds.X.iloc[[0]], random_state=0, max_generations=5)
+    assert not result.success
+    assert "no counterfactual found in 5 generations" in result.reason
+    cfs = result.counterfactuals
+    assert 1 <= len(cfs) <= 5 and not cfs["counterfactual"].any()
+    np.testing.assert_allclose(cfs["probability"], 0.4)  # the best the model allows
+    assert (cfs["MaxBillAmountOverLast6Months"] > 5000).all()
+    for _, row in cfs.iterrows():  # still feasible candidates
+        assert plaf_grammar.holds(explainer.program, result.x.iloc[0].to_dict(), row[list(ds.X.columns)].to_dict())
 
 
 def test_result_renders_and_serialises(adult):

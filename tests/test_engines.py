@@ -79,3 +79,11 @@ def test_unsupported_model_falls_back_with_a_reason(adult):
     assert explainer.engine == "blackbox" and explainer.engine_reason
     with pytest.raises(geco.UnsupportedModelError, match="cannot compile"):
         geco.Explainer(model, X, None, 1, engine="jit")
+
+
+def test_ir_inspection_mlp(adult):
+    _ds, X, y = adult
+    explainer = geco.Explainer(MODELS["mlp"](X, y), X, None, 1)
+    ir = explainer.ir(X.iloc[[3]], delta=["age", "occupation"])
+    assert "define" in ir and "age" in ir and "occupation" in ir
+    assert "define" in explainer.ir(X.iloc[[3]], delta=["age"], optimized=True)

@@ -15,7 +15,7 @@ their constant in place), then ``acc / divisor`` for forests. Splits are
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -192,6 +192,14 @@ class KernelArrays:
     init: np.ndarray
     K: int
     div: float
+    _ptrs: tuple | None = field(default=None, repr=False)
+
+    def ptrs(self) -> tuple:
+        """The kernel's pointer arguments (computed once: ``.ctypes.data`` costs microseconds)."""
+        if self._ptrs is None:
+            a = (self.sets, self.troot, self.tconst, self.tout, self.init)
+            self._ptrs = (self.nodes.ctypes.data, *(x.__array_interface__["data"][0] for x in a))
+        return self._ptrs
 
 
 def pack_nodes(col, thr, leaf_value, cat, miss, left, right) -> np.ndarray:
@@ -256,10 +264,10 @@ def run_kernel(a: KernelArrays, rows: np.ndarray) -> np.ndarray:
     out = np.empty((n, a.K))
     if n == 0:
         return out
+    nodes, sets, troot, tconst, tout, init = a.ptrs()
     _kernel()(
-        rows.ctypes.data, n, rows.shape[1] if rows.ndim == 2 else 1, a.nodes.ctypes.data,
-        a.sets.ctypes.data, a.setw,
-        a.troot.ctypes.data, a.tconst.ctypes.data, a.tout.ctypes.data, len(a.troot),
-        a.init.ctypes.data, a.K, a.div, out.ctypes.data,
+        rows.__array_interface__["data"][0], n, rows.shape[1] if rows.ndim == 2 else 1, nodes,
+        sets, a.setw, troot, tconst, tout, len(a.troot),
+        init, a.K, a.div, out.__array_interface__["data"][0],
     )  # fmt: skip
     return out

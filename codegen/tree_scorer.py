@@ -64,9 +64,10 @@ import numpy as np
 from codegen import llvm_binding
 from codegen.errors import UnsupportedModel
 from codegen.forest import Forest, read_forest
+from codegen.native_partial import BoundX, NativePartial
 from codegen.partial import Residual, bind_x, partial_evaluate
 from codegen.tree_emit import emit_residual
-from codegen.tree_kernel import kernel_arrays_forest, kernel_arrays_residual, run_kernel
+from codegen.tree_kernel import KernelArrays, kernel_arrays_forest, run_kernel
 from plaf_grammar import Schema
 
 __all__ = ["ENGINES", "TreeScorer", "tree_ir", "tree_scorer"]
@@ -149,10 +150,13 @@ class TreeScorer:
         }  # fmt: skip
         self._lock = threading.Lock()
         self._full = kernel_arrays_forest(forest) if engine == "auto" else None
+        self._native = NativePartial(forest, self._full) if self._full is not None else None
         # cost model (seconds); priors from the measurements in the module docstring
         self.c_full = _Ewma(4e-10 * len(forest.feature) + 2e-7)  # ~100 µs/row at 250k nodes
         self.c_res = _Ewma(5e-6)
-        self.c_pe = _Ewma(3e-3)
+        self.c_pe = _Ewma(1e-4)
+        #: cold Δ (first rows fewer than the PE cost is worth) join the batched full-kernel call
+        self.cold_full_kernel = True
         self.c_compile_base = 0.05
         self.c_compile_split = _Ewma(3e-4)
 
@@ -182,12 +186,13 @@ class TreeScorer:
 
 
 class _DeltaState:
-    __slots__ = ("arrays", "compiled", "future", "residual", "rows")
+    __slots__ = ("arrays", "compiled", "future", "n_splits", "residual", "rows")
 
     def __init__(self) -> None:
         self.rows = 0
         self.residual: Residual | None = None
         self.arrays = None
+        self.n_splits = 0
         self.compiled: _Compiled | None = None
         self.future: Future | None = None
 
@@ -200,24 +205,41 @@ class BoundTreeScorer:
         self.forest = parent.forest
         self.x = x
         self._xchild: np.ndarray | None = None
+        self._bx: BoundX | None = None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
 
     # -------------------------------------------------------------- helpers
     def residual(self, delta: tuple[int, ...]) -> Residual:
+        """The numpy residual (engines "numpy" and "jit"; the source of a specialised module)."""
         st = self._state(delta)
         if st.residual is None:
             t0 = time.perf_counter()
             if self._xchild is None:
-                self._xchild = bind_x(self.forest, self.x)
+                self._xchild = self._bx.xchild if self._bx is not None else bind_x(self.forest, self.x)
             st.residual = partial_evaluate(self.forest, self._xchild, delta)
-            if self.parent.engine == "auto":
-                st.arrays = kernel_arrays_residual(st.residual)
             dt = time.perf_counter() - t0
             p = self.parent
+            if p.engine != "auto":
+                p.stats["partial_evaluations"] += 1
+                p.stats["pe_seconds"] += dt
+        return st.residual
+
+    def kernel_arrays(self, delta: tuple[int, ...]) -> KernelArrays:
+        """The residual forest of Δ in the kernel's layout, by the native partial evaluator."""
+        st = self._state(delta)
+        if st.arrays is None:
+            p = self.parent
+            assert p._native is not None
+            t0 = time.perf_counter()
+            if self._bx is None:
+                self._bx = p._native.bind(self.x)
+            st.arrays = p._native(self._bx, delta)
+            st.n_splits = int(np.count_nonzero(st.arrays.nodes["col"] >= 0))
+            dt = time.perf_counter() - t0
             p.c_pe.add(dt)
             p.stats["partial_evaluations"] += 1
             p.stats["pe_seconds"] += dt
-        return st.residual
+        return st.arrays
 
     def _state(self, delta: tuple[int, ...]) -> _DeltaState:
         st = self._states.get(delta)
@@ -288,6 +310,8 @@ class BoundTreeScorer:
         p = self.parent
         f = self.forest
         n = len(cols)
+        if len(delta) >= len(self.x):  # every feature free: nothing to specialise
+            return None
         st = self._state(delta)
         st.rows += n
         if st.future is not None and st.future.done():
@@ -295,19 +319,18 @@ class BoundTreeScorer:
         if st.compiled is not None:
             p._count("jit", n)
             return st.compiled(cols, f)
-        if st.residual is None:
+        if st.arrays is None:
             gain = p.c_full.value - p.c_res.value
-            if st.rows * gain < p.c_pe.value:
+            if p.cold_full_kernel and st.rows * gain < p.c_pe.value:
                 return None
-            self.residual(delta)
-        res = st.residual
-        assert res is not None
-        if st.future is None and res.n_splits > 0:
-            compile_cost = p.c_compile_base + p.c_compile_split.value * res.n_splits
+            self.kernel_arrays(delta)
+        if st.future is None and st.n_splits > 0:
+            compile_cost = p.c_compile_base + p.c_compile_split.value * st.n_splits
             # compile when the residual kernel has already spent twice what compiling would cost
             if st.rows * p.c_res.value > 2 * compile_cost:
                 p.stats["background_compiles"] += 1
-                st.future = _background().submit(p.compile, res)
+                xchild = self._bx.xchild if self._bx is not None else bind_x(f, self.x)
+                st.future = _background().submit(lambda: p.compile(partial_evaluate(f, xchild, delta)))
         t0 = time.perf_counter()
         acc = run_kernel(st.arrays, cols)
         p.c_res.add((time.perf_counter() - t0) / n)

@@ -8,7 +8,8 @@ categoricals for HistGB) and Credit (all numeric, bare models).
 
 (a) Scoring one Δ block (x fixed, |Δ| = 1..5 random features, 200 rows of data values): sklearn
     ``predict_proba`` on the materialised rows vs each engine tier; ratios vs sklearn measured in
-    this process.
+    this process; partial evaluation in numpy (``PE ms``, incl. binding x) and native (``nPE µs``,
+    x bound, warm caches).
 (b) Compile time of the specialised module per Δ by residual size (live splits) and opt level.
 (c) End to end: seconds per explanation (median, p90) for engine="auto" vs the black-box path,
     compile time's share and cache hit rate, and whether both paths return the same
@@ -69,6 +70,7 @@ def part_a_b(data, label, model, rng) -> None:
     import codegen
     from codegen import llvm_binding
     from codegen.forest import read_forest
+    from codegen.native_partial import NativePartial
     from codegen.partial import bind_x, partial_evaluate
     from codegen.tree_emit import emit_residual
     from codegen.tree_kernel import kernel_arrays_forest, kernel_arrays_residual, run_kernel
@@ -81,9 +83,11 @@ def part_a_b(data, label, model, rng) -> None:
     t_read = time.perf_counter() - t0
     full = kernel_arrays_forest(forest)
     run_kernel(full, E[:1])  # compile the kernel once
+    native = NativePartial(forest, full)
+    native(native.bind(E[0]), ())  # and the native partial evaluator
     print(f"\n== {data.name} / {label}: {int(np.count_nonzero(forest.feature >= 0))} splits, "
           f"read+fold {t_read:.2f}s", flush=True)  # fmt: skip
-    print(f"{'|Δ|':>3} {'live':>5} {'splits':>6} {'PE ms':>6} | per-row µs: {'sklearn':>8} {'numpy':>7} "
+    print(f"{'|Δ|':>3} {'live':>5} {'splits':>6} {'PE ms':>6} {'nPE µs':>6} | per-row µs: {'sklearn':>8} {'numpy':>7} "
           f"{'fullK':>6} {'resK':>6} {'jitO0':>6} {'jitO1':>6} {'jitO2':>6} | x sklearn: "
           f"{'resK':>5} {'jitO1':>6} {'jitO2':>6} | compile s O0/O1/O2")  # fmt: skip
     n = 200
@@ -93,6 +97,8 @@ def part_a_b(data, label, model, rng) -> None:
         t0 = time.perf_counter()
         res = partial_evaluate(forest, bind_x(forest, x), delta)
         t_pe = time.perf_counter() - t0
+        bx = native.bind(x)
+        t_npe = _best(lambda: native(bx, delta))  # noqa: B023
         cols = np.ascontiguousarray(E[rng.integers(0, len(E), n)][:, list(delta)])
         rows = np.repeat(x[None], n, axis=0)
         rows[:, list(delta)] = cols
@@ -121,7 +127,7 @@ def part_a_b(data, label, model, rng) -> None:
             assert np.array_equal(got, want), "compiled scorer differs from predict_proba"
             times.append(_best(lambda: sc_b.score_block(delta, cols)))  # noqa: B023
         us = [t / n * 1e6 for t in (t_sk, t_np, t_fk, t_rk, *times)]
-        print(f"{k:>3} {res.n_live:>5} {res.n_splits:>6} {t_pe * 1e3:>6.1f} | {'':>12}{us[0]:>8.1f} {us[1]:>7.1f} "
+        print(f"{k:>3} {res.n_live:>5} {res.n_splits:>6} {t_pe * 1e3:>6.1f} {t_npe * 1e6:>6.0f} | {'':>12}{us[0]:>8.1f} {us[1]:>7.1f} "
               f"{us[2]:>6.1f} {us[3]:>6.1f} {us[4]:>6.2f} {us[5]:>6.2f} {us[6]:>6.2f} | {'':>10}"
               f"{t_sk / t_rk:>5.0f} {t_sk / times[1]:>6.0f} {t_sk / times[2]:>6.0f} | "
               f"{comp[0]:.2f}/{comp[1]:.2f}/{comp[2]:.2f}", flush=True)  # fmt: skip
@@ -157,7 +163,8 @@ def part_c(data, label, model, n_inst: int, n_bb: int) -> None:
     hits, misses = s.get("cache_hits", 0), s.get("cache_misses", 0)
     med_a, p90_a = np.median(t_auto), np.percentile(t_auto, 90)
     line = (f"[e2e] {data.name} / {label}: auto median {med_a:.3f}s p90 {p90_a:.3f}s over {len(t_auto)}; "
-            f"compile share {comp / total:.1%} (background), PE share {s['pe_seconds'] / total:.1%}; "
+            f"compile share {comp / total:.1%} (background), PE share {s['pe_seconds'] / total:.1%} "
+            f"({s['pe_seconds'] / max(s['partial_evaluations'], 1) * 1e6:.0f} µs per Δ); "
             f"cache hits {hits}/{hits + misses}; rows by tier: full kernel {s['rows_full_kernel']}, "
             f"residual kernel {s['rows_residual_kernel']}, jit {s['rows_jit']}")  # fmt: skip
     if t_bb:

@@ -16,33 +16,57 @@ Adult, ``Pipeline(OneHotEncoder, RandomForestClassifier(500, max_depth=10))``, 1
   2.6-12 µs/row (|Δ| 3-5). Break-even against the kernel below needs thousands of rows of the
   *same* (x, Δ) - ten times what an explanation gives it. Compiling eagerly per Δ would make
   explanations slower than the black-box path.
-* Partial evaluation (:mod:`codegen.partial`, numpy, all trees at once) costs ~1.7 ms per (x, Δ)
-  (+0.7 ms to pack the residual for the kernel); the numpy walk of the residual costs 14-170
-  µs/row: fine as the LLVM-free engine and for tests, too slow as the hot path.
+* Partial evaluation in numpy (:mod:`codegen.partial`, all trees at once) costs ~1.7 ms per
+  (x, Δ) (+0.7 ms to pack the residual for the kernel; ~5 ms per Δ inside a real explanation);
+  the numpy walk of the residual costs 14-170 µs/row: the LLVM-free engine and the reference.
+  The same walk written once in LLVM IR (:mod:`codegen.native_partial`, compiled once per process
+  with the kernel's node layout as output) costs 20-60 µs warm for |Δ| <= 2 and 0.1-0.6 ms for
+  |Δ| 3-5 (~20-30 ns per residual node); inside an explanation, with cold caches and the search's
+  larger Δ, ~0.44 ms per Δ on average incl. binding x (numpy: 2.8-3.6 ms). Binding x (the child it takes at every split,
+  x's path in every tree) is native too: ~2 ms per explanation instead of ~10 ms.
 * One generic compiled kernel (:mod:`codegen.tree_kernel`, ~50 ms once per process, disk-cacheable)
   walks packed 24-byte nodes tree-major: the residual forest at 1-26 µs/row, or the whole folded
   forest on materialised rows (no partial evaluation) at 22-52 µs/row - about sklearn's per-row
   cost, without its ~40 ms per-call overhead.
 
-Hence ``engine="auto"`` per (x, Δ), with every constant *measured online* (so a 30-node tree never
-bothers with partial evaluation and a 500-tree forest does):
+Hence ``engine="auto"`` per (x, Δ), with every constant *measured online*:
 
-1. cold Δ: its rows join one batched full-forest kernel call per generation while
-   ``rows_so_far * (c_full - c_res)`` stays below the measured cost of partial evaluation;
-2. warm Δ: partial evaluation once, then the residual kernel;
+1. cold Δ: while ``rows_so_far * (c_full - c_res)`` stays below the measured cost of (native)
+   partial evaluation - in practice a Δ's first block of 1-3 rows - its rows join one batched
+   full-forest kernel call per generation (so does Δ = every feature: nothing to specialise);
+   measured on Adult/Credit RF-500 this beats partial-evaluating every Δ at once by ~20 %;
+2. every other Δ: native partial evaluation once, then the residual kernel;
 3. hot Δ: when the residual kernel has already spent twice the predicted compile time
-   (``compile_base + compile_per_split * splits``, measured), the specialised module is compiled
-   on a background thread (llvmlite releases the GIL) while the kernel keeps scoring; blocks
-   switch to the compiled function once it is ready. Compiled modules are shared through the
-   IR-hash cache of :mod:`codegen.llvm_binding` (two instances whose residual forests coincide
-   share machine code; ``GECO_LLVM_CACHE=<dir>`` adds an on-disk object cache).
+   (``compile_base + compile_per_split * splits``, measured), the numpy residual is built and the
+   specialised module compiled on a background thread (llvmlite releases the GIL) while the
+   kernel keeps scoring; blocks switch to the compiled function once it is ready. It needs tens
+   of thousands of rows of one (x, Δ), so it does not trigger within one explanation on Adult or
+   Credit. Compiled modules are shared through the IR-hash cache of :mod:`codegen.llvm_binding`
+   (``GECO_LLVM_CACHE=<dir>`` adds an on-disk object cache).
 
-End to end (50 Adult instances, RF-500): median 0.29 s vs 0.41 s for the black-box path (1.4x;
-identical counterfactuals); ~0.1 s of the 0.29 s are the Explainer's own two ``predict_proba``
-calls (p(x) and the final check). The issue's goal (<= 0.1 s, >= 10x) is missed: after
-partial evaluation Adult's residual forests stay large and rows per Δ are few, so neither the
-kernel (bounded by the same branchy walk sklearn does) nor the JIT (bounded by compile time)
-can give 10x; see the closing note of issue 5 for the table.
+A branch-free, fixed-depth kernel walking 4 rows in lockstep was tried and measured slower for
+|Δ| <= 3 (2.4 vs 1.3 µs/row at |Δ| = 1): a block's rows share most values, so the branchy walk
+predicts well; batching the blocks of a generation into one native call would save ~5 µs per
+block (~1 % of an explanation). After native partial evaluation the residual kernel itself is
+~half of an explanation's time.
+
+End to end (``bench_trees.py`` part (c), 50 instances, black box on 10; before native partial
+evaluation in brackets, measured the same day with the same models over 20 instances):
+
+=================  ======================  ====================  =========  =============
+model              auto median / p90 (s)   black box median (s)  speed-up   PE per Δ
+=================  ======================  ====================  =========  =============
+Adult RF-500       0.13 / 0.16 [0.25/0.30]  0.65 [0.57]          5.6x       442 µs [3.6 ms]
+Credit RF-500      0.20 / 0.42 [0.47/0.69]  0.64 [0.81]          3.3x       434 µs [2.8 ms]
+Adult HistGB-100   0.040 / 0.060            0.17                 2.9x       49 µs
+Credit HistGB-100  0.086 / 0.14             0.11                 1.4x       32 µs
+=================  ======================  ====================  =========  =============
+
+(identical counterfactuals in every case). Partial evaluation is now 15-19 % of an RF-500
+explanation and the residual kernel most of the rest (Adult 8.4k rows, Credit 15.5k rows per
+explanation at 1-25 µs/row). The issue's goal (median <= 0.1 s and >= 10x the black box on
+RF-500) is still missed: the residual forests stay large (hundreds to thousands of live splits
+over 13-14 features), so each row still walks hundreds of trees.
 
 ``engine="jit"`` always compiles the specialised residual (synchronously, O1 up to 600 live
 splits, else O0); ``engine="numpy"`` never touches LLVM (partial evaluation + numpy walk).

@@ -5,9 +5,10 @@ its result for the kernel costs ~5 ms per (x, Δ) on a 500-tree depth-10 forest;
 explanation needs ~45 of them, i.e. most of its time. The same walk written once in LLVM IR
 (compiled once per process, like the kernel) costs 20-60 µs with warm caches for |Δ| <= 2 and
 0.1-0.6 ms for |Δ| 3-5 (~20-30 ns per residual node: the skip chains are dependent loads and
-unpredictable branches), 20-100x less than numpy for |Δ| <= 2; ~0.44 ms per Δ on average inside
-an RF-500 explanation (cold caches, the search's Δ, binding x included) against 2.8-3.6 ms. Binding x (``xstep``, ``path`` below) is native as well:
-~2 ms per instance instead of ~10 ms for :func:`codegen.partial.bind_x`.
+unpredictable branches), 20-100x less than numpy for |Δ| <= 2; ~0.44 ms per Δ on average inside an
+RF-500 explanation (cold caches, the search's Δ, binding x included) against 2.8-3.6 ms. Binding x
+(``xstep``, ``path`` below) is native as well: ~2 ms per instance instead of ~10 ms for
+:func:`codegen.partial.bind_x`.
 
 Per instance (:class:`BoundX`): ``xstep[i] = (column, child x takes)`` interleaved (one cache line
 per skip step) and x's root-to-leaf path in every tree, so a tree that stays constant costs a scan

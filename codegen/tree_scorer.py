@@ -16,14 +16,14 @@ Adult, ``Pipeline(OneHotEncoder, RandomForestClassifier(500, max_depth=10))``, 1
   2.6-12 µs/row (|Δ| 3-5). Break-even against the kernel below needs thousands of rows of the
   *same* (x, Δ) - ten times what an explanation gives it. Compiling eagerly per Δ would make
   explanations slower than the black-box path.
-* Partial evaluation in numpy (:mod:`codegen.partial`, all trees at once) costs ~1.7 ms per
-  (x, Δ) (+0.7 ms to pack the residual for the kernel; ~5 ms per Δ inside a real explanation);
-  the numpy walk of the residual costs 14-170 µs/row: the LLVM-free engine and the reference.
-  The same walk written once in LLVM IR (:mod:`codegen.native_partial`, compiled once per process
-  with the kernel's node layout as output) costs 20-60 µs warm for |Δ| <= 2 and 0.1-0.6 ms for
-  |Δ| 3-5 (~20-30 ns per residual node); inside an explanation, with cold caches and the search's
-  larger Δ, ~0.44 ms per Δ on average incl. binding x (numpy: 2.8-3.6 ms). Binding x (the child it takes at every split,
-  x's path in every tree) is native too: ~2 ms per explanation instead of ~10 ms.
+* Partial evaluation in numpy (:mod:`codegen.partial`, all trees at once) costs ~1.7 ms per (x, Δ)
+  (+0.7 ms to pack the residual for the kernel; ~5 ms per Δ inside a real explanation); the numpy
+  walk of the residual costs 14-170 µs/row: the LLVM-free engine and the reference. The same walk
+  written once in LLVM IR (:mod:`codegen.native_partial`, compiled once per process with the
+  kernel's node layout as output) costs 20-60 µs warm for |Δ| <= 2 and 0.1-0.6 ms for |Δ| 3-5
+  (~20-30 ns per residual node); inside an explanation, with cold caches and the search's larger
+  Δ, ~0.44 ms per Δ on average incl. binding x (numpy: 2.8-3.6 ms). Binding x (the child it takes
+  at every split, x's path in every tree) is native too: ~2 ms per explanation instead of ~10 ms.
 * One generic compiled kernel (:mod:`codegen.tree_kernel`, ~50 ms once per process, disk-cacheable)
   walks packed 24-byte nodes tree-major: the residual forest at 1-26 µs/row, or the whole folded
   forest on materialised rows (no partial evaluation) at 22-52 µs/row - about sklearn's per-row

@@ -1,7 +1,7 @@
 """Native partial evaluation: the residual forest of (x, Δ) straight into the kernel's layout.
 
 Why: :func:`codegen.partial.partial_evaluate` (numpy, one vector step per tree level) plus packing
-its result for the kernel costs ~5 ms per (x, Δ) on a 500-tree depth-10 forest; an Adult
+its result for the kernel costs ~3 ms per (x, Δ) on a 500-tree depth-10 forest; an Adult
 explanation needs ~45 of them, i.e. most of its time. The same walk written once in LLVM IR
 (compiled once per process, like the kernel) costs 20-60 µs with warm caches for |Δ| <= 2 and
 0.1-0.6 ms for |Δ| 3-5 (~20-30 ns per residual node: the skip chains are dependent loads and
@@ -15,10 +15,9 @@ per skip step) and x's root-to-leaf path in every tree, so a tree that stays con
 of ~10 contiguous entries instead of a pointer chase through the 6 MB forest.
 
 Input: the whole folded forest packed as kernel ``NODE`` records (:func:`kernel_arrays_forest`,
-global node indices, ``col`` = schema feature or -1 for a leaf), ``xgo`` (int32, the child ``x``
-takes at every split; :func:`codegen.partial.bind_x`, once per instance) and ``local`` (int32 per
-schema feature: its column in the Δ block, -1 outside Δ). Per tree (in estimator order): follow
-``xgo`` through splits outside Δ; a leaf there makes the tree constant (``troot = -1``,
+global node indices, ``col`` = schema feature or -1 for a leaf), the instance's ``xstep`` and
+``path`` and ``local`` (int32 per schema feature: its column in the Δ block, -1 outside Δ). Per
+tree (in estimator order): follow x's path through splits outside Δ; a leaf there makes the tree constant (``troot = -1``,
 ``tconst`` = its leaf value); otherwise the residual tree is copied by an explicit-stack DFS that
 skips splits outside Δ on every path, remapping ``col`` to the local column and ``left``/``right``
 to residual indices (thresholds, leaf values and ``aux`` are copied). The kernel then reaches the

@@ -17,7 +17,7 @@ Adult, ``Pipeline(OneHotEncoder, RandomForestClassifier(500, max_depth=10))``, 1
   *same* (x, Δ) - ten times what an explanation gives it. Compiling eagerly per Δ would make
   explanations slower than the black-box path.
 * Partial evaluation in numpy (:mod:`codegen.partial`, all trees at once) costs ~1.7 ms per (x, Δ)
-  (+0.7 ms to pack the residual for the kernel; ~5 ms per Δ inside a real explanation); the numpy
+  (+0.7 ms to pack the residual for the kernel; 2.8-3.6 ms per Δ inside a real explanation); the numpy
   walk of the residual costs 14-170 µs/row: the LLVM-free engine and the reference. The same walk
   written once in LLVM IR (:mod:`codegen.native_partial`, compiled once per process with the
   kernel's node layout as output) costs 20-60 µs warm for |Δ| <= 2 and 0.1-0.6 ms for |Δ| 3-5

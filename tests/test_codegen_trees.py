@@ -131,6 +131,7 @@ def _interesting_values(forest, feature: int, data: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- layer 1: readers
 
 
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
 def test_reader_equals_predict_proba_on_model_inputs(fitted):
     for name, model, schema, X, _ in fitted:
         mi = read_model_input(model, schema)

@@ -34,18 +34,16 @@ import numpy as np
 
 from codegen import llvm_binding
 from codegen.forest import Forest
-from codegen.tree_kernel import NODE, KernelArrays
+from codegen.tree_kernel import NODE, NODE_IR, KernelArrays
 
 __all__ = ["PARTIAL_IR", "NativePartial"]
 
-PARTIAL_IR = r"""
+PARTIAL_IR = NODE_IR + r"""
 ; geco native partial evaluator: residual forest of (x, delta) in the kernel's node layout
 ; node = { threshold or leaf value, column (-1: leaf), aux, left, right } (24 bytes; i32 slots 2..5)
 ; per instance: xstep[i] = { column of node i (-1: leaf), child x takes at i } (8 bytes) and
 ;   path[t][j] = { column, node } along x's root-to-leaf path in tree t (row stride %L entries)
 ; stack entries: { forest node, i32 slot of the residual parent's left/right field (-1: root) }
-%Node = type { double, i32, i32, i32, i32 }
-
 define i64 @partial_eval(ptr noalias %nodes, ptr noalias %xstep, ptr noalias %path, i64 %L,
                          ptr noalias %local, i64 %T, ptr noalias %out,
                          ptr noalias %troot, ptr noalias %tconst, ptr noalias %stack) {
@@ -196,35 +194,7 @@ test:
   %c64 = sext i32 %c to i64
   %vp = getelementptr inbounds double, ptr %x, i64 %c64
   %v = load double, ptr %vp
-  %auxp = getelementptr inbounds %Node, ptr %nodes, i64 %i, i32 2
-  %aux = load i32, ptr %auxp
-  %isnan = fcmp uno double %v, 0.0
-  br i1 %isnan, label %nan_bb, label %notnan
-nan_bb:
-  %m = and i32 %aux, 1
-  %gn = icmp ne i32 %m, 0
-  br label %step
-notnan:
-  %set1 = ashr i32 %aux, 1
-  %iscat = icmp sgt i32 %set1, 0
-  br i1 %iscat, label %cat_bb, label %num_bb
-cat_bb:
-  %set = sub i32 %set1, 1
-  %set64 = sext i32 %set to i64
-  %sbase = mul i64 %set64, %setw
-  %code = fptosi double %v to i64
-  %sidx = add i64 %sbase, %code
-  %sp = getelementptr inbounds i8, ptr %sets, i64 %sidx
-  %sb = load i8, ptr %sp
-  %gc = icmp ne i8 %sb, 0
-  br label %step
-num_bb:
-  %vvp = getelementptr inbounds %Node, ptr %nodes, i64 %i
-  %nv = load double, ptr %vvp
-  %gt = fcmp ole double %v, %nv
-  br label %step
-step:
-  %go = phi i1 [%gn, %nan_bb], [%gc, %cat_bb], [%gt, %num_bb]
+  %go = call i1 @goes_left(ptr %nodes, i64 %i, double %v, ptr %sets, i64 %setw)
   %lp = getelementptr inbounds %Node, ptr %nodes, i64 %i, i32 3
   %lv = load i32, ptr %lp
   %rq = getelementptr inbounds %Node, ptr %nodes, i64 %i, i32 4
@@ -232,7 +202,7 @@ step:
   %child = select i1 %go, i32 %lv, i32 %rv
   br label %node_next
 node_next:
-  %next = phi i32 [-1, %node], [%child, %step]
+  %next = phi i32 [-1, %node], [%child, %test]
   %xc = getelementptr inbounds { i32, i32 }, ptr %xstep, i64 %i
   store i32 %c, ptr %xc
   %xg = getelementptr inbounds { i32, i32 }, ptr %xstep, i64 %i, i32 1

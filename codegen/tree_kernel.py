@@ -26,6 +26,7 @@ from codegen.partial import Residual
 __all__ = [
     "KERNEL_IR",
     "NODE",
+    "NODE_IR",
     "KernelArrays",
     "kernel_arrays_forest",
     "kernel_arrays_residual",
@@ -33,12 +34,47 @@ __all__ = [
     "run_kernel",
 ]
 
-KERNEL_IR = r"""
+NODE_IR = r"""
+%Node = type { double, i32, i32, i32, i32 }
+
+; the split test every tree kernel shares (one definition of sklearn's routing):
+; isnan(v) ? nan_goes_left : set >= 0 ? sets[set][int(v)] : v <= threshold
+define internal i1 @goes_left(ptr %nodes, i64 %r, double %v, ptr %sets, i64 %setw) alwaysinline {
+entry:
+  %auxp = getelementptr inbounds %Node, ptr %nodes, i64 %r, i32 2
+  %aux = load i32, ptr %auxp
+  %isnan = fcmp uno double %v, 0.0
+  br i1 %isnan, label %nan_bb, label %notnan
+nan_bb:
+  %m = and i32 %aux, 1
+  %gn = icmp ne i32 %m, 0
+  ret i1 %gn
+notnan:
+  %set1 = ashr i32 %aux, 1
+  %iscat = icmp sgt i32 %set1, 0
+  br i1 %iscat, label %cat_bb, label %num_bb
+cat_bb:
+  %set = sub i32 %set1, 1
+  %set64 = sext i32 %set to i64
+  %base = mul i64 %set64, %setw
+  %code = fptosi double %v to i64
+  %sidx = add i64 %base, %code
+  %sp = getelementptr inbounds i8, ptr %sets, i64 %sidx
+  %sb = load i8, ptr %sp
+  %gc = icmp ne i8 %sb, 0
+  ret i1 %gc
+num_bb:
+  %tp = getelementptr inbounds %Node, ptr %nodes, i64 %r
+  %thr = load double, ptr %tp
+  %gt = fcmp ole double %v, %thr
+  ret i1 %gt
+}
+"""
+
+KERNEL_IR = NODE_IR + r"""
 ; geco generic forest kernel: walks packed nodes tree-major (one tree over every row, as sklearn
 ; does, so a tree's nodes stay in cache), adding trees in estimator order (exact)
 ; node = { threshold or leaf value, column (-1: leaf), aux = 2*(set+1) + nan_goes_left, left, right }
-%Node = type { double, i32, i32, i32, i32 }
-
 define void @forest_eval(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %nodes,
                          ptr noalias %sets, i64 %setw,
                          ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
@@ -87,7 +123,7 @@ row_loop:
   %row = getelementptr inbounds double, ptr %rows, i64 %roff
   br label %walk
 walk:
-  %r = phi i32 [%r0, %row_loop], [%rn, %step]
+  %r = phi i32 [%r0, %row_loop], [%rn, %test]
   %r64 = sext i32 %r to i64
   %nd = getelementptr inbounds %Node, ptr %nodes, i64 %r64
   %nv = load double, ptr %nd
@@ -99,33 +135,7 @@ test:
   %c64 = sext i32 %c to i64
   %vp = getelementptr inbounds double, ptr %row, i64 %c64
   %v = load double, ptr %vp
-  %auxp = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 2
-  %aux = load i32, ptr %auxp
-  %isnan = fcmp uno double %v, 0.0
-  br i1 %isnan, label %nan_bb, label %notnan
-nan_bb:
-  %m = and i32 %aux, 1
-  %gn = icmp ne i32 %m, 0
-  br label %step
-notnan:
-  %set1 = ashr i32 %aux, 1
-  %iscat = icmp sgt i32 %set1, 0
-  br i1 %iscat, label %cat_bb, label %num_bb
-cat_bb:
-  %set = sub i32 %set1, 1
-  %set64 = sext i32 %set to i64
-  %base = mul i64 %set64, %setw
-  %code = fptosi double %v to i64
-  %sidx = add i64 %base, %code
-  %sp = getelementptr inbounds i8, ptr %sets, i64 %sidx
-  %sb = load i8, ptr %sp
-  %gc = icmp ne i8 %sb, 0
-  br label %step
-num_bb:
-  %gt = fcmp ole double %v, %nv
-  br label %step
-step:
-  %go = phi i1 [%gn, %nan_bb], [%gc, %cat_bb], [%gt, %num_bb]
+  %go = call i1 @goes_left(ptr %nodes, i64 %r64, double %v, ptr %sets, i64 %setw)
   %lp = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 3
   %lv = load i32, ptr %lp
   %rq = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 4

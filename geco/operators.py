@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geco.feasible_space import GroupSpace
+from geco.feasible_space import GroupSpace, restrict
 from geco.population import Candidates
 from geco.sampling import (
     sample_distinct,
@@ -210,8 +210,6 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
 
 def implication_spaces(spaces: Sequence[GroupSpace], implications: Sequence) -> list[GroupSpace]:
     """For each implication: its consequence group's feasible values that satisfy it."""
-    from geco.feasible_space import restrict
-
     out = []
     for imp in implications:
         space = spaces[imp.group]

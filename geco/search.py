@@ -83,20 +83,22 @@ class SearchOutcome:
 
 
 class _Timer:
+    """Accumulates seconds per phase: ``with timer("mutation"): ...``."""
+
     def __init__(self):
         self.seconds: dict[str, float] = defaultdict(float)
+        self._name = ""
+        self._t0 = 0.0
 
-    def __call__(self, name: str):
-        timer = self
+    def __call__(self, name: str) -> _Timer:
+        self._name = name
+        return self
 
-        class _T:
-            def __enter__(self):
-                self.t0 = time.perf_counter()
+    def __enter__(self) -> None:
+        self._t0 = time.perf_counter()
 
-            def __exit__(self, *exc):
-                timer.seconds[name] += time.perf_counter() - self.t0
-
-        return _T()
+    def __exit__(self, *exc) -> None:
+        self.seconds[self._name] += time.perf_counter() - self._t0
 
 
 def _dedupe(new: Candidates, existing_rows: np.ndarray) -> Candidates:
@@ -141,7 +143,7 @@ def run_search(
                 parts = score_blocks([(tuple(b.cols.tolist()), b.values) for b in blocks])
             else:
                 parts = [scorer.score_block(tuple(b.cols.tolist()), b.values) for b in blocks]
-        with timer("distance"):
+        with timer("score"):
             for b, p in zip(blocks, parts):
                 b.prob = np.asarray(p, dtype=np.float64)
                 ok = (b.prob > config.threshold) & bool(np.all(b.groups[required_groups]))

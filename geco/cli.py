@@ -95,6 +95,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     model = _load_model(args, X, y)
     options = {k: getattr(args, k) for k in ("k", "q", "max_generations") if getattr(args, k) is not None}
     explainer = Explainer(model, X, constraints, desired_class=desired, engine=args.engine, **options)
+    if args.row is None:
+        args.row = _first_undesired(explainer)
+        print(f"(--row not given: row {args.row} is the first the model does not score "
+              f"{desired!r})", file=sys.stderr)
     result = explainer.explain(_row(args, X), random_state=args.seed)
     if args.json:
         print(result.to_json(indent=2))
@@ -102,6 +106,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"{name}, row {args.row}; constraints: {constraints or 'none'}")
         print(result)
     return 0
+
+
+def _first_undesired(explainer) -> int:
+    """Index of the first row the model does not already score as the desired class."""
+    threshold = explainer.config.threshold
+    for start in range(0, len(explainer.data), 2000):
+        p = explainer.blackbox.predict(explainer.data[start : start + 2000])
+        hits = np.flatnonzero(p <= threshold)
+        if len(hits):
+            return start + int(hits[0])
+    raise CLIError("the model scores every row as the desired class: nothing to explain")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -155,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="explain one row: the smallest feasible changes that flip it")
     _add_data_args(p)
-    p.add_argument("--row", type=int, default=0, help="row index of the instance (default 0)")
+    p.add_argument("--row", type=int, help="row index of the instance (default: the first row "
+                   "the model does not score as the desired class)")  # fmt: skip
     p.add_argument("--model", type=Path, help="a fitted classifier saved with joblib (trusted file)")
     p.add_argument("--constraints", type=Path, help="a .plaf file (default: the data set's)")
     p.add_argument("--engine", default="auto", choices=["auto", "jit", "numpy", "blackbox"])

@@ -104,3 +104,11 @@ def test_ir_command(capsys):
     assert ".text" in asm or "ret" in asm
     assert main(["ir", "--dataset", "compas", "--row", "0", "--delta", "Priors"]) == 2
     assert "unknown feature" in capsys.readouterr().err
+
+
+def test_explain_without_row_picks_the_first_undesired(capsys, compas_undesired_row):
+    row, _ = compas_undesired_row
+    assert main(["explain", "--dataset", "compas", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert f"row {row} is the first" in captured.err
+    assert json.loads(captured.out)["success"]

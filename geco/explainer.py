@@ -126,6 +126,7 @@ class Explainer:
             representation=representation, mutate_top=mutate_top,
         )  # fmt: skip
         self.config.validate()
+        # fail now, not at the first explanation, on bad distance weights
         DistanceSpec(np.zeros(1), np.ones(1), np.zeros(1, bool), self.config.norm_weights)
 
         if isinstance(constraints, plaf_grammar.Program):
@@ -157,7 +158,8 @@ class Explainer:
                     )
                 scorer, self.engine_reason = self.blackbox, reason
             self.scorer = scorer
-            self._warm_up()
+            if scorer is not self.blackbox:
+                self._warm_up()
 
     def _warm_up(self) -> None:
         """Compile a compiled engine's once-per-process kernels now (fit-once object), so the

@@ -9,14 +9,16 @@ knobs carry the paper's names and defaults and can be overridden per call.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+import codegen
 import plaf_grammar
 from geco.distance import DistanceSpec, feature_ranges
 from geco.feasible_space import feasible_space, group_domains
@@ -31,23 +33,16 @@ __all__ = ["ENGINES", "Explainer"]
 ENGINES = ("auto", "jit", "numpy", "blackbox")
 
 
-def _compiled_scorer(model: Any, schema: Schema, desired_class: Any, engine: str):
-    """Try the compiled engines (trees, MLPs); return (scorer, reason-if-none)."""
-    try:
-        import codegen
-    except Exception as exc:  # pragma: no cover - codegen is part of the package
-        return None, f"codegen unavailable: {exc}"
-    unsupported = getattr(codegen, "UnsupportedModel", ())
+def _first_supported(factories: Sequence[Callable[[], Any]]) -> tuple[Any, str]:
+    """The first result that the codegen layer can produce (trees, then MLPs), or None and the
+    reasons each gave for not supporting the model."""
     reasons = []
-    for fname in ("tree_scorer", "mlp_scorer"):
-        factory = getattr(codegen, fname, None)
-        if factory is None:
-            continue
+    for make in factories:
         try:
-            return factory(model, schema, desired_class, engine=engine), ""
-        except unsupported as exc:  # type: ignore[misc]
-            reasons.append(getattr(exc, "reason", str(exc)))
-    return None, "; ".join(reasons) or "no compiled engine for this model"
+            return make(), ""
+        except codegen.UnsupportedModel as exc:
+            reasons.append(exc.reason)
+    return None, "; ".join(reasons)
 
 
 def _prefer_new_changes(rows: np.ndarray, x: np.ndarray, cand: np.ndarray, k: int) -> np.ndarray:
@@ -150,7 +145,10 @@ class Explainer:
         if engine == "blackbox":
             self.scorer = self.blackbox
         else:
-            scorer, reason = _compiled_scorer(model, self.schema, desired_class, engine)
+            scorer, reason = _first_supported(
+                [partial(f, model, self.schema, desired_class, engine=engine)
+                 for f in (codegen.tree_scorer, codegen.mlp_scorer)]
+            )  # fmt: skip
             if scorer is None:
                 if engine != "auto":
                     raise UnsupportedModelError(
@@ -364,17 +362,12 @@ class Explainer:
         if unknown:
             raise SchemaError(f"unknown feature(s) in delta: {unknown}; features: {list(self.schema.names)}")
         idx = tuple(sorted(self.schema.index(f) for f in delta))
-        import codegen
-
-        errors = []
-        for fname in ("tree_ir", "mlp_ir"):
-            fn = getattr(codegen, fname, None)
-            if fn is None:
-                continue
-            try:
-                return fn(self.model, self.schema, self.desired_class, x_enc, idx, optimized=optimized)
-            except getattr(codegen, "UnsupportedModel", ()) as exc:  # type: ignore[misc]
-                errors.append(getattr(exc, "reason", str(exc)))
+        args = (self.model, self.schema, self.desired_class, x_enc, idx)
+        text, reason = _first_supported(
+            [partial(f, *args, optimized=optimized) for f in (codegen.tree_ir, codegen.mlp_ir)]
+        )
+        if text is not None:
+            return text
         raise UnsupportedModelError(
-            f"no compiled engine for {type(self.model).__name__}: {'; '.join(errors) or 'unsupported'}"
+            f"no compiled engine for {type(self.model).__name__}: {reason}"
         )

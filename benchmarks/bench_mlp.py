@@ -5,20 +5,21 @@ Models: Adult (OneHotEncoder on the categoricals + StandardScaler on the numbers
 by default (``--blas-threads`` to change), best-of-5 timings.
 
 (a) Δ-block scoring for block sizes 1 .. 1024 (Δ = 2 features, values from real rows):
-    ``jit`` (generic kernel, buffers), ``numpy`` (folded first layer + BLAS), ``blackbox``
+    ``jit`` (the per-model kernel, buffers), ``numpy`` (folded first layer + BLAS), ``blackbox``
     (materialise rows, decode to a DataFrame, ``Pipeline.predict_proba``: what the search does
-    without codegen), and the specialised per-(x, Δ) kernel with constant globals.
-(b) compile time: generic kernel (once per model) vs specialised kernel (once per (x, Δ)).
+    without codegen).
+(b) compile time of the kernel (once per model).
 (c) the auto engine's decision.
 (d) end to end: seconds per explanation with engine = blackbox / numpy / jit / auto.
 
     python benchmarks/bench_mlp.py [--n 20] [--datasets adult,credit] [--hidden 100 100,100]
+
+Results: benchmarks/README.md, section "bench_mlp.py".
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import time
 import warnings
 
@@ -31,9 +32,8 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 import geco
-from codegen.llvm_binding import clear_cache, compile_ir
-from codegen.mlp_emit import KernelShape, emit_specialised
-from codegen.mlp_scorer import MLPScorer, specialised_terms
+from codegen.llvm.binding import clear_cache
+from codegen.registry import scorer_for
 from geco.scoring import BlackBoxScorer
 from plaf_grammar import Schema
 
@@ -64,40 +64,27 @@ def best_of(f, reps: int, rounds: int = 5) -> float:
 
 
 def block_table(model, schema: Schema, enc: np.ndarray, desired) -> None:
-    jit = MLPScorer(model, schema, desired, engine="jit")
-    npy = MLPScorer(model, schema, desired, engine="numpy")
+    jit = scorer_for(model, schema, desired, "jit")
+    npy = scorer_for(model, schema, desired, "numpy")
     bb = BlackBoxScorer(model, schema, desired)
     rng = np.random.default_rng(0)
     x = enc[1]
     delta = (0, len(schema) - 2)  # two features (Adult: age + hours_per_week; Credit: two numbers)
     bj, bn, bbb = jit.bind(x), npy.bind(x), bb.bind(x)
-    # specialised kernel: one module per (x, Δ), numbers as constant globals
-    plan = jit.layer.plan(x, delta)
-    ir = emit_specialised(KernelShape.of(jit.mlp), jit.mlp, plan.bias, specialised_terms(jit.layer, delta), len(delta))
-    t0 = time.perf_counter()
-    spec = compile_ir(ir, 2)
-    t_spec = time.perf_counter() - t0
-    fspec = spec.function("mlp_score_delta", None, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p)
     names = ", ".join(schema.names[j] for j in delta)
-    print(f"  compile: generic kernel (once per model) {jit.compile_seconds * 1e3:.0f} ms, "
-          f"IR {len(jit.compiled.ir) / 1e3:.0f} kB; specialised kernel (once per (x, Δ)) "
-          f"{t_spec * 1e3:.0f} ms, IR {len(ir) / 1e3:.0f} kB")  # fmt: skip
+    print(f"  compile: kernel (once per model) {jit.compile_seconds * 1e3:.0f} ms, IR {len(jit.compiled.ir) / 1e3:.0f} kB")
     print(f"  Δ = ({names}); µs per block (ratios: time / jit time)")
-    print(f"  {'rows':>6} {'jit':>9} {'numpy':>9} {'blackbox':>10} {'spec.glob':>10}   "
-          f"{'numpy/jit':>9} {'bb/jit':>7} {'spec/jit':>8}")  # fmt: skip
+    print(f"  {'rows':>6} {'jit':>9} {'numpy':>9} {'blackbox':>10}   {'numpy/jit':>9} {'bb/jit':>7}")
     for n in SIZES:
         cols = np.ascontiguousarray(enc[rng.integers(0, len(enc), n)][:, list(delta)])
-        out = np.empty(n)
         reps = max(3, 3000 // n)
         r = np.abs(bj.score_block(delta, cols) - bbb.score_block(delta, cols)).max()
         assert r <= 1e-12, r
         tj = best_of(lambda cols=cols: bj.score_block(delta, cols), reps)
         tn = best_of(lambda cols=cols: bn.score_block(delta, cols), reps)
         tb = best_of(lambda cols=cols: bbb.score_block(delta, cols), max(2, reps // 20), 3)
-        ts = best_of(lambda cols=cols, out=out, n=n: fspec(n, cols.ctypes.data, out.ctypes.data), reps)
-        print(f"  {n:>6} {tj * 1e6:>9.1f} {tn * 1e6:>9.1f} {tb * 1e6:>10.1f} {ts * 1e6:>10.1f}   "
-              f"{tn / tj:>9.2f} {tb / tj:>7.1f} {ts / tj:>8.2f}")  # fmt: skip
-    auto = MLPScorer(model, schema, desired, engine="auto", background=False)
+        print(f"  {n:>6} {tj * 1e6:>9.1f} {tn * 1e6:>9.1f} {tb * 1e6:>10.1f}   {tn / tj:>9.2f} {tb / tj:>7.1f}")
+    auto = scorer_for(model, schema, desired, "auto")
     tm = auto.timings
     print(f"  auto: {auto.name} ({auto.decision}; race: jit {tm.get('jit_block_seconds', 0) * 1e6:.1f} µs, "
           f"numpy {tm.get('numpy_block_seconds', 0) * 1e6:.1f} µs)")  # fmt: skip

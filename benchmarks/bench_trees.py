@@ -1,6 +1,7 @@
 """Tree compiler benchmark: block throughput, compile time, end-to-end explanation latency.
 
 Run:  python benchmarks/bench_trees.py [--instances 50] [--blackbox-instances 10] [--quick]
+Results: benchmarks/README.md, section "bench_trees.py".
 
 Models (fitted here, n_jobs=1 at prediction): RandomForest(500 trees, max_depth=10) and
 HistGradientBoosting (100 iterations) on Adult (OneHotEncoder pipeline for the forest, native
@@ -67,13 +68,14 @@ def models(quick: bool):
 
 
 def part_a_b(data, label, model, rng) -> None:
-    import codegen
-    from codegen import llvm_binding
-    from codegen.forest import read_forest
-    from codegen.native_partial import NativePartial
-    from codegen.partial import bind_x, partial_evaluate
-    from codegen.tree_emit import emit_residual
-    from codegen.tree_kernel import kernel_arrays_forest, kernel_arrays_residual, run_kernel
+    from codegen.llvm import binding
+    from codegen.trees.emit import emit_residual
+    from codegen.trees.fold import read_forest
+    from codegen.trees.jit import CompiledResidual
+    from codegen.trees.kernel import kernel_arrays_forest, kernel_arrays_residual, run_kernel
+    from codegen.trees.native_partial import NativePartial
+    from codegen.trees.partial import bind_x, partial_evaluate
+    from codegen.trees.scorer import TreeScorer
     from plaf_grammar import Schema
 
     schema = Schema.from_dataframe(data.X)
@@ -112,17 +114,15 @@ def part_a_b(data, label, model, rng) -> None:
         ir = emit_residual(res)
         times, comp = [], []
         for opt in (0, 1, 2):
-            llvm_binding.clear_cache()
+            binding.clear_cache()
             t0 = time.perf_counter()
-            llvm_binding.compile_ir(ir, opt)
+            binding.compile_ir(ir, opt)
             comp.append(time.perf_counter() - t0)
-            sc = codegen.TreeScorer(forest, "jit")
+            sc = TreeScorer(forest, "jit")
             sc_b = sc.bind(x)
             st = sc_b._state(delta)
             st.residual = res
-            from codegen.tree_scorer import _Compiled
-
-            st.compiled = _Compiled(llvm_binding.compile_ir(ir, opt), forest.n_outputs)
+            st.compiled = CompiledResidual(binding.compile_ir(ir, opt), forest)
             got = sc_b.score_block(delta, cols)
             assert np.array_equal(got, want), "compiled scorer differs from predict_proba"
             times.append(_best(lambda: sc_b.score_block(delta, cols)))  # noqa: B023
@@ -136,13 +136,13 @@ def part_a_b(data, label, model, rng) -> None:
 def part_c(data, label, model, n_inst: int, n_bb: int) -> None:
     """End to end: engine="auto" vs black box over the first instances not already desired."""
     import geco
-    from codegen import llvm_binding
+    from codegen.llvm import binding
 
     constraints = str(data.constraints) if data.constraints else None
     X = data.X
     proba = model.predict_proba(X.iloc[:2000])[:, list(model.classes_).index(data.desired_class)]
     rows = np.flatnonzero(proba <= 0.5)[:n_inst]
-    llvm_binding.clear_cache()
+    binding.clear_cache()
     auto = geco.Explainer(model, X, constraints=constraints, desired_class=data.desired_class, engine="auto")
     bb = geco.Explainer(model, X, constraints=constraints, desired_class=data.desired_class, engine="blackbox")
     t_auto, t_bb, same = [], [], 0

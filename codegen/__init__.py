@@ -1,32 +1,32 @@
-"""codegen: partial evaluation of fitted models, LLVM IR emission, JIT and cache.
+"""codegen: fitted models read into plain arrays, partially evaluated per (x, Δ), compiled to LLVM.
 
-Public entry points (the Explainer calls these):
+Layers (imports go downwards only; codegen imports nothing of geco):
 
-* :class:`UnsupportedModel` - raised, with a one-line ``reason``, for anything not compiled.
-* :func:`tree_scorer` / :func:`tree_ir` - tree models (``codegen.tree_scorer``).
-* :func:`read_model_input` (``codegen.pipeline``) - per-model-column maps of a preprocessing
-  pipeline, shared by the tree and MLP compilers.
+* :mod:`codegen.registry` - model class -> engine factory; ``scorer_for`` is what geco calls.
+* :mod:`codegen.trees`, :mod:`codegen.mlp` - one subpackage per model family: reader, partial
+  evaluation, IR emission, scorer.
+* :mod:`codegen.pipeline` - a preprocessing Pipeline read into per-column maps (shared).
+* :mod:`codegen.llvm` - the only place that touches llvmlite, and the hand-written ``.ll`` kernels.
+* :mod:`codegen.protocol` (what every engine implements), :mod:`codegen.errors`,
+  :mod:`codegen.estimator`.
 
-Layers for trees, each its own module and tested alone: ``tree_reader`` (sklearn -> node arrays),
-``pipeline`` + ``forest`` (fold preprocessing into splits on the user's columns), ``partial``
-(partial evaluation for (x, Δ)), ``tree_emit`` (IR text), ``tree_kernel`` (one generic compiled
-walker), ``tree_scorer`` (tiers and cost model), ``llvm_binding`` (all LLVM state).
+Importing ``codegen`` (or a reader) does not load llvmlite; ``codegen.registry`` does.
 """
 
 from codegen.errors import UnsupportedModel
-from codegen.mlp_scorer import MLPScorer, mlp_ir, mlp_scorer  # MLP entry points (issue 6)
+from codegen.estimator import class_index, split_pipeline
 from codegen.pipeline import ColumnMap, ModelInput, read_model_input
-from codegen.tree_scorer import TreeScorer, tree_ir, tree_scorer
+from codegen.protocol import ENGINES, Block, InstanceScorer, ModelScorer
 
 __all__ = [
+    "ENGINES",
+    "Block",
     "ColumnMap",
-    "MLPScorer",
+    "InstanceScorer",
     "ModelInput",
-    "TreeScorer",
+    "ModelScorer",
     "UnsupportedModel",
-    "mlp_ir",
-    "mlp_scorer",
+    "class_index",
     "read_model_input",
-    "tree_ir",
-    "tree_scorer",
+    "split_pipeline",
 ]

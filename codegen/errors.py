@@ -1,14 +1,17 @@
-"""The one exception every codegen reader raises for a model it cannot compile."""
+"""The one exception for "this model cannot be compiled"."""
 
 from __future__ import annotations
 
 __all__ = ["UnsupportedModel"]
 
 
-class UnsupportedModel(Exception):
-    """The model (or a pipeline step) cannot be compiled; ``reason`` is one line for the user.
+class UnsupportedModel(TypeError):
+    """The model (or a pipeline step, or the desired class) cannot be used; ``reason`` is one line
+    for the user.
 
-    The Explainer catches it and falls back to the black-box path, showing ``reason``."""
+    A ``TypeError`` because it says the model is not of a kind the caller can handle, and because
+    ``geco.UnsupportedModelError`` (the same class) always was one: ``except TypeError`` keeps
+    working. The Explainer falls back to the black box on it and shows ``reason``."""
 
     def __init__(self, reason: str):
         super().__init__(reason)

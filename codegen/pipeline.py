@@ -54,6 +54,7 @@ from typing import Any, Literal
 import numpy as np
 
 from codegen.errors import UnsupportedModel
+from codegen.estimator import split_pipeline
 from plaf_grammar import Schema
 
 __all__ = ["ColumnMap", "ModelInput", "read_model_input"]
@@ -168,10 +169,6 @@ class ModelInput:
         for j, c in enumerate(self.columns):
             out[:, j] = c.apply(X[:, c.source])
         return out
-
-    def columns_of(self, feature: int) -> list[int]:
-        """Estimator columns computed from schema feature ``feature``."""
-        return [j for j, c in enumerate(self.columns) if c.source == feature]
 
 
 # --------------------------------------------------------------------------- internal state
@@ -428,23 +425,13 @@ class _Reader:
         return [c for c in result if c is not None]
 
 
-def _final_steps(model: Any) -> tuple[list[tuple[str, Any]], Any]:
-    from sklearn.pipeline import Pipeline
-
-    steps: list[tuple[str, Any]] = []
-    while isinstance(model, Pipeline):
-        steps.extend(model.steps[:-1])
-        model = model.steps[-1][1]
-    return steps, model
-
-
 def read_model_input(model: Any, schema: Schema) -> ModelInput:
     """Describe the final estimator's input columns in terms of the schema's features.
 
     ``model`` is a fitted ``Pipeline`` (transformers, then an estimator) or a bare estimator; it is
     assumed to receive ``schema.decode(rows)`` (the user's DataFrame, columns in schema order), as
-    :class:`geco.scoring.BlackBoxScorer` does. Raises :class:`UnsupportedModel`."""
-    steps, est = _final_steps(model)
+    geco's black-box scorer does. Raises :class:`UnsupportedModel`."""
+    steps, est = split_pipeline(model)
     names_in = getattr(model, "feature_names_in_", None)
     if names_in is not None and tuple(str(n) for n in names_in) != schema.names:
         raise UnsupportedModel("the model was fitted on different columns than the data's schema")

@@ -5,9 +5,9 @@
 """
 
 from geco import datasets
-from geco.explainer import ENGINES, Explainer
+from geco.explainer import Explainer
 from geco.result import Explanation
-from geco.scoring import BlackBoxScorer, UnsupportedModelError
+from geco.scoring import ENGINES, BlackBoxScorer, UnsupportedModelError
 
 __all__ = ["ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets"]
 __version__ = "0.1.0"

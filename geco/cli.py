@@ -146,7 +146,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
         raise CLIError("--delta needs at least one feature name")
     text = explainer.ir(_row(args, X), delta, optimized=args.optimized or args.asm)
     if args.asm:
-        from codegen.llvm_binding import emit_assembly
+        from codegen.llvm.binding import emit_assembly
 
         text = emit_assembly(text)
     print(text)
@@ -163,6 +163,8 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from geco.scoring import ENGINES
+
     parser = argparse.ArgumentParser(
         prog="geco", description="Counterfactual explanations in real time (GeCo)."
     )
@@ -174,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "the model does not score as the desired class)")  # fmt: skip
     p.add_argument("--model", type=Path, help="a fitted classifier saved with joblib (trusted file)")
     p.add_argument("--constraints", type=Path, help="a .plaf file (default: the data set's)")
-    p.add_argument("--engine", default="auto", choices=["auto", "jit", "numpy", "blackbox"])
+    p.add_argument("--engine", default="auto", choices=ENGINES)
     p.add_argument("--k", type=int, help="number of counterfactuals (default 5)")
     p.add_argument("--q", type=int, help="population size (default 100)")
     p.add_argument("--max-generations", type=int, dest="max_generations")

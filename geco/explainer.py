@@ -9,40 +9,26 @@ knobs carry the paper's names and defaults and can be overridden per call.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-import codegen
 import plaf_grammar
+from codegen import ModelScorer, UnsupportedModel
+from codegen.registry import scorer_for
 from geco.distance import DistanceSpec, feature_ranges
 from geco.feasible_space import feasible_space, group_domains
 from geco.operators import Context, implication_spaces
 from geco.result import Explanation
-from geco.scoring import BlackBoxScorer, UnsupportedModelError
+from geco.scoring import ENGINES, BlackBoxScorer
 from geco.search import SearchConfig, run_search
 from plaf_grammar import Schema, SchemaError
 
 __all__ = ["ENGINES", "Explainer"]
-
-ENGINES = ("auto", "jit", "numpy", "blackbox")
-
-
-def _first_supported(factories: Sequence[Callable[[], Any]]) -> tuple[Any, str]:
-    """The first result that the codegen layer can produce (trees, then MLPs), or None and the
-    reasons each gave for not supporting the model."""
-    reasons = []
-    for make in factories:
-        try:
-            return make(), ""
-        except codegen.UnsupportedModel as exc:
-            reasons.append(exc.reason)
-    return None, "; ".join(reasons)
 
 
 def _prefer_new_changes(rows: np.ndarray, x: np.ndarray, cand: np.ndarray, k: int) -> np.ndarray:
@@ -141,23 +127,25 @@ class Explainer:
 
         self.blackbox = BlackBoxScorer(model, self.schema, desired_class)
         self._check_model(X)
+        #: why the model is scored by the black box under engine="auto" ("" when compiled)
         self.engine_reason = ""
-        if engine == "blackbox":
-            self.scorer = self.blackbox
-        else:
-            scorer, reason = _first_supported(
-                [partial(f, model, self.schema, desired_class, engine=engine)
-                 for f in (codegen.tree_scorer, codegen.mlp_scorer)]
-            )  # fmt: skip
-            if scorer is None:
-                if engine != "auto":
-                    raise UnsupportedModelError(
-                        f"engine={engine!r} cannot compile {type(model).__name__}: {reason}"
-                    )
-                scorer, self.engine_reason = self.blackbox, reason
-            self.scorer = scorer
-            if scorer is not self.blackbox:
-                self._warm_up()
+        self.scorer: ModelScorer = self._choose_scorer(engine)
+        if self.scorer is not self.blackbox:
+            self._warm_up()
+
+    def _choose_scorer(self, engine: str) -> ModelScorer:
+        """One registry call; under "auto" an unsupported model falls back to the black box."""
+        if engine == self.blackbox.name:
+            return self.blackbox
+        try:
+            return scorer_for(self.model, self.schema, self.desired_class, engine)
+        except UnsupportedModel as exc:
+            if engine != "auto":
+                raise UnsupportedModel(
+                    f"engine={engine!r} cannot compile {type(self.model).__name__}: {exc.reason}"
+                ) from None
+            self.engine_reason = exc.reason
+            return self.blackbox
 
     def _warm_up(self) -> None:
         """Compile a compiled engine's once-per-process kernels now (fit-once object), so the
@@ -171,18 +159,18 @@ class Explainer:
     @property
     def engine(self) -> str:
         """The engine scoring now (a compiled engine may switch tier once it is measured)."""
-        return getattr(self.scorer, "name", type(self.scorer).__name__)
+        return self.scorer.name
 
     def _check_model(self, X: pd.DataFrame) -> None:
         try:
             p = self.blackbox.predict(self.data[:2])
         except Exception as exc:
-            raise UnsupportedModelError(
+            raise UnsupportedModel(
                 f"the model failed to score rows of X ({type(exc).__name__}: {exc}); was it fitted "
                 "on a DataFrame with these columns?"
             ) from exc
         if p.shape != (min(2, len(X)),) or not np.all(np.isfinite(p)):
-            raise UnsupportedModelError(
+            raise UnsupportedModel(
                 f"the model's probabilities have shape {p.shape} or are not finite; expected one "
                 "probability per row"
             )
@@ -301,9 +289,9 @@ class Explainer:
 
     def _model_proba(self, bound: Any, rows: np.ndarray) -> np.ndarray:
         """The model's own P(desired) for full rows: from an engine that is bit-identical to
-        ``predict_proba`` (trees), else from ``predict_proba`` itself - a model call costs tens of
-        milliseconds on a large forest, so this saves two per explanation where it is exact."""
-        if getattr(self.scorer, "exact", False):
+        ``predict_proba`` (trees, the black box), else from ``predict_proba`` itself - a model
+        call costs tens of milliseconds on a large forest, so this saves two per explanation."""
+        if self.scorer.exact:
             return np.asarray(bound.score_block(tuple(range(rows.shape[1])), rows), dtype=np.float64)
         return self.blackbox.predict(rows)
 
@@ -362,12 +350,10 @@ class Explainer:
         if unknown:
             raise SchemaError(f"unknown feature(s) in delta: {unknown}; features: {list(self.schema.names)}")
         idx = tuple(sorted(self.schema.index(f) for f in delta))
-        args = (self.model, self.schema, self.desired_class, x_enc, idx)
-        text, reason = _first_supported(
-            [partial(f, *args, optimized=optimized) for f in (codegen.tree_ir, codegen.mlp_ir)]
-        )
-        if text is not None:
-            return text
-        raise UnsupportedModelError(
-            f"no compiled engine for {type(self.model).__name__}: {reason}"
-        )
+        if self.scorer is self.blackbox:
+            why = self.engine_reason or "engine='blackbox' was requested"
+            raise UnsupportedModel(
+                f"no LLVM IR: this Explainer scores {type(self.model).__name__} with the black box "
+                f"({why})"
+            )
+        return self.scorer.ir(x_enc, idx, optimized)

@@ -1,4 +1,4 @@
-"""Partial evaluation of a :class:`codegen.forest.Forest` for an instance ``x`` and a Δ.
+"""Partial evaluation of a :class:`codegen.trees.fold.Forest` for an instance ``x`` and a Δ.
 
 Every split on a feature outside Δ is decided by ``x`` and pruned; a tree whose path never meets
 a Δ feature is a constant; what remains is a *residual forest* over Δ's columns only (local column
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codegen.forest import Forest, accumulate, goes_left
+from codegen.trees.fold import Forest, accumulate, goes_left
 
 __all__ = ["Residual", "bind_x", "partial_evaluate"]
 

@@ -1,45 +1,36 @@
 """LLVM IR text for a partially evaluated MLP (no llvmlite import: text only).
 
-Two kernels share one body (first layer, dense layers, output), differing in where the numbers live:
+One kernel per *model*: the folded bias of (x, Δ), a small descriptor of Δ's terms and the weights
+are passed as buffers, so the machine code is compiled once per model and reused for every
+instance and every Δ::
 
-* ``generic`` (what the scorer runs): one kernel per *model*. The folded bias of (x, Δ), a small
-  descriptor of Δ's terms and the weights are passed as buffers, so the machine code is compiled
-  once per model and reused for every instance and every Δ::
+    void @mlp_score(i64 n, ptr cols, i64 ncols, ptr terms, i64 nterms,
+                    ptr bias, ptr first, ptr dense, ptr out)
 
-      void @mlp_score(i64 n, ptr cols, i64 ncols, ptr terms, i64 nterms,
-                      ptr bias, ptr first, ptr dense, ptr out)
-
-* ``specialised`` (inspection, and the measurement behind that choice): one kernel per (x, Δ) with
-  the term loop unrolled over Δ's features and every number a named constant global
-  (``@bias_folded``, ``@w1_<feature>``, ``@table_<feature>``, ``@W2``, ``@b2``, ...)::
-
-      void @mlp_score_delta(i64 n, ptr cols, ptr out)
-
-Both process rows in tiles of ``TILE`` rows with explicit ``<8 x double>`` vectors (AVX-512 width;
-LLVM legalises to 2x256 / 4x128 elsewhere): every dense layer is a loop over blocks of 8 output
-units, an inner loop over the inputs does one vector load of the weight row segment and ``TILE``
+Rows go in tiles of ``TILE`` rows with explicit ``<8 x double>`` vectors (AVX-512 width; LLVM
+legalises to 2x256 / 4x128 elsewhere): every dense layer is a loop over blocks of 8 output units;
+an inner loop over the inputs does one vector load of the weight row segment and ``TILE``
 broadcast-``fmuladd``s into register accumulators, so each weight load feeds ``TILE`` rows. Layer
-widths are padded to multiples of 8 with zero weights (see :func:`pack_dense`). Rows past ``n`` in
-the last tile repeat row ``n-1`` (same value written twice), so there is no scalar tail loop.
+widths are padded to multiples of 8 with zero weights (:func:`pack_dense`). Rows past ``n`` in the
+last tile repeat row ``n-1`` (same value written twice), so there is no scalar tail loop.
 
-``tanh``/``logistic`` hidden activations use an inlined vector ``exp`` (Cody-Waite reduction,
-degree-13 Taylor polynomial, exponent by bit shift; error a few ulp, i.e. far below the 1e-12
-contract), because LLVM has no vector ``exp``/``tanh`` here and a scalar libm call per unit costs
-more than the matrix product. The output probability uses libm's scalar ``exp`` like sklearn.
+``tanh``/``logistic`` hidden activations use the inlined vector ``exp`` of
+``codegen/llvm/mlp_vector_math.ll`` (a few ulp, far below the 1e-12 contract). The output
+probability uses libm's scalar ``exp`` like sklearn.
 """
 
 from __future__ import annotations
 
-import re
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from codegen.mlp_reader import MLP
+from codegen.llvm.sources import ir_source
+from codegen.mlp.reader import MLP
 
-__all__ = ["LANES", "TILE", "KernelShape", "TermSpec", "emit_generic", "emit_specialised", "pack_dense", "pad"]
+__all__ = ["LANES", "TILE", "KernelShape", "emit_generic", "pack_dense", "pad"]
 
 LANES = 8  # doubles per vector
 TILE = 8  # rows per tile: 8 accumulators + 1 weight vector stay in registers
@@ -55,11 +46,6 @@ def hexd(v: float) -> str:
     """A double as LLVM's exact hex literal."""
     bits = struct.unpack("<Q", struct.pack("<d", float(v)))[0]
     return f"0x{bits:016X}"
-
-
-def ident(name: str) -> str:
-    """A feature name as an LLVM identifier fragment (readable, unique enough with an index)."""
-    return re.sub(r"[^A-Za-z0-9_.]", "_", name)
 
 
 @dataclass(frozen=True)
@@ -99,17 +85,6 @@ def pack_dense(mlp: MLP) -> np.ndarray:
         bp[: len(b)] = b
         parts += [wp.ravel(), bp]
     return np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(LANES))
-
-
-@dataclass(frozen=True)
-class TermSpec:
-    """One Δ term for the specialised kernel: column ``k`` of the block, affine or table."""
-
-    k: int
-    feature: str
-    affine: tuple[float, float, float, float, float, float] | None  # sub, div, mul, add, lo, hi
-    data: np.ndarray  # affine: (h1,) weight row; table: (n_codes, h1)
-    comment: str
 
 
 # ------------------------------------------------------------------------------------ emitter
@@ -210,43 +185,6 @@ def _cvec(v: float) -> str:
     return "<" + ", ".join([f"double {hexd(v)}"] * LANES) + ">"
 
 
-_VEXP = f"""
-; exp(x) on 8 lanes: x clamped to [-708, 709], k = rint(x/ln2), r = x - k*ln2 (Cody-Waite, two
-; parts), e^r by a degree-13 Taylor polynomial (|r| <= ln2/2: truncation < 2e-16), times 2^k built
-; in the exponent bits. A few ulp: far inside the 1e-12 contract.
-define internal {VEC} @geco_vexp({VEC} %x0) alwaysinline {{
-entry:
-  %x1 = call {VEC} @llvm.maxnum.v8f64({VEC} %x0, {VEC} {_cvec(-708.0)})
-  %x = call {VEC} @llvm.minnum.v8f64({VEC} %x1, {VEC} {_cvec(709.0)})
-  %kx = fmul {VEC} %x, {_cvec(1.4426950408889634)}
-  %k = call {VEC} @llvm.rint.v8f64({VEC} %kx)
-  %r1 = call {VEC} @llvm.fma.v8f64({VEC} %k, {VEC} {_cvec(-6.93147180369123816490e-01)}, {VEC} %x)
-  %r = call {VEC} @llvm.fma.v8f64({VEC} %k, {VEC} {_cvec(-1.90821492927058770002e-10)}, {VEC} %r1)
-"""
-
-
-def _vexp_body() -> str:
-    import math
-
-    lines = [_VEXP.rstrip("\n")]
-    coeffs = [1.0 / math.factorial(i) for i in range(14)]
-    prev = _cvec(coeffs[13])
-    for i in range(12, -1, -1):
-        name = f"%h{i}"
-        lines.append(f"  {name} = call {VEC} @llvm.fma.v8f64({VEC} {prev}, {VEC} %r, {VEC} {_cvec(coeffs[i])})")
-        prev = name
-    lines += [
-        f"  %ki = fptosi {VEC} %k to <{LANES} x i64>",
-        f"  %kb = add <{LANES} x i64> %ki, <{', '.join(['i64 1023'] * LANES)}>",
-        f"  %ks = shl <{LANES} x i64> %kb, <{', '.join(['i64 52'] * LANES)}>",
-        f"  %scale = bitcast <{LANES} x i64> %ks to {VEC}",
-        f"  %res = fmul {VEC} {prev}, %scale",
-        f"  ret {VEC} %res",
-        "}",
-    ]
-    return "\n".join(lines)
-
-
 def _activation(fn: _Fn, name: str, v: str) -> str:
     """Hidden activation on one vector (sklearn: identity, relu, tanh, logistic=expit)."""
     if name == "identity":
@@ -271,24 +209,9 @@ def _activation(fn: _Fn, name: str, v: str) -> str:
     raise ValueError(name)
 
 
-_DECLS = f"""
-declare {VEC} @llvm.fmuladd.v8f64({VEC}, {VEC}, {VEC})
-declare {VEC} @llvm.fma.v8f64({VEC}, {VEC}, {VEC})
-declare {VEC} @llvm.maxnum.v8f64({VEC}, {VEC})
-declare {VEC} @llvm.minnum.v8f64({VEC}, {VEC})
-declare {VEC} @llvm.rint.v8f64({VEC})
-declare {VEC} @llvm.fabs.v8f64({VEC})
-declare {VEC} @llvm.copysign.v8f64({VEC}, {VEC})
-declare double @llvm.exp.f64(double)
-declare double @llvm.maxnum.f64(double, double)
-declare double @llvm.minnum.f64(double, double)
-declare i64 @llvm.umin.i64(i64, i64)
-"""
-
-
 # ------------------------------------------------------------------------------------ the body
 class _Body:
-    """Emits the row-tile loop; the first-layer terms come from a callback (generic or unrolled)."""
+    """Emits the row-tile loop; the first-layer terms come from a callback."""
 
     def __init__(self, fn: _Fn, shape: KernelShape, tile: int = TILE):
         self.fn, self.shape, self.tile = fn, shape, tile
@@ -404,7 +327,7 @@ class _Body:
                     p = fn.op(f"fsub double 1.0, {p}", "p0")
             fn.emit(f"store double {p}, ptr {fn.gep(out, row)}, align 8")
 
-    # -- first-layer term bodies, shared by both kernels
+    # -- first-layer term bodies
     def affine_term(self, rows, cols, ncols, k, params, wrow, z) -> None:
         """z[t] += (((v_t - sub) / div) * mul + add) * wrow for the tile's rows."""
         fn, T = self.fn, self.tile
@@ -415,11 +338,10 @@ class _Body:
             v = fn.op(f"load double, ptr {fn.gep(cols, idx)}, align 8", "col")
             u = v
             for opcode, const in (("fsub", sub), ("fdiv", div), ("fmul", mul), ("fadd", add)):
-                if const is not None:  # None: a neutral constant the specialised kernel omits
-                    u = fn.op(f"{opcode} double {u}, {const}", "u")
-            if lo is not None:  # np.clip(u, lo, hi) = min(max(u, lo), hi)
-                u = fn.op(f"call double @llvm.maxnum.f64(double {u}, double {lo})", "u")
-                u = fn.op(f"call double @llvm.minnum.f64(double {u}, double {hi})", "u")
+                u = fn.op(f"{opcode} double {u}, {const}", "u")
+            # np.clip(u, lo, hi) = min(max(u, lo), hi); lo, hi = -inf, inf without a clip
+            u = fn.op(f"call double @llvm.maxnum.f64(double {u}, double {lo})", "u")
+            u = fn.op(f"call double @llvm.minnum.f64(double {u}, double {hi})", "u")
             svs.append(fn.splat(u))
         st, jb, _ = fn.loop("aff", "0", str(self.shape.padded[0]), LANES)
         w = fn.vload(wrow, jb)
@@ -455,14 +377,14 @@ def _header(shape: KernelShape, title: str) -> list[str]:
     ]
 
 
-def emit_generic(shape: KernelShape, tile: int = TILE, header: Sequence[str] = ()) -> str:
+def emit_generic(shape: KernelShape, tile: int = TILE) -> str:
     """The per-model kernel ``@mlp_score`` (all numbers passed as buffers)."""
     fn = _Fn()
     body = _Body(fn, shape, tile)
     fn.label("entry")
     dense_ptrs = []
     for li, (wo, bo) in enumerate(shape.dense_offsets(), start=2):
-        dense_ptrs.append((fn_named_gep(fn, f"%W{li}", "%dense", wo), fn_named_gep(fn, f"%b{li}", "%dense", bo)))
+        dense_ptrs.append((_named_gep(fn, f"%W{li}", "%dense", wo), _named_gep(fn, f"%b{li}", "%dense", bo)))
 
     def terms(b: _Body, rows, cols, ncols, z) -> None:
         f = b.fn
@@ -493,79 +415,22 @@ def emit_generic(shape: KernelShape, tile: int = TILE, header: Sequence[str] = (
         f.end_loop(st)
 
     body.run("%n", "%cols", "%ncols", "%bias", dense_ptrs, terms, "%out")
-    head = [*_header(shape, "generic kernel: one per model; x and Delta arrive as data"), *header]
+    head = _header(shape, "generic kernel: one per model; x and Delta arrive as data")
     sig = (
         "define void @mlp_score(i64 %n, ptr noalias readonly %cols, i64 %ncols, ptr noalias readonly %terms, "
         "i64 %nterms, ptr noalias readonly %bias, ptr noalias readonly %first, ptr noalias readonly %dense, "
         "ptr noalias %out) nounwind {"
     )
-    return "\n".join([*head, _DECLS, _vexp_body(), "", sig, *fn.lines, "}", ""])
+    return "\n".join([*head, _vector_math(), "", sig, *fn.lines, "}", ""])
 
 
-def fn_named_gep(fn: _Fn, name: str, base: str, offset: int) -> str:
+def _named_gep(fn: _Fn, name: str, base: str, offset: int) -> str:
     fn.emit(f"{name} = getelementptr inbounds double, ptr {base}, i64 {offset}")
     return name
 
 
-def _global(name: str, values: np.ndarray, comment: str = "") -> str:
-    flat = np.ravel(values)
-    body = ", ".join(f"double {hexd(v)}" for v in flat)
-    c = f"; {comment}\n" if comment else ""
-    return f"{c}@{name} = private unnamed_addr constant [{len(flat)} x double] [{body}], align 64"
-
-
-def emit_specialised(
-    shape: KernelShape,
-    mlp: MLP,
-    bias: np.ndarray,
-    terms: Sequence[TermSpec],
-    ncols: int,
-    tile: int = TILE,
-    header: Sequence[str] = (),
-) -> str:
-    """The per-(x, Δ) kernel ``@mlp_score_delta``: Δ's terms unrolled, numbers as named constants."""
-    h1 = shape.sizes[1]
-    h1p = pad(h1)
-    globs: list[str] = []
-    bp = np.zeros(h1p)
-    bp[:h1] = bias
-    globs.append(_global("bias_folded", bp, "layer-1 bias with every feature outside Delta folded in (x's values)"))
-    fn = _Fn()
-    body = _Body(fn, shape, tile)
-    fn.label("entry")
-    dense_ptrs = []
-    for li, (w, b) in enumerate(zip(mlp.weights[1:], mlp.biases[1:]), start=2):
-        wp = np.zeros((w.shape[0], pad(w.shape[1])))
-        wp[:, : w.shape[1]] = w
-        bb = np.zeros(pad(len(b)))
-        bb[: len(b)] = b
-        globs.append(_global(f"W{li}", wp, f"layer {li} weights {w.shape[0]} x {w.shape[1]} (padded to {wp.shape[1]})"))
-        globs.append(_global(f"b{li}", bb, f"layer {li} bias"))
-        dense_ptrs.append((f"@W{li}", f"@b{li}"))
-    for q, t in enumerate(terms):
-        gname = f"{'w1' if t.affine else 'table'}_{q}_{ident(t.feature)}"
-        if t.affine:
-            row = np.zeros(h1p)
-            row[:h1] = t.data
-            globs.append(_global(gname, row, t.comment))
-        else:
-            tab = np.zeros((t.data.shape[0], h1p))
-            tab[:, :h1] = t.data
-            globs.append(_global(gname, tab, t.comment))
-
-    def emit_terms(b: _Body, rows, cols, nc, z) -> None:
-        for q, t in enumerate(terms):
-            gname = f"@{'w1' if t.affine else 'table'}_{q}_{ident(t.feature)}"
-            b.fn.comment(f"{t.feature}: {t.comment}")
-            if t.affine:
-                sub, div, mul, add, lo, hi = t.affine
-                clip = (hexd(lo), hexd(hi)) if (lo, hi) != (-np.inf, np.inf) else (None, None)
-                ops = [None if p == neutral else hexd(p) for p, neutral in zip((sub, div, mul, add), (0, 1, 1, 0))]
-                b.affine_term(rows, cols, nc, str(t.k), ops + list(clip), gname, z)
-            else:
-                b.table_term(rows, cols, nc, str(t.k), gname, z)
-
-    body.run("%n", "%cols", str(ncols), "@bias_folded", dense_ptrs, emit_terms, "%out")
-    head = [*_header(shape, "specialised kernel: one per (x, Delta); numbers are constant globals"), *header]
-    sig = "define void @mlp_score_delta(i64 %n, ptr noalias readonly %cols, ptr noalias %out) nounwind {"
-    return "\n".join([*head, _DECLS, *globs, _vexp_body(), "", sig, *fn.lines, "}", ""])
+def _vector_math() -> str:
+    """The intrinsic declarations and ``@geco_vexp`` (``codegen/llvm/mlp_vector_math.ll``),
+    without the file's own header comment."""
+    text = ir_source("mlp_vector_math")
+    return "\n" + text[text.index("declare "):].rstrip("\n")

@@ -1,9 +1,10 @@
-"""The one module that talks to LLVM: target machine, optimisation, JIT, machine-code cache.
+"""The one module that imports llvmlite: target machine, optimisation, JIT, machine-code cache.
 
 Why one module: llvmlite's binding layer has global state (native target initialisation), owns
 objects whose lifetime matters (an execution engine must outlive every function pointer taken
 from it) and changes API between versions (0.45 dropped ``llvm.initialize()`` and the legacy
-pass manager). Keeping all of it here means the emitters only produce IR *text*.
+pass manager). Keeping all of it here means readers, partial evaluators and emitters only
+produce arrays and IR *text*.
 
 Compiled modules are cached in memory by ``sha256(IR text, opt level)``: two instances whose
 specialised models emit the same IR share one piece of machine code. The cache is an LRU bounded
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -124,11 +127,13 @@ class CompiledModule:
         return addr
 
     def function(self, name: str, restype, *argtypes):
-        """A ctypes callable (CFUNCTYPE: releases the GIL while it runs)."""
+        """A ctypes callable (CFUNCTYPE: releases the GIL while it runs). It holds this module in
+        its ``module`` attribute, so the machine code lives as long as the callable."""
         k = (name, restype, argtypes)
         fn = self._functions.get(k)
         if fn is None:
             fn = ctypes.CFUNCTYPE(restype, *argtypes)(self.address(name))
+            fn.module = self
             self._functions[k] = fn
         return fn
 
@@ -150,8 +155,6 @@ def is_cached(ir_text: str, opt_level: int = 2) -> bool:
 
 def _disk_dir() -> str | None:
     """Directory of the on-disk object cache: ``$GECO_LLVM_CACHE`` (unset or empty: no disk cache)."""
-    import os
-
     d = os.environ.get("GECO_LLVM_CACHE", "")
     return d or None
 
@@ -167,9 +170,6 @@ def compile_ir(ir_text: str, opt_level: int = 2) -> CompiledModule:
     In memory: an LRU of compiled modules. On disk (opt-in, ``GECO_LLVM_CACHE=<dir>``): the
     relocatable object MCJIT produced, keyed by :func:`disk_key`, reloaded through MCJIT's object
     cache (milliseconds instead of a compile)."""
-    import os
-    import time
-
     key = ir_key(ir_text, opt_level)
     with _lock:
         hit = _CACHE.get(key)

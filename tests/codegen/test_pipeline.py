@@ -70,9 +70,10 @@ def test_transform_matches_sklearn(adult, ct):
     got = mi.transform(schema.encode(X))
     want = _dense(pipe[:-1].transform(X))
     np.testing.assert_array_equal(got, want)
+    assert len(mi.columns) == want.shape[1] > 0
     for c in mi.columns:
         assert c.kind in ("identity", "affine", "onehot", "codemap")
-        assert c.describe(schema)
+        assert c.describe(schema).startswith(f"{c.name} = ")
 
 
 def test_affine_real_parameters(adult):
@@ -81,6 +82,7 @@ def test_affine_real_parameters(adult):
     pipe.fit(X, y)
     mi = read_model_input(pipe, schema)
     v = schema.encode(X)
+    assert len(mi.columns) == len(NUM(X)) > 0
     for c in mi.columns:
         assert c.kind == "affine" and not c.has_clip
         np.testing.assert_allclose(c.scale * v[:, c.source] + c.offset, c.apply(v[:, c.source]), atol=1e-9)
@@ -125,7 +127,7 @@ def test_unsupported_reasons(adult):
     with pytest.raises(UnsupportedModel, match="numeric column 'age'"):
         read_model_input(pipe, schema)
     other = Schema.from_dataframe(X.drop(columns=["age"]))
-    with pytest.raises(UnsupportedModel):
+    with pytest.raises(UnsupportedModel, match="different columns"):
         read_model_input(pipe, other)
 
 

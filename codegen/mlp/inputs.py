@@ -1,7 +1,7 @@
 """How the user's encoded columns enter an MLP's first layer (bare model or Pipeline).
 
-Produces the plain network (:class:`codegen.mlp_reader.MLP`) and one
-:class:`codegen.mlp_partial.FeatureInput` per user feature. For a Pipeline the column maps come
+Produces the plain network (:class:`codegen.mlp.reader.MLP`) and one
+:class:`codegen.mlp.partial.FeatureInput` per user feature. For a Pipeline the column maps come
 from :mod:`codegen.pipeline` (shared with the tree compiler) and are translated here: identity and
 affine maps become :class:`AffineTerm` (applied to the value at run time in sklearn's operation
 order), one-hot and code maps become :class:`CodeTerm` (folded into a code -> contribution table).
@@ -15,27 +15,18 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnsupportedModel
-from codegen.mlp_partial import AffineTerm, CodeTerm, FeatureInput
-from codegen.mlp_reader import MLP, MLPReadError, read_mlp
-from codegen.pipeline import ModelInput, read_model_input
-from geco.scoring import UnsupportedModelError, class_index
-from plaf_grammar.schema import Schema
+from codegen.estimator import class_index
+from codegen.mlp.partial import AffineTerm, CodeTerm, FeatureInput, FirstLayer
+from codegen.mlp.reader import MLP, read_mlp
+from codegen.pipeline import ModelInput
 
-__all__ = ["model_inputs"]
+__all__ = ["feature_inputs", "first_layer", "model_inputs"]
 
 
-def model_inputs(model: Any, schema: Schema, desired_class: Any) -> tuple[MLP, list[FeatureInput]]:
-    """(network, per-feature inputs) or ``UnsupportedModel(reason)``."""
-    mi = read_model_input(model, schema)  # bare estimators too: identity columns
-    est = mi.estimator
-    try:
-        column = class_index(est, desired_class)
-    except UnsupportedModelError as e:
-        raise UnsupportedModel(str(e)) from None
-    try:
-        mlp = read_mlp(est, column)
-    except MLPReadError as e:
-        raise UnsupportedModel(str(e)) from None
+def model_inputs(mi: ModelInput, desired_class: Any) -> tuple[MLP, list[FeatureInput]]:
+    """(network, per-feature inputs) of the pipeline read into ``mi``; raises
+    :class:`codegen.UnsupportedModel` with a reason for anything else."""
+    mlp = read_mlp(mi.estimator, class_index(mi.estimator, desired_class))
     if len(mi.columns) != mlp.n_inputs:
         raise UnsupportedModel(f"the pipeline yields {len(mi.columns)} columns, the MLP takes {mlp.n_inputs}")
     return mlp, feature_inputs(mi)
@@ -63,3 +54,8 @@ def feature_inputs(mi: ModelInput) -> list[FeatureInput]:
         elif i in affine:
             out.append(FeatureInput(i, feat.name, affine=tuple(affine[i])))
     return out
+
+
+def first_layer(mi: ModelInput, desired_class: Any) -> FirstLayer:
+    """The network with its first layer regrouped by user feature (what both engines run)."""
+    return FirstLayer(*model_inputs(mi, desired_class))

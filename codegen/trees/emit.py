@@ -1,8 +1,7 @@
-"""LLVM IR text for a residual forest (:class:`codegen.partial.Residual`).
+"""LLVM IR text for a residual forest (:class:`codegen.trees.partial.Residual`).
 
-Why text and not ``llvmlite.ir``: string emission is about 10x faster for large modules (see
-``/work/shared/notes/codegen-measurements.md``) and reads naturally in ``geco ir``. No llvmlite
-import here; :mod:`codegen.llvm_binding` compiles the text.
+Why text and not ``llvmlite.ir``: string emission is about 10x faster for large modules and reads
+naturally in ``geco ir``. No llvmlite import here; :mod:`codegen.llvm.binding` compiles the text.
 
 Shape of the module (readable on purpose, users debug with it)::
 
@@ -19,7 +18,7 @@ are sklearn's sums, bit for bit. Forests end with ``fdiv`` by the tree count and
 boosting stores the raw scores ``out[i*K + k]`` and the caller applies sklearn's own link.
 
 Splits: ``fcmp ole double %v, T`` (``ule`` when NaN goes left; ``T`` already folded to the user's
-scale and float32 rounding, see :mod:`codegen.forest`); categorical code sets of up to 64 codes are
+scale and float32 rounding, see :mod:`codegen.trees.fold`); categorical code sets of up to 64 codes are
 one shift of a 64-bit mask, larger sets a byte-table load. Categorical inputs must be valid codes.
 """
 
@@ -29,7 +28,7 @@ import struct
 
 import numpy as np
 
-from codegen.partial import Residual
+from codegen.trees.partial import Residual
 
 __all__ = ["emit_residual", "hexf"]
 

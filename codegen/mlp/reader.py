@@ -18,13 +18,11 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["ACTIVATIONS", "MLP", "MLPReadError", "read_mlp"]
+from codegen.errors import UnsupportedModel
+
+__all__ = ["ACTIVATIONS", "MLP", "read_mlp"]
 
 ACTIVATIONS = ("identity", "logistic", "tanh", "relu")
-
-
-class MLPReadError(TypeError):
-    """The object is not an MLP we can read (the caller turns this into UnsupportedModel)."""
 
 
 def _activate(name: str, a: np.ndarray) -> None:
@@ -109,28 +107,28 @@ class MLP:
 def read_mlp(model: Any, column: int) -> MLP:
     """``MLPClassifier`` -> :class:`MLP`. ``column``: the desired class's ``predict_proba`` column.
 
-    Raises :class:`MLPReadError` with a one-line reason for anything else (an MLPRegressor, an
+    Raises :class:`codegen.UnsupportedModel` with a one-line reason for anything else (an MLPRegressor, an
     unfitted model, an unknown activation, weights that are not float64)."""
     from sklearn.neural_network import MLPClassifier
 
     if not isinstance(model, MLPClassifier):
-        raise MLPReadError(f"{type(model).__name__} is not an MLPClassifier")
+        raise UnsupportedModel(f"{type(model).__name__} is not an MLPClassifier")
     if not hasattr(model, "coefs_"):
-        raise MLPReadError("MLPClassifier is not fitted")
+        raise UnsupportedModel("MLPClassifier is not fitted")
     if model.activation not in ACTIVATIONS:
-        raise MLPReadError(f"MLPClassifier activation {model.activation!r} is not supported")
+        raise UnsupportedModel(f"MLPClassifier activation {model.activation!r} is not supported")
     out = model.out_activation_
     if out not in ("logistic", "softmax"):
-        raise MLPReadError(f"MLPClassifier output activation {out!r} is not supported")
+        raise UnsupportedModel(f"MLPClassifier output activation {out!r} is not supported")
     if any(np.asarray(c).dtype != np.float64 for c in model.coefs_):
         # sklearn keeps the training dtype; a float32 network would be evaluated in float32 by
         # sklearn, which the float64 kernel cannot reproduce within 1e-12.
-        raise MLPReadError("MLPClassifier was fitted on float32 data; only float64 is supported")
+        raise UnsupportedModel("MLPClassifier was fitted on float32 data; only float64 is supported")
     weights = tuple(np.ascontiguousarray(w, dtype=np.float64) for w in model.coefs_)
     biases = tuple(np.ascontiguousarray(b, dtype=np.float64) for b in model.intercepts_)
     classes = tuple(np.asarray(model.classes_).tolist()) if hasattr(model, "classes_") else ()
     n_out = weights[-1].shape[1]
     n_cols = 2 if n_out == 1 else n_out
     if not 0 <= column < n_cols:
-        raise MLPReadError(f"desired column {column} outside the model's {n_cols} outputs")
+        raise UnsupportedModel(f"desired column {column} outside the model's {n_cols} outputs")
     return MLP(weights, biases, model.activation, out, classes, column)

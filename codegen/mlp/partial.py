@@ -21,7 +21,7 @@ row, nothing next to the ``h1``-wide row update that follows.
 Given ``x`` and Δ, every feature outside Δ is a constant, so its contribution folds into the bias:
 ``bias_Δ = b1 + Σ_{f ∉ Δ} contribution_f(x_f)``; only Δ's columns remain to be computed per row.
 :class:`DeltaPlan` holds that folded bias plus the Δ columns' terms; both engines (numpy here, the
-JIT kernel in :mod:`codegen.mlp_emit`) consume it. No llvmlite import in this layer.
+JIT kernel in :mod:`codegen.mlp.emit`) consume it. No llvmlite import in this layer.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.mlp_reader import MLP
+from codegen.mlp.reader import MLP
 
 __all__ = ["AffineTerm", "CodeTerm", "DeltaPlan", "FeatureInput", "FirstLayer"]
 

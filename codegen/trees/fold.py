@@ -30,7 +30,7 @@ import numpy as np
 
 from codegen.errors import UnsupportedModel
 from codegen.pipeline import ModelInput, read_model_input
-from codegen.tree_reader import RawEnsemble, raw_goes_left, read_trees
+from codegen.trees.reader import RawEnsemble, raw_goes_left, read_trees
 from plaf_grammar import Schema
 
 __all__ = ["Forest", "fold", "read_forest"]

@@ -1,0 +1,360 @@
+"""The MLP scorer: ``MLPClassifier`` (bare or in a Pipeline) behind one :class:`codegen.ModelScorer`.
+
+Engines:
+
+* ``"numpy"``: the folded first layer (``bias_Δ`` + Δ's weight rows / code tables), then
+  sklearn's own operations with BLAS for the dense layers (:mod:`codegen.mlp.partial`).
+* ``"jit"``: one compiled kernel per *model* (:func:`codegen.mlp.emit.emit_generic`); the folded
+  bias and Δ's term descriptor are passed as buffers, so an explanation never waits for LLVM
+  after the scorer is built.
+* ``"auto"``: numpy at once; the kernel if :func:`jit_candidate` accepts the network and it wins
+  a race on one block. Why: the kernel streams every dense weight matrix once per tile of rows,
+  so it loses to BLAS's cache blocking once a matrix leaves the L2 cache (measurements in
+  ``benchmarks/README.md``, section "bench_mlp.py").
+
+Exactness: the folded bias and the kernel sum in another order than sklearn's BLAS (and use FMA
+and a vector ``exp``), so results differ by rounding only (~1e-16 with scaled inputs, up to
+~1e-13 with unscaled inputs near 1e4); tests hold every engine to 1e-12 of ``predict_proba``.
+So ``exact`` is False: the Explainer reports ``predict_proba``'s own numbers.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from codegen.llvm import binding
+from codegen.llvm.buffers import Pinned
+from codegen.mlp.emit import LANES, KernelShape, emit_generic, pack_dense, pad
+from codegen.mlp.inputs import first_layer
+from codegen.mlp.partial import DeltaPlan, FirstLayer
+from codegen.mlp.reader import MLP
+from codegen.pipeline import ModelInput
+from codegen.protocol import ENGINES, Block
+from plaf_grammar import Schema
+
+__all__ = ["DENSE_BYTES_MAX", "DeltaArguments", "MLPKernel", "MLPScorer", "jit_candidate", "mlp_scorer"]
+
+_KIND_AFFINE, _KIND_TABLE = 0, 1
+_ARGTYPES = (
+    ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+)  # fmt: skip
+
+#: Largest dense (layer >= 2) weight matrix, padded, that the row-tile kernel handles well: it
+#: streams every dense weight matrix once per tile of 8 rows, so matrices that fall out of the
+#: L2 cache (1 MiB per core on the machine measured) make it lose to BLAS's cache-blocked dgemm.
+DENSE_BYTES_MAX = 256 * 1024
+_RACE_ROWS = 32
+#: the race also compares both engines' outputs: a kernel further off than this is not used
+_RACE_AGREEMENT = 1e-9
+
+
+@dataclass
+class _FirstLayerPacked:
+    """The first layer in the kernel's buffer layout: term blocks and where each feature's are."""
+
+    first: np.ndarray  # float64: per affine term [sub, div, mul, add, lo, hi, 0, 0, w row (h1p)]; per table (n_codes, h1p)
+    offsets: dict[int, list[tuple[int, int]]]  # feature index -> [(kind, offset)]
+
+
+def _pack_first(layer: FirstLayer) -> _FirstLayerPacked:
+    h1 = layer.width
+    h1p = pad(h1)
+    w1 = layer.mlp.weights[0]
+    chunks: list[np.ndarray] = []
+    offsets: dict[int, list[tuple[int, int]]] = {}
+    pos = 0
+    for f in layer.inputs:
+        entries = []
+        if f.is_table:
+            tab = np.zeros((f.n_codes, h1p))
+            tab[:, :h1] = layer.tables[f.index]
+            chunks.append(tab.ravel())
+            entries.append((_KIND_TABLE, pos))
+            pos += tab.size
+        else:
+            for t in f.affine:
+                blk = np.zeros(LANES + h1p)
+                blk[:6] = t.params
+                blk[LANES : LANES + h1] = w1[t.column]
+                chunks.append(blk)
+                entries.append((_KIND_AFFINE, pos))
+                pos += blk.size
+        offsets[f.index] = entries
+    first = np.ascontiguousarray(np.concatenate(chunks) if chunks else np.zeros(LANES))
+    return _FirstLayerPacked(first, offsets)
+
+
+class MLPKernel:
+    """The compiled kernel of one model and the weight buffers it reads (``weights`` owns them).
+
+    The machine code depends only on the layer sizes, activation and class column, so models of
+    one shape share it through :func:`codegen.llvm.binding.compile_ir`'s cache."""
+
+    def __init__(self, layer: FirstLayer, opt_level: int = 2):
+        self.layer = layer
+        self.shape = KernelShape.of(layer.mlp)
+        packed = _pack_first(layer)
+        self.offsets = packed.offsets
+        self.weights = Pinned(first=packed.first, dense=pack_dense(layer.mlp))
+        self.ir = emit_generic(self.shape)
+        t0 = time.perf_counter()
+        self.module = binding.compile_ir(self.ir, opt_level)
+        self.compile_seconds = time.perf_counter() - t0
+        self.fn = self.module.function("mlp_score", None, *_ARGTYPES)
+
+    def terms(self, delta: tuple[int, ...]) -> np.ndarray:
+        """Δ's term descriptor: rows (kind, column in the block, offset into ``first``)."""
+        rows = []
+        for k, j in enumerate(delta):
+            for kind, off in self.offsets.get(j, ()):
+                rows.append((kind, k, off))
+        return np.ascontiguousarray(np.array(rows, dtype=np.int64).reshape(-1, 3))
+
+
+class DeltaArguments:
+    """The kernel's constant arguments for one (x, Δ), and everything they point into.
+
+    Owns the padded folded bias and Δ's term descriptor (``buffers``) and holds the kernel, whose
+    ``weights`` the argument tuple also points into: while this object lives, every address in
+    ``args`` is valid. Keep it (not ``args``) for as long as calls may use it."""
+
+    __slots__ = ("args", "buffers", "kernel")
+
+    def __init__(self, kernel: MLPKernel, plan: DeltaPlan):
+        bias = np.zeros(pad(len(plan.bias)))
+        bias[: len(plan.bias)] = plan.bias
+        terms = kernel.terms(plan.delta)
+        self.kernel = kernel
+        self.buffers = Pinned(terms=terms, bias=bias)
+        # ndarray.ctypes.data costs ~1.5 us per access: every constant address is taken once
+        self.args = (
+            self.buffers.address("terms"), len(terms), self.buffers.address("bias"),
+            *kernel.weights.addresses("first", "dense"),
+        )  # fmt: skip
+
+
+class _Staging:
+    """Reused input/output buffers (per bound instance): copying a block into them is cheaper than
+    taking two fresh addresses per call, which dominated small blocks."""
+
+    def __init__(self, rows: int = 256, width: int = 8):
+        self.buffers = Pinned(cols=np.empty(rows * width), out=np.empty(rows))
+
+    def run(self, call: DeltaArguments, columns: np.ndarray) -> np.ndarray:
+        n = len(columns)
+        if n == 0:
+            return np.empty(0)
+        width = columns.shape[1] if columns.ndim == 2 else 0
+        buf = self.buffers
+        cols, out = buf["cols"], buf["out"]
+        if n * width > len(cols) or n > len(out):
+            rows, width_max = max(n, 2 * len(out)), max(width, 8)
+            buf = self.buffers = Pinned(cols=np.empty(rows * width_max), out=np.empty(rows))
+            cols, out = buf["cols"], buf["out"]
+        if width:
+            cols[: n * width].reshape(n, width)[...] = columns
+        call.kernel.fn(n, buf.address("cols"), width, *call.args, buf.address("out"))
+        return out[:n].copy()
+
+
+class MLPScorer:
+    """:class:`codegen.ModelScorer` for an MLP, given its first layer (:func:`first_layer`).
+
+    ``engine``:
+
+    * ``"numpy"``: the numpy engine only.
+    * ``"jit"``: compile the kernel now (synchronously) and always use it.
+    * ``"auto"``: the numpy engine at once; if :func:`jit_candidate` accepts the network, compile
+      the kernel (on a background thread if ``background``: LLVM releases the GIL), time both
+      engines on one block, and switch to the kernel only if it is faster and agrees.
+
+    ``name`` says which engine runs now (``"mlp-jit"`` / ``"mlp-numpy"``); ``decision`` why."""
+
+    #: results differ from predict_proba by rounding (module docstring)
+    exact = False
+
+    def __init__(
+        self,
+        layer: FirstLayer,
+        schema: Schema,
+        engine: str = "auto",
+        *,
+        opt_level: int = 2,
+        background: bool = True,
+    ):
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        self.schema = schema
+        self.layer = layer
+        self.mlp: MLP = layer.mlp
+        self.requested = engine
+        self.opt_level = opt_level
+        self.kernel: MLPKernel | None = None  # set (atomically) once the kernel may be used
+        self.compiled: MLPKernel | None = None
+        self.timings: dict[str, float] = {}
+        self._thread: threading.Thread | None = None
+        if engine == "numpy":
+            self.decision = "numpy engine requested"
+        elif engine == "jit":
+            self.compiled = self.kernel = MLPKernel(self.layer, opt_level)
+            self.decision = "jit engine requested"
+        else:
+            ok, why = jit_candidate(layer.mlp)
+            self.decision = why
+            if ok:
+                self.decision = "compiling in the background; numpy until then"
+                if background:
+                    self._thread = threading.Thread(target=self._compile_and_measure, daemon=True)
+                    self._thread.start()
+                else:
+                    self._compile_and_measure()
+
+    @property
+    def name(self) -> str:
+        return "mlp-jit" if self.kernel is not None else "mlp-numpy"
+
+    @property
+    def compile_seconds(self) -> float:
+        return self.compiled.compile_seconds if self.compiled else 0.0
+
+    def wait(self, timeout: float | None = None) -> MLPScorer:
+        """Block until the background compile-and-measure step (if any) has finished."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self
+
+    def _compile_and_measure(self) -> None:
+        try:
+            kernel = MLPKernel(self.layer, self.opt_level)
+        except Exception as exc:  # pragma: no cover - an LLVM failure must not break explaining
+            self.decision = f"compile failed ({exc}); numpy engine"
+            return
+        self.compiled = kernel
+        t_jit, t_np, diff = _race(self, kernel)
+        self.timings = {"jit_block_seconds": t_jit, "numpy_block_seconds": t_np, "max_abs_difference": diff}
+        if not diff <= _RACE_AGREEMENT:
+            self.decision = f"numpy: the kernel differs from numpy by {diff:.3g} on the race block"
+        elif t_jit < t_np:
+            self.kernel = kernel
+            self.decision = f"jit: {t_np / t_jit:.1f}x faster than numpy on a {_RACE_ROWS}-row block"
+        else:
+            self.decision = f"numpy: jit {t_jit / t_np:.2f}x the numpy time on a {_RACE_ROWS}-row block"
+
+    def bind(self, x: np.ndarray) -> BoundMLPScorer:
+        return BoundMLPScorer(self, np.asarray(x, dtype=np.float64))
+
+    def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
+        """The module the jit engine runs, preceded by comments naming Δ's features, their
+        scalers and the folded bias it is called with for this ``x``."""
+        x = np.asarray(x, dtype=np.float64).ravel()
+        delta = tuple(int(j) for j in delta)
+        header = _delta_header(self.layer, delta, self.layer.plan(x, delta))
+        text = self.compiled.ir if self.compiled is not None else emit_generic(KernelShape.of(self.mlp))
+        if optimized:
+            text = binding.optimize_ir(text, self.opt_level)
+        return "\n".join(header) + "\n" + text
+
+
+class BoundMLPScorer:
+    """One instance: per-Δ folded bias (and the kernel's arguments) cached on first use."""
+
+    def __init__(self, parent: MLPScorer, x: np.ndarray):
+        self.parent = parent
+        self.x = x
+        self._plans: dict[tuple[int, ...], DeltaPlan] = {}
+        self._calls: dict[tuple[int, ...], DeltaArguments] = {}
+        self._staging = _Staging()
+
+    def plan(self, delta: tuple[int, ...]) -> DeltaPlan:
+        plan = self._plans.get(delta)
+        if plan is None:
+            plan = self._plans[delta] = self.parent.layer.plan(self.x, delta)
+        return plan
+
+    def score_block(self, delta: tuple[int, ...], columns: np.ndarray) -> np.ndarray:
+        delta = tuple(delta)
+        columns = np.asarray(columns, dtype=np.float64)
+        kernel = self.parent.kernel
+        if kernel is None:
+            return self.plan(delta).score(columns.reshape(len(columns), len(delta)))
+        call = self._calls.get(delta)
+        if call is None:
+            call = self._calls[delta] = DeltaArguments(kernel, self.plan(delta))
+        return self._staging.run(call, columns)
+
+    def score_blocks(self, blocks: Sequence[Block]) -> list[np.ndarray]:
+        """Block by block: the kernel and BLAS gain nothing from one call for several Δ."""
+        return [self.score_block(delta, columns) for delta, columns in blocks]
+
+
+def jit_candidate(mlp: MLP) -> tuple[bool, str]:
+    """The static half of the auto rule: no dense weight matrix above :data:`DENSE_BYTES_MAX`."""
+    biggest = max((w.shape[0] * pad(w.shape[1]) * 8 for w in mlp.weights[1:]), default=0)
+    if biggest > DENSE_BYTES_MAX:
+        return False, (
+            f"numpy: a dense weight matrix of {biggest // 1024} KiB exceeds {DENSE_BYTES_MAX // 1024} KiB; "
+            "BLAS's cache blocking beats the row-tile kernel there"
+        )
+    return True, "jit candidate"
+
+
+def _race(scorer: MLPScorer, kernel: MLPKernel, reps: int = 7) -> tuple[float, float, float]:
+    """Best-of-``reps`` seconds of one typical block (32 rows, one changed feature) per engine,
+    and the largest difference between their results."""
+    x = np.zeros(len(scorer.schema))
+    feats = [f.index for f in scorer.layer.inputs]
+    delta = (feats[0],) if feats else ()
+    cols = np.zeros((_RACE_ROWS, len(delta)))
+    plan = scorer.layer.plan(x, delta)
+    call = DeltaArguments(kernel, plan)  # owns what the kernel reads for the whole race
+    staging = _Staging()
+    best = [np.inf, np.inf]
+    results: list[np.ndarray] = [np.empty(0), np.empty(0)]
+    for _ in range(reps):
+        for k, f in enumerate((lambda: staging.run(call, cols), lambda: plan.score(cols))):
+            t0 = time.perf_counter()
+            results[k] = f()
+            best[k] = min(best[k], time.perf_counter() - t0)
+    diff = float(np.max(np.abs(results[0] - results[1]), initial=0.0))
+    return best[0], best[1], diff
+
+
+def _delta_header(layer: FirstLayer, delta: tuple[int, ...], plan: DeltaPlan) -> list[str]:
+    schema_names = {f.index: f.name for f in layer.inputs}
+    fixed = [f.name for f in layer.inputs if f.index not in set(delta)]
+    lines = [
+        f"; Delta = ({', '.join(schema_names.get(j, f'#{j}') for j in delta)}): block columns in this order",
+        f"; folded into the layer-1 bias (x's values): {', '.join(fixed) if fixed else '(none)'}",
+        "; folded bias = [" + ", ".join(f"{v:.6g}" for v in plan.bias[:8]) + (", ..." if len(plan.bias) > 8 else "") + "]",
+    ]
+    for k, j in enumerate(delta):
+        f = layer.by_index.get(j)
+        if f is None:
+            lines.append(f"; column {k}: feature #{j} is not used by the model")
+        elif f.is_table:
+            lines.append(f"; column {k}: {f.name}: category code -> row of a {f.n_codes} x {layer.width} table")
+        else:
+            for t in f.affine:
+                lines.append(f"; column {k}: {f.name}: u = {t.describe()} -> u * W1[input {t.column}]")
+    return lines
+
+
+def mlp_scorer(
+    model_input: ModelInput, desired_class: Any, engine: str = "auto", *, background: bool = False
+) -> MLPScorer:
+    """The engine factory for MLPs (see :mod:`codegen.registry`); raises
+    :class:`codegen.UnsupportedModel` with a reason for a network it cannot read.
+
+    ``background=False`` by default: the engine choice is made before the first explanation, so
+    the same seed always gives the same explanation (the two engines differ by ~1e-16, which
+    could reorder an exact tie mid-run)."""
+    layer = first_layer(model_input, desired_class)
+    return MLPScorer(layer, model_input.schema, engine, background=background)

@@ -1,0 +1,59 @@
+"""What every scoring engine implements, compiled or not: the search and the Explainer use only this.
+
+The search never builds full rows itself. It hands a bound scorer *Δ blocks*: the sorted tuple of
+feature indices a block changes and an ``(n, len(Δ))`` float64 array of their encoded values
+(:class:`plaf_grammar.Schema` encoding: categoricals as category codes). Every other feature
+equals the instance ``x`` the scorer was bound to, which is what lets a compiled engine
+specialise per (x, Δ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["ENGINES", "Block", "InstanceScorer", "ModelScorer"]
+
+#: The compiled engine tiers: "auto" picks per model and per Δ from measured costs, "jit" always
+#: compiles, "numpy" never touches LLVM.
+ENGINES: tuple[str, ...] = ("auto", "jit", "numpy")
+
+#: A Δ block: (sorted changed feature indices, (n, len(Δ)) float64 values of those features).
+Block = tuple[tuple[int, ...], np.ndarray]
+
+
+@runtime_checkable
+class InstanceScorer(Protocol):
+    """Scores Δ blocks of candidates for one fixed instance ``x``."""
+
+    def score_block(self, delta: tuple[int, ...], columns: np.ndarray) -> np.ndarray:
+        """P(desired class) per row: ``x`` with the features ``delta`` set to ``columns``."""
+        ...
+
+    def score_blocks(self, blocks: Sequence[Block]) -> list[np.ndarray]:
+        """:meth:`score_block` for every block of a generation, in order (one call lets an
+        engine batch what the blocks share)."""
+        ...
+
+
+@runtime_checkable
+class ModelScorer(Protocol):
+    """A model prepared once (per Explainer), bound to one instance per explanation.
+
+    ``name`` says which engine scores now (it may change once, when an engine is measured).
+    ``exact``: the scores equal ``predict_proba`` bit for bit, so they may be reported as the
+    model's own numbers."""
+
+    name: str
+    exact: bool
+
+    def bind(self, x: np.ndarray) -> InstanceScorer:
+        """``x``: the encoded instance, shape (d,)."""
+        ...
+
+    def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
+        """LLVM IR of the model specialised to ``x`` with the features ``delta`` left free;
+        raises :class:`codegen.UnsupportedModel` for an engine without IR."""
+        ...

@@ -22,10 +22,7 @@ A :class:`ColumnMap` has a ``kind``:
 ``"identity"``  model value = the numeric schema value ``v``.
 ``"affine"``    model value = ``ops`` applied to ``v`` in order, each one IEEE operation exactly as
                 sklearn's transformer does it (``("sub", mean)``, ``("div", scale)``, ``("mul", s)``,
-                ``("add", b)``, ``("clip", lo, hi)``). ``scale``/``offset`` give the same map as
-                ``scale * v + offset`` in real arithmetic (not bit-exact; for folding into a linear
-                layer). ``clip`` ops are not captured by ``scale``/``offset``: check ``has_clip``.
-                Every supported op sequence is monotone non-decreasing in ``v``.
+                ``("add", b)``, ``("clip", lo, hi)``). Every supported op sequence is monotone non-decreasing in ``v``.
 ``"onehot"``    source is categorical/ordinal; model value = ``table[code]``, with ``table`` 0/1;
                 ``hot_codes`` lists the codes that give 1.0 (usually one; none if the category was
                 dropped or is unknown to the encoder).
@@ -48,7 +45,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -71,12 +68,6 @@ class ColumnMap:
     name: str  # the column's name on the model side (for IR comments and messages)
     ops: tuple[tuple, ...] = ()  # affine: exact op sequence
     table: np.ndarray | None = None  # onehot/codemap: model value per category code
-    scale: float = 1.0  # affine, real arithmetic: value ~= scale * v + offset
-    offset: float = 0.0
-
-    @property
-    def has_clip(self) -> bool:
-        return any(op[0] == "clip" for op in self.ops)
 
     @property
     def hot_codes(self) -> tuple[int, ...]:
@@ -139,20 +130,6 @@ def apply_ops(ops: Sequence[tuple], v: np.ndarray) -> np.ndarray:
     return out
 
 
-def _real_affine(ops: Sequence[tuple]) -> tuple[float, float]:
-    a, b = 1.0, 0.0
-    for op in ops:
-        if op[0] == "sub":
-            b -= op[1]
-        elif op[0] == "add":
-            b += op[1]
-        elif op[0] == "mul":
-            a, b = a * op[1], b * op[1]
-        elif op[0] == "div":
-            a, b = a / op[1], b / op[1]
-    return a, b
-
-
 @dataclass
 class ModelInput:
     """The final estimator plus a :class:`ColumnMap` for each of its input columns."""
@@ -160,7 +137,6 @@ class ModelInput:
     estimator: Any
     columns: tuple[ColumnMap, ...]
     schema: Schema
-    steps: tuple[str, ...] = field(default=())  # names of the steps read through, for messages
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         """Schema-encoded rows ``(n, d)`` -> estimator input ``(n, len(columns))`` float64."""
@@ -211,11 +187,10 @@ def _with_ops(col: _Col, schema: Schema, ops: list[tuple], name: str) -> ColumnM
         table = apply_ops(ops, col.table)
         return ColumnMap("codemap", col.source, name, table=table)
     all_ops = (*col.ops, *ops)
-    a, b = _real_affine(all_ops)
-    for op in all_ops:
+    for op in all_ops:  # keeps the map monotone non-decreasing (the tree fold relies on it)
         if op[0] in ("mul", "div") and not op[1] > 0:
             raise UnsupportedModel(f"column {name!r}: non-positive scale {op[1]!r} is not supported")
-    return ColumnMap("affine", col.source, name, ops=all_ops, scale=a, offset=b)
+    return ColumnMap("affine", col.source, name, ops=all_ops)
 
 
 def _names_out(trans: Any, n: int, default: Sequence[str]) -> list[str]:
@@ -444,19 +419,16 @@ def read_model_input(model: Any, schema: Schema) -> ModelInput:
         for i, f in enumerate(schema.features)
     ]
     in_frame = True
-    read: list[str] = []
-    for name, step in steps:
+    for _name, step in steps:
         cols = reader.transformer(step, cols, in_frame)
         in_frame = in_frame and getattr(step, "_sklearn_output_config", {}).get("transform") == "pandas"
-        read.append(name)
     pre = getattr(est, "_preprocessor", None)
     if pre is not None:  # HistGradientBoosting with categorical features: its own ColumnTransformer
         cols = reader.transformer(pre, cols, in_frame)
-        read.append(f"{type(est).__name__}._preprocessor")
     maps = tuple(_as_numeric(c, schema) for c in cols)
     n_est = getattr(est, "n_features_in_", None)
     if n_est is not None and n_est != len(maps):
         raise UnsupportedModel(
             f"read {len(maps)} columns from the pipeline but {type(est).__name__} expects {n_est}"
         )
-    return ModelInput(est, maps, schema, tuple(read))
+    return ModelInput(est, maps, schema)

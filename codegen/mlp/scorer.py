@@ -195,7 +195,6 @@ class MLPScorer:
         self.schema = schema
         self.layer = layer
         self.mlp: MLP = layer.mlp
-        self.requested = engine
         self.opt_level = opt_level
         self.kernel: MLPKernel | None = None  # set (atomically) once the kernel may be used
         self.compiled: MLPKernel | None = None

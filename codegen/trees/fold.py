@@ -23,7 +23,7 @@ forests, the final link), and :meth:`Forest.predict` is the user-space numpy ref
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -57,8 +57,6 @@ class Forest:
     init: np.ndarray  # float64 (n_outputs,)
     divisor: float | None  # forests: the tree count (p = acc / divisor)
     link: Callable[[np.ndarray], np.ndarray] | None  # boosting: raw (n, K) -> P(desired)
-    model_columns: list[str] = field(default_factory=list)  # for comments: model column per node
-    node_column: np.ndarray | None = None  # int64 model column index of every split node
 
     @property
     def n_trees(self) -> int:
@@ -255,8 +253,6 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         init=raw.init.copy() if not raw.mean else np.zeros(1),
         divisor=divisor,
         link=link,
-        model_columns=[c.name for c in mi.columns],
-        node_column=np.where(split, raw.feature, -1),
     )
 
 

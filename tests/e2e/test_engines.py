@@ -50,6 +50,7 @@ def test_compiled_engines_give_the_black_box_explanation(adult, kind):
     compiled = geco.Explainer(model, X, ds.constraints, 1, engine="auto")
     assert compiled.engine != "blackbox", compiled.engine_reason
     rows = np.flatnonzero(model.predict_proba(X.iloc[:400])[:, 1] <= 0.5)[:3]
+    assert len(rows) == 3
     for r in rows:
         a = reference.explain(X.iloc[[r]], random_state=int(r))
         b = compiled.explain(X.iloc[[r]], random_state=int(r))
@@ -77,7 +78,8 @@ def test_unsupported_model_falls_back_with_a_reason(adult):
     model = one_hot_pipeline(X, LogisticRegression(max_iter=200)).fit(X, y)
     explainer = geco.Explainer(model, X, None, 1)
     assert explainer.engine == "blackbox" and explainer.engine_reason
-    with pytest.raises(geco.UnsupportedModelError, match="cannot compile"):
+    assert "LogisticRegression has no compiled engine" in explainer.engine_reason
+    with pytest.raises(geco.UnsupportedModelError, match="engine='jit' cannot compile Pipeline"):
         geco.Explainer(model, X, None, 1, engine="jit")
 
 

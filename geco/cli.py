@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from geco.datasets import DATASETS
+
 __all__ = ["main"]
 
 
@@ -20,7 +22,7 @@ class CLIError(Exception):
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--dataset", choices=["adult", "credit", "compas"], help="a bundled data set")
+    src.add_argument("--dataset", choices=sorted(DATASETS), help="a bundled data set")
     src.add_argument("--data", type=Path, help="a CSV file with a header row")
     p.add_argument("--target", help="label column of --data (removed from the features)")
     p.add_argument("--desired-class", help="favourable label (default: the data set's, else 1)")
@@ -64,9 +66,9 @@ def _load_model(args, X, y):
 
     if args.model is None:
         t0 = time.perf_counter()
-        model = default_model(X, y)
+        model = default_model(X, y, cache=args.data is None)  # bundled data: fit once, then load
         print(
-            f"(fitted the default model: random forest, 100 trees, depth 10, one-hot encoding; "
+            f"(default model: random forest, 100 trees, depth 10, one-hot encoding; "
             f"{time.perf_counter() - t0:.1f} s)",
             file=sys.stderr,
         )
@@ -198,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_ir)
 
     p = sub.add_parser("data", help="describe a bundled data set")
-    p.add_argument("--dataset", choices=["adult", "credit", "compas"], default="adult")
+    p.add_argument("--dataset", choices=sorted(DATASETS), default="adult")
     p.set_defaults(func=cmd_data)
     return parser
 

@@ -46,7 +46,10 @@ def card(v: InstanceView, anchor: str) -> str:
     else:
         best = anyc = []
     n_cf = int(v.is_cf.sum())
-    p_after = f" → {v.probability[0]:.3f}" if len(v.probability) else ""
+    if v.found:
+        p_after = f" → {v.probability[v.best]:.3f}"
+    else:  # the best candidates the search reached, none of them a counterfactual
+        p_after = f" (best candidate {v.probability.max():.3f})" if len(v.probability) else ""
     meta = [f"{n_cf} counterfactual{'' if n_cf == 1 else 's'}"]
     if "seconds_total" in e.stats:
         meta.append(f"{float(e.stats['seconds_total']):.2f} s")
@@ -59,13 +62,22 @@ def card(v: InstanceView, anchor: str) -> str:
         f'<span class="pp">p {e.x_probability:.3f}{p_after}</span>'
         f'<span class="meta">{" · ".join(meta)}</span></h3>',
     ]
+    if v.found:
+        b = v.best
+        moves = "; ".join(
+            f"<b>{escape(f)}</b> {escape(format_value(v.x[j]))} → {escape(format_value(v.values[b, j]))}"
+            for j, f in enumerate(feats)
+            if v.changed[b, j]
+        )
+        out.append(f'<p class="best">best: {moves}</p>')
     if e.reason:
         out.append(f'<p class="reason">{escape(e.reason)}</p>')
     head = "".join(f"<th>{escape(f)}</th>" for f in feats)
-    out.append(f'<div class="tw"><table class="cf"><thead><tr><th></th>{head}'
-               "<th>p</th><th>distance</th><th>changes</th></tr></thead><tbody>")  # fmt: skip
+    # p, distance and changes first: they stay in view when a wide table scrolls
+    out.append('<div class="tw"><table class="cf"><thead><tr><th></th><th>p</th><th>distance</th>'
+               f'<th class="sep">changes</th>{head}</tr></thead><tbody>')  # fmt: skip
     xcells = "".join(f"<td>{escape(format_value(a))}</td>" for a in v.x)
-    out.append(f'<tr class="x"><th>x</th>{xcells}<td>{e.x_probability:.3f}</td><td></td><td></td></tr>')
+    out.append(f'<tr class="x"><th>x</th><td>{e.x_probability:.3f}</td><td></td><td class="sep"></td>{xcells}</tr>')
     for i in range(len(v.values)):
         cells = "".join(
             f'<td class="{"c" if c else "u"}">{escape(format_value(a))}</td>'
@@ -74,8 +86,8 @@ def card(v: InstanceView, anchor: str) -> str:
         label = f"#{i + 1}" if v.is_cf[i] else f"#{i + 1}*"
         cls = "" if v.is_cf[i] else ' class="nc" title="best candidate, not a counterfactual"'
         out.append(
-            f"<tr{cls}><th>{label}</th>{cells}<td>{v.probability[i]:.3f}</td>"
-            f"<td>{v.distance[i]:.4f}</td><td>{v.n_changed[i]}</td></tr>"
+            f"<tr{cls}><th>{label}</th><td>{v.probability[i]:.3f}</td><td>{v.distance[i]:.4f}</td>"
+            f'<td class="sep">{v.n_changed[i]}</td>{cells}</tr>'
         )
     out.append("</tbody></table></div></article>")
     return "".join(out)

@@ -169,19 +169,26 @@ class Explanation:
         if missing:
             raise ValueError(f"not an explanation: missing key(s) {missing}")
         features = list(data["x"])
-        x = pd.DataFrame([data["x"]], columns=features, index=[data.get("index", 0)])
-        cfs = pd.DataFrame([cf["values"] for cf in data["counterfactuals"]], columns=features)
-        for f, dtype in data.get("dtypes", {}).items():
-            if f not in features:
-                continue
+        dtypes = data.get("dtypes", {})
+        rows = data["counterfactuals"]
+        x_cols, cf_cols = {}, {}
+        for f in features:  # one column at a time, built with its dtype (no casts afterwards)
+            xv, cv = [data["x"][f]], [cf["values"][f] for cf in rows]
+            dtype = dtypes.get(f)
             if dtype == "category":
                 given = (categories or {}).get(f)
-                values = list(given["values"]) if given else list(pd.unique(pd.concat([x[f], cfs[f]])))
+                values = list(given["values"]) if given else list(dict.fromkeys(xv + cv))
                 dtype = pd.CategoricalDtype(values, ordered=bool(given and given.get("ordered")))
-            x[f] = x[f].astype(dtype)
-            cfs[f] = cfs[f].astype(dtype)
+                x_cols[f], cf_cols[f] = pd.Categorical(xv, dtype=dtype), pd.Categorical(cv, dtype=dtype)
+            elif dtype is not None:
+                x_cols[f], cf_cols[f] = pd.array(xv, dtype=dtype), pd.array(cv, dtype=dtype)
+            else:  # written without dtypes: as pandas infers x's value
+                xs = pd.Series(xv)
+                x_cols[f], cf_cols[f] = xs.array, pd.array(cv, dtype=xs.dtype)
         for m, dtype in _META_DTYPES.items():
-            cfs[m] = pd.Series([cf[m] for cf in data["counterfactuals"]], dtype=dtype)
+            cf_cols[m] = np.asarray([cf[m] for cf in rows], dtype=dtype)
+        x = pd.DataFrame(x_cols, index=[data.get("index", 0)])
+        cfs = pd.DataFrame(cf_cols, index=pd.RangeIndex(len(rows)))
         return cls(
             x=x,
             counterfactuals=cfs,
@@ -208,13 +215,18 @@ def write_jsonl(
     path: str | os.PathLike[str] | IO[str],
     meta: Mapping[str, Any] | None = None,
 ) -> int:
-    """Write a batch of explanations as JSON Lines; returns how many were written.
+    """Write a batch of explanations as JSON Lines (UTF-8); returns how many were written.
 
-    Line 1 is a header ``{"geco_meta": {"format": 1, "categories": {...}, **meta}}``: ``meta``
-    describes the batch once (keys the report reads: ``dataset``, ``model``, ``engine``,
-    ``plaf`` - the program text - and ``constraints_file``; any other JSON-ready keys are kept).
-    Each further line is one ``Explanation.to_dict()``. Explanations are written as the iterable
-    yields them, so a generator streams a long batch to disk. ``path`` may be an open text file."""
+    Line 1 is a header ``{"geco_meta": {"format": 1, "categories": {...}, **meta}}``:
+    ``categories`` maps each categorical feature to ``{"values": [...], "ordered": bool}`` (so
+    reading restores the dtypes exactly); ``meta`` describes the batch once (keys the report
+    reads: ``dataset``, ``model``, ``engine``, ``plaf`` - the program text - and
+    ``constraints_file``; any other JSON-ready keys are kept). Each further line is one
+    ``Explanation.to_dict()``: ``success``, ``reason``, ``desired_class``, ``x`` (feature ->
+    value), ``x_probability``, ``counterfactuals`` (best first; each with ``probability``,
+    ``distance``, ``n_changed``, ``counterfactual``, ``changes`` and ``values``), ``stats``,
+    ``index`` (x's row label) and ``dtypes``. Explanations are written as the iterable yields
+    them, so a generator streams a long batch to disk. ``path`` may be an open text file."""
     meta = dict(meta or {})
     reserved = {"format", "categories"} & set(meta)
     if reserved:

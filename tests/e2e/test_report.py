@@ -239,6 +239,11 @@ def test_jsonl_without_header_and_from_dict(compas, tmp_path):
     again = Explanation.from_dict(e.to_dict())  # no header: the categories seen in e
     assert isinstance(again.x["ChargeDegree"].dtype, pd.CategoricalDtype)
     assert again.to_dict() == e.to_dict() and str(again) == str(e)
+    old = {k: v for k, v in e.to_dict().items() if k not in ("index", "dtypes")}  # older --json output
+    legacy = Explanation.from_dict(old)
+    assert pd.api.types.is_integer_dtype(legacy.x["PriorsCount"].dtype)
+    assert legacy.counterfactuals["PriorsCount"].dtype == legacy.x["PriorsCount"].dtype
+    assert legacy.to_dict()["counterfactuals"] == old["counterfactuals"]
 
 
 def test_read_jsonl_errors(compas, tmp_path):

@@ -1,4 +1,5 @@
-"""``geco`` command line: explain a row, check a .plaf file, inspect generated IR, show data."""
+"""``geco`` command line: explain a row, check a .plaf file, inspect generated IR, show data,
+report on a batch of explanations."""
 
 from __future__ import annotations
 
@@ -164,6 +165,27 @@ def cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from geco.report import report
+    from geco.result import read_jsonl
+
+    if not args.results.is_file():
+        raise CLIError(f"{args.results}: no such file")
+    explanations, meta = read_jsonl(args.results)  # ValueError names the bad line
+    if not explanations:
+        raise CLIError(f"{args.results}: no explanations in the file")
+    out = args.output if args.output is not None else args.results.with_suffix(".html")
+    if out.resolve() == args.results.resolve():
+        raise CLIError(f"the report would overwrite its input {args.results}; give -o")
+    extra = {"title": args.title} if args.title else {}
+    try:
+        report(explanations, out, **{**meta, **extra})
+    except ImportError as exc:
+        raise CLIError(str(exc)) from exc
+    print(f"wrote {out} ({len(explanations)} instances, {out.stat().st_size / 1e3:.0f} kB)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="geco", description="Counterfactual explanations in real time (GeCo)."
@@ -198,6 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--optimized", action="store_true", help="after LLVM's optimisation passes")
     p.add_argument("--asm", action="store_true", help="host assembly instead of IR")
     p.set_defaults(func=cmd_ir)
+
+    p = sub.add_parser("report", help="write a self-contained HTML report for a batch of explanations")
+    p.add_argument("results", type=Path, help="JSON Lines file, one explanation per line "
+                   "(geco.result.write_jsonl; an optional first line {\"geco_meta\": {...}})")  # fmt: skip
+    p.add_argument("-o", "--output", type=Path, help="the HTML file (default: RESULTS with .html)")
+    p.add_argument("--title", help="the report's title")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("data", help="describe a bundled data set")
     p.add_argument("--dataset", choices=sorted(DATASETS), default="adult")

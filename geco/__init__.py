@@ -6,8 +6,9 @@
 
 from geco import datasets
 from geco.explainer import Explainer
+from geco.report import report
 from geco.result import Explanation
 from geco.scoring import ENGINES, BlackBoxScorer, UnsupportedModelError
 
-__all__ = ["ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets"]
+__all__ = ["ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets", "report"]
 __version__ = "0.1.0"

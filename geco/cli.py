@@ -1,4 +1,5 @@
-"""``geco`` command line: explain a row, check a .plaf file, inspect generated IR, show data."""
+"""``geco`` command line: explain a row, check a .plaf file, inspect generated IR, show data,
+report on a batch of explanations."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from geco.datasets import DATASETS
+
 __all__ = ["main"]
 
 
@@ -20,7 +23,7 @@ class CLIError(Exception):
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--dataset", choices=["adult", "credit", "compas"], help="a bundled data set")
+    src.add_argument("--dataset", choices=sorted(DATASETS), help="a bundled data set")
     src.add_argument("--data", type=Path, help="a CSV file with a header row")
     p.add_argument("--target", help="label column of --data (removed from the features)")
     p.add_argument("--desired-class", help="favourable label (default: the data set's, else 1)")
@@ -64,9 +67,9 @@ def _load_model(args, X, y):
 
     if args.model is None:
         t0 = time.perf_counter()
-        model = default_model(X, y)
+        model = default_model(X, y, cache=args.data is None)  # bundled data: fit once, then load
         print(
-            f"(fitted the default model: random forest, 100 trees, depth 10, one-hot encoding; "
+            f"(default model: random forest, 100 trees, depth 10, one-hot encoding; "
             f"{time.perf_counter() - t0:.1f} s)",
             file=sys.stderr,
         )
@@ -162,6 +165,27 @@ def cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from geco.report import report
+    from geco.result import read_jsonl
+
+    if not args.results.is_file():
+        raise CLIError(f"{args.results}: no such file")
+    explanations, meta = read_jsonl(args.results)  # ValueError names the bad line
+    if not explanations:
+        raise CLIError(f"{args.results}: no explanations in the file")
+    out = args.output if args.output is not None else args.results.with_suffix(".html")
+    if out.resolve() == args.results.resolve():
+        raise CLIError(f"the report would overwrite its input {args.results}; give -o")
+    extra = {"title": args.title} if args.title else {}
+    try:
+        report(explanations, out, **{**meta, **extra})
+    except ImportError as exc:
+        raise CLIError(str(exc)) from exc
+    print(f"wrote {out} ({len(explanations)} instances, {out.stat().st_size / 1e3:.0f} kB)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from geco.scoring import ENGINES
 
@@ -199,8 +223,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--asm", action="store_true", help="host assembly instead of IR")
     p.set_defaults(func=cmd_ir)
 
+    p = sub.add_parser("report", help="write a self-contained HTML report for a batch of explanations")
+    p.add_argument("results", type=Path, help="JSON Lines file, one explanation per line "
+                   "(geco.result.write_jsonl; an optional first line {\"geco_meta\": {...}})")  # fmt: skip
+    p.add_argument("-o", "--output", type=Path, help="the HTML file (default: RESULTS with .html)")
+    p.add_argument("--title", help="the report's title")
+    p.set_defaults(func=cmd_report)
+
     p = sub.add_parser("data", help="describe a bundled data set")
-    p.add_argument("--dataset", choices=["adult", "credit", "compas"], default="adult")
+    p.add_argument("--dataset", choices=sorted(DATASETS), default="adult")
     p.set_defaults(func=cmd_data)
     return parser
 

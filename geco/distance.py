@@ -81,8 +81,3 @@ class DistanceSpec:
         if w3:
             out += w3 * d.max(axis=1)
         return out
-
-    def n_changed(self, cols: Sequence[int] | np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Number of features that differ from ``x`` per row."""
-        cols = np.asarray(cols, dtype=np.intp)
-        return np.count_nonzero(values != self.x[cols], axis=1)

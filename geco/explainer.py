@@ -63,7 +63,8 @@ class Explainer:
     X : DataFrame the feasible values are drawn from (usually the training data); its dtypes
         define the schema (numbers numeric, category/object/bool categorical, ordered categorical
         ordinal). No NaN allowed.
-    constraints : a ``.plaf`` path, PLAF text, a ``plaf_grammar.Program`` or None (no rules).
+    constraints : a ``.plaf`` path, PLAF text, a ``plaf_grammar.Program`` (parsed), a
+        ``plaf_grammar.CheckedProgram`` (checked, e.g. by ``plaf_grammar.load``) or None.
     desired_class : the favourable class label.
     engine : "auto" (compiled when the model allows, else black box), "jit", "numpy" or "blackbox".
     Other knobs as in the paper: k, q, m_init, m_mut, min_generations, max_generations, threshold,
@@ -74,7 +75,7 @@ class Explainer:
         self,
         model: Any,
         X: pd.DataFrame,
-        constraints: str | Path | plaf_grammar.Program | None = None,
+        constraints: str | Path | plaf_grammar.Program | plaf_grammar.CheckedProgram | None = None,
         desired_class: Any = 1,
         *,
         engine: str = "auto",
@@ -110,10 +111,12 @@ class Explainer:
         # fail now, not at the first explanation, on bad distance weights
         DistanceSpec(np.zeros(1), np.ones(1), np.zeros(1, bool), self.config.norm_weights)
 
+        if isinstance(constraints, plaf_grammar.CheckedProgram):
+            constraints = constraints if constraints.schema == self.schema else constraints.program
         if isinstance(constraints, plaf_grammar.Program):
+            self.program = plaf_grammar.check(constraints, self.schema)
+        elif isinstance(constraints, plaf_grammar.CheckedProgram):
             self.program = constraints
-            if getattr(constraints, "schema", None) not in (None, self.schema):
-                self.program = plaf_grammar.load(str(constraints), self.schema)
         else:
             self.program = plaf_grammar.load("" if constraints is None else constraints, self.schema)
         self.groups: list[tuple[str, ...]] = list(self.program.groups)
@@ -235,13 +238,13 @@ class Explainer:
         imp_spaces = implication_spaces(spaces, ground.implications)
         required = self._required_groups(x_enc, ground)
         stats["seconds_feasible_space"] = time.perf_counter() - t0
-        empty_required = [self.groups[g] for g in np.flatnonzero(required) if len(spaces[g]) == 0]
+        empty_required = [g for g in np.flatnonzero(required) if len(spaces[g]) == 0]
         if all(len(s) == 0 for s in spaces) or empty_required:
+            broken = [str(r) for g in empty_required for r in ground.violated_rules(g)]
             why = (
                 "the constraints leave no feature group any feasible value"
                 if not empty_required
-                else f"x breaks a rule on {', '.join(map(str, empty_required))} and no value in "
-                "the data satisfies it"
+                else f"x breaks rule {', '.join(broken)} and no value in the data satisfies it"
             )
             return self._empty(x_frame, p_x, stats, t_start, why)
 

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import html
 import json
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Explanation"]
+__all__ = ["JSONL_FORMAT", "Explanation", "read_jsonl", "write_jsonl"]
 
 _META = ("probability", "distance", "n_changed", "counterfactual")
+_META_DTYPES = {"probability": "float64", "distance": "float64", "n_changed": "int64", "counterfactual": "bool"}
+JSONL_FORMAT = 1  # version of the header line ``{"geco_meta": {...}}`` written by write_jsonl
 
 
 def _plain(v: Any) -> Any:
@@ -144,7 +149,134 @@ class Explanation:
             "x_probability": self.x_probability,
             "counterfactuals": cfs,
             "stats": stats,
+            "index": _plain(self.x.index[0]),
+            "dtypes": {f: str(self.x[f].dtype) for f in self.features},
         }
 
     def to_json(self, **kw: Any) -> str:
         return json.dumps(self.to_dict(), default=str, **kw)
+
+    @classmethod
+    def from_dict(
+        cls, data: Mapping[str, Any], categories: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> Explanation:
+        """The inverse of ``to_dict``: rebuilds ``x`` (with its row index) and the
+        counterfactuals with the features' dtypes. A categorical feature takes its categories
+        from ``categories`` (``{feature: {"values": [...], "ordered": bool}}``, as in a JSONL
+        header), else the values seen in this explanation. Raises ValueError naming a missing
+        key."""
+        missing = [k for k in ("x", "counterfactuals", "success", "x_probability") if k not in data]
+        if missing:
+            raise ValueError(f"not an explanation: missing key(s) {missing}")
+        features = list(data["x"])
+        dtypes = data.get("dtypes", {})
+        rows = data["counterfactuals"]
+        x_cols, cf_cols = {}, {}
+        for f in features:  # one column at a time, built with its dtype (no casts afterwards)
+            xv, cv = [data["x"][f]], [cf["values"][f] for cf in rows]
+            dtype = dtypes.get(f)
+            if dtype == "category":
+                given = (categories or {}).get(f)
+                values = list(given["values"]) if given else list(dict.fromkeys(xv + cv))
+                dtype = pd.CategoricalDtype(values, ordered=bool(given and given.get("ordered")))
+                x_cols[f], cf_cols[f] = pd.Categorical(xv, dtype=dtype), pd.Categorical(cv, dtype=dtype)
+            elif dtype is not None:
+                x_cols[f], cf_cols[f] = pd.array(xv, dtype=dtype), pd.array(cv, dtype=dtype)
+            else:  # written without dtypes: as pandas infers x's value
+                xs = pd.Series(xv)
+                x_cols[f], cf_cols[f] = xs.array, pd.array(cv, dtype=xs.dtype)
+        for m, dtype in _META_DTYPES.items():
+            cf_cols[m] = np.asarray([cf[m] for cf in rows], dtype=dtype)
+        x = pd.DataFrame(x_cols, index=[data.get("index", 0)])
+        cfs = pd.DataFrame(cf_cols, index=pd.RangeIndex(len(rows)))
+        return cls(
+            x=x,
+            counterfactuals=cfs,
+            success=bool(data["success"]),
+            reason=str(data.get("reason", "")),
+            desired_class=data.get("desired_class"),
+            x_probability=float(data["x_probability"]),
+            stats=dict(data.get("stats", {})),
+        )
+
+
+def _categories(explanation: Explanation) -> dict[str, dict[str, Any]]:
+    """The categorical features' full category lists, for a JSONL header."""
+    out = {}
+    for f in explanation.features:
+        dtype = explanation.x[f].dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            out[f] = {"values": [_plain(v) for v in dtype.categories], "ordered": bool(dtype.ordered)}
+    return out
+
+
+def write_jsonl(
+    explanations: Iterable[Explanation],
+    path: str | os.PathLike[str] | IO[str],
+    meta: Mapping[str, Any] | None = None,
+) -> int:
+    """Write a batch of explanations as JSON Lines (UTF-8); returns how many were written.
+
+    Line 1 is a header ``{"geco_meta": {"format": 1, "categories": {...}, **meta}}``:
+    ``categories`` maps each categorical feature to ``{"values": [...], "ordered": bool}`` (so
+    reading restores the dtypes exactly); ``meta`` describes the batch once (keys the report
+    reads: ``dataset``, ``model``, ``engine``, ``plaf`` - the program text - and
+    ``constraints_file``; any other JSON-ready keys are kept). Each further line is one
+    ``Explanation.to_dict()``: ``success``, ``reason``, ``desired_class``, ``x`` (feature ->
+    value), ``x_probability``, ``counterfactuals`` (best first; each with ``probability``,
+    ``distance``, ``n_changed``, ``counterfactual``, ``changes`` and ``values``), ``stats``,
+    ``index`` (x's row label) and ``dtypes``. Explanations are written as the iterable yields
+    them, so a generator streams a long batch to disk. ``path`` may be an open text file."""
+    meta = dict(meta or {})
+    reserved = {"format", "categories"} & set(meta)
+    if reserved:
+        raise ValueError(f"meta keys {sorted(reserved)} are reserved for the JSONL header")
+    it = iter(explanations)
+    first = next(it, None)
+    header = {"format": JSONL_FORMAT, "categories": _categories(first) if first else {}, **meta}
+    own = not hasattr(path, "write")
+    fh = open(path, "w", encoding="utf-8") if own else path  # noqa: SIM115 - closed below
+    n = 0
+    try:
+        fh.write(json.dumps({"geco_meta": header}, default=str) + "\n")
+        for e in (first, *it) if first is not None else ():
+            fh.write(e.to_json() + "\n")
+            n += 1
+    finally:
+        if own:
+            fh.close()
+    return n
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> tuple[list[Explanation], dict[str, Any]]:
+    """Read a file written by ``write_jsonl`` (or any file of ``to_json`` lines, header
+    optional): the explanations and the header's metadata (``{}`` without a header). Blank lines
+    are skipped. Raises FileNotFoundError, or ValueError naming the line that is not an
+    explanation."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    explanations: list[Explanation] = []
+    meta: dict[str, Any] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}, line {lineno}: not JSON ({exc.msg})") from None
+            if not isinstance(data, dict):
+                raise ValueError(f"{path}, line {lineno}: expected a JSON object, got {type(data).__name__}")
+            if "geco_meta" in data:
+                if explanations or meta:
+                    raise ValueError(f"{path}, line {lineno}: the geco_meta header must be the first line")
+                meta = dict(data["geco_meta"])
+                continue
+            try:
+                explanations.append(Explanation.from_dict(data, meta.get("categories")))
+            except KeyError as exc:
+                raise ValueError(f"{path}, line {lineno}: not an explanation (missing key {exc})") from None
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{path}, line {lineno}: {exc}") from None
+    return explanations, meta

@@ -50,14 +50,13 @@ class PLAFError(ValueError):
         return self
 
     def source_line(self) -> str | None:
-        """The text of the offending line, or None if unknown."""
+        """The text of the offending line, or None if unknown (lines end at '\\n' only, as
+        the parser counts them)."""
         if self.source is None or self.line is None:
             return None
-        lines = self.source.splitlines()
+        lines = self.source.split("\n")
         if 1 <= self.line <= len(lines):
-            return lines[self.line - 1]
-        if self.line == len(lines) + 1:
-            return ""
+            return lines[self.line - 1].removesuffix("\r")
         return None
 
     def __str__(self) -> str:
@@ -69,12 +68,13 @@ class PLAFError(ValueError):
         out = f"{where}: {self.message}"
         text = self.source_line()
         if text is not None and self.column is not None:
-            text = text.replace("\t", " ")
             col = max(1, self.column)
-            width = 1
+            end = col + 1
             if self.end_column is not None and self.end_column > col:
-                width = min(self.end_column, len(text) + 1) - col
-            out += f"\n    {text}\n    {' ' * (col - 1)}^{'~' * max(0, width - 1)}"
+                end = min(self.end_column, len(text) + 1)
+            text, col, end = _window(text, col, end)
+            text = "".join(c if c.isprintable() else " " for c in text)  # keeps the caret aligned
+            out += f"\n    {text}\n    {' ' * (col - 1)}^{'~' * max(0, end - col - 1)}"
         return out
 
     def __reduce__(self):  # keep the attributes when pickled (multiprocessing)
@@ -82,6 +82,22 @@ class PLAFError(ValueError):
             type(self),
             (self.message, self.line, self.column, self.filename, self.source, self.end_column),
         )
+
+
+_WIDTH = 100  # longest source excerpt shown under a message
+
+
+def _window(text: str, col: int, end: int) -> tuple[str, int, int]:
+    """At most _WIDTH characters of a long line around columns [col, end), with '...' marks;
+    returns the excerpt and the columns moved into it."""
+    if len(text) <= _WIDTH:
+        return text, col, end
+    start = max(0, min(col - 1 - _WIDTH // 2, len(text) - _WIDTH))
+    stop = start + _WIDTH
+    head = "..." if start > 0 else ""
+    tail = "..." if stop < len(text) else ""
+    shift = len(head) - start
+    return head + text[start:stop] + tail, col + shift, min(end, stop + 1) + shift
 
 
 class PLAFSyntaxError(PLAFError):

@@ -5,179 +5,146 @@ folding the constants leaves expressions over ``cf`` only, which compile to vect
 predicates (``predicates.py``) and print readably ("cf.age >= 43"). The result says where each
 piece acts: a filter per group (applied once to that group's feasible values), implications in
 the cascade's order, and candidate-level rules for the rest.
+
+Grounding reads ``x`` in the schema's encoding: a numeric ``x.f`` becomes a number, a
+categorical one a :class:`Category` node that carries its code (and its label, for printing).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from plaf_grammar.analysis import Analysis
 from plaf_grammar.ast import (
     Abs,
     BinOp,
     Bool,
     BoolOp,
+    Category,
     Compare,
     Expr,
     InSet,
     Neg,
     Not,
     Num,
-    Program,
     Ref,
+    SourceRule,
     Str,
     cf_features,
 )
-from plaf_grammar.check import Analysis
-from plaf_grammar.predicates import AllOf, CandidateRule, Columns, Predicate, as_columns
-from plaf_grammar.schema import Feature, Schema, SchemaError
+from plaf_grammar.predicates import (
+    AllOf,
+    Columns,
+    Predicate,
+    categorical_feature,
+    constant_code,
+)
+from plaf_grammar.schema import Schema
+from plaf_grammar.visitor import Visitor
 
-__all__ = ["GroundImplication", "GroundProgram", "encode_instance", "ground", "substitute"]
+__all__ = ["GroundImplication", "GroundProgram", "ground"]
 
-
-def encode_instance(schema: Schema, x: Any) -> np.ndarray:
-    """``x`` as a 1-D float64 vector in the schema's encoding.
-
-    Accepts a pandas Series or 1-row DataFrame (user values), a dict name -> user value, or a
-    1-D numpy array that is already encoded. Bad input raises ``SchemaError`` naming the column.
-    """
-    if isinstance(x, np.ndarray):
-        arr = np.asarray(x, dtype=np.float64)
-        if arr.ndim == 2 and arr.shape[0] == 1:
-            arr = arr[0]
-        if arr.shape != (len(schema),):
-            raise SchemaError(f"x: expected an encoded vector of {len(schema)} values, got shape {x.shape}")
-        if np.isnan(arr).any():
-            j = int(np.argmax(np.isnan(arr)))
-            raise SchemaError(f"x: column {schema.names[j]!r} is NaN")
-        return arr.copy()
-    if isinstance(x, Mapping) and not isinstance(x, pd.Series):
-        x = pd.Series(dict(x), dtype=object)
-    if isinstance(x, pd.Series):
-        extra = [c for c in x.index if c not in schema]
-        if extra:
-            raise SchemaError(f"x: unexpected column(s) {extra}")
-        out = np.empty(len(schema), dtype=np.float64)
-        for j, n in enumerate(schema.names):
-            if n not in x.index:
-                raise SchemaError(f"x: missing column {n!r}")
-            v = x[n]
-            if v is None or (isinstance(v, float) and math.isnan(v)):
-                raise SchemaError(f"x: column {n!r} has a missing value (NaN)")
-            out[j] = schema.encode_value(n, v)
-        return out
-    if isinstance(x, pd.DataFrame):
-        if len(x) != 1:
-            raise SchemaError(f"x: expected one row, got {len(x)}")
-        return schema.encode(x, what="x")[0]
-    raise TypeError(f"x must be a Series, a 1-row DataFrame, a dict or an encoded array, got {type(x).__name__}")
-
-
-def _literal(f: Feature, value: Any, like: Expr) -> Expr:
-    """The literal node for a user value of feature ``f``."""
-    if f.categories is None:
-        v = float(value)
-        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-            return Num(int(value), pos=like.pos)
-        return Num(v, pos=like.pos)
-    if isinstance(value, bool):
-        return Bool(value, pos=like.pos)
-    if isinstance(value, str):
-        return Str(value, pos=like.pos)
-    return Num(value.item() if isinstance(value, np.generic) else value, pos=like.pos)
+_CONSTANT = (Num, Str, Bool, Category)
+_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+_CMP = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
 
 
 def _arith(op: str, a: float, b: float, ints: bool) -> int | float:
     with np.errstate(all="ignore"):
-        r = float({"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[op](
-            np.float64(a), np.float64(b)
-        ))
+        r = float(_ARITH[op](np.float64(a), np.float64(b)))
     if ints and op != "/" and math.isfinite(r) and r.is_integer() and abs(r) < 2**53:
         return int(r)
     return r
 
 
-def _is_lit(e: Expr) -> bool:
-    return isinstance(e, (Num, Str, Bool))
+class _Substitute(Visitor[Expr]):
+    """Replace ``x.f`` by ``x``'s value and fold what became constant.
 
-
-def _cat_feature(e: Expr, schema: Schema) -> Feature | None:
-    if isinstance(e, Ref) and schema[e.name].categories is not None:
-        return schema[e.name]
-    return None
-
-
-def substitute(e: Expr, x: Mapping[str, Any], schema: Schema) -> Expr:
-    """Replace ``x.f`` by ``x``'s user value and fold what became constant.
-
-    Folding uses the same float64 arithmetic and category order as the vectorised predicates, so
+    Folding uses the same float64 arithmetic and category codes as the vectorised predicates, so
     a folded constant means what the unfolded expression would have computed."""
-    if isinstance(e, Ref):
-        return _literal(schema[e.name], x[e.name], e) if e.kind == "x" else e
-    if isinstance(e, (Num, Str, Bool)):
+
+    def __init__(self, schema: Schema, x: np.ndarray) -> None:
+        self.schema = schema
+        self.x = x
+
+    def value(self, e: Expr, feature: str | None) -> float:
+        """A constant as the predicates would see it: a number, or a code of ``feature``."""
+        if feature is not None:
+            return float(constant_code(e, feature, self.schema))
+        return float(e.value)  # type: ignore[attr-defined]
+
+    def Ref(self, e: Ref) -> Expr:
+        if e.kind != "x":
+            return e
+        j = self.schema.index(e.name)
+        f = self.schema.features[j]
+        if f.categories is None:
+            return Num(self.schema.decode_value(e.name, self.x[j]), pos=e.pos)
+        code = int(self.x[j])
+        label = f.categories[code]
+        if isinstance(label, np.generic):
+            label = label.item()
+        return Category(e.name, code, label, pos=e.pos)
+
+    def Num(self, e: Expr) -> Expr:
         return e
-    if isinstance(e, Neg):
-        o = substitute(e.operand, x, schema)
-        if isinstance(o, Num):
-            return Num(-o.value, pos=e.pos)
-        return Neg(o, pos=e.pos)
-    if isinstance(e, Abs):
-        o = substitute(e.operand, x, schema)
+
+    Str = Bool = Category = Num
+
+    def Neg(self, e: Neg) -> Expr:
+        o = self.visit(e.operand)
+        return Num(-o.value, pos=e.pos) if isinstance(o, Num) else Neg(o, pos=e.pos)
+
+    def Abs(self, e: Abs) -> Expr:
+        o = self.visit(e.operand)
         return Num(abs(o.value), pos=e.pos) if isinstance(o, Num) else Abs(o, pos=e.pos)
-    if isinstance(e, BinOp):
-        a, b = substitute(e.left, x, schema), substitute(e.right, x, schema)
+
+    def BinOp(self, e: BinOp) -> Expr:
+        a, b = self.visit(e.left), self.visit(e.right)
         if isinstance(a, Num) and isinstance(b, Num):
             ints = isinstance(a.value, int) and isinstance(b.value, int)
             return Num(_arith(e.op, a.value, b.value, ints), pos=e.pos)
         return BinOp(e.op, a, b, pos=e.pos)
-    if isinstance(e, Compare):
-        a, b = substitute(e.left, x, schema), substitute(e.right, x, schema)
-        if _is_lit(a) and _is_lit(b):
-            feat = _cat_feature(e.left, schema) or _cat_feature(e.right, schema)
-            return Bool(_compare_const(e.op, a, b, feat), pos=e.pos)
+
+    def Compare(self, e: Compare) -> Expr:
+        a, b = self.visit(e.left), self.visit(e.right)
+        if isinstance(a, _CONSTANT) and isinstance(b, _CONSTANT):
+            feat = categorical_feature(e.left, self.schema) or categorical_feature(e.right, self.schema)
+            return Bool(_CMP[e.op](self.value(a, feat), self.value(b, feat)), pos=e.pos)
         return Compare(e.op, a, b, pos=e.pos)
-    if isinstance(e, InSet):
-        o = substitute(e.operand, x, schema)
-        if _is_lit(o):
-            if _cat_feature(e.operand, schema) is not None:
-                hit = any(type(i) is type(o) and i.value == o.value for i in e.items)
-            else:
-                hit = any(float(i.value) == float(o.value) for i in e.items)
+
+    def InSet(self, e: InSet) -> Expr:
+        o = self.visit(e.operand)
+        if isinstance(o, _CONSTANT):
+            feat = categorical_feature(e.operand, self.schema)
+            v = self.value(o, feat)
+            hit = any(self.value(i, feat) == v for i in e.items)
             return Bool(hit != e.negated, pos=e.pos)
         return InSet(o, e.items, e.negated, pos=e.pos)
-    if isinstance(e, Not):
-        o = substitute(e.operand, x, schema)
+
+    def Not(self, e: Not) -> Expr:
+        o = self.visit(e.operand)
         return Bool(not o.value, pos=e.pos) if isinstance(o, Bool) else Not(o, pos=e.pos)
-    if isinstance(e, BoolOp):
-        a, b = substitute(e.left, x, schema), substitute(e.right, x, schema)
+
+    def BoolOp(self, e: BoolOp) -> Expr:
+        a, b = self.visit(e.left), self.visit(e.right)
         absorbing = e.op == "or"  # true absorbs 'or', false absorbs 'and'
         for c, other in ((a, b), (b, a)):
             if isinstance(c, Bool):
                 return Bool(absorbing, pos=e.pos) if c.value == absorbing else other
         return BoolOp(e.op, a, b, pos=e.pos)
-    raise TypeError(f"not a PLAF expression: {e!r}")  # pragma: no cover
-
-
-def _compare_const(op: str, a: Expr, b: Expr, feat: Feature | None) -> bool:
-    if feat is not None:
-        from plaf_grammar.check import category_code
-
-        va, vb = float(category_code(feat, a)), float(category_code(feat, b))  # type: ignore[arg-type]
-    else:
-        va, vb = float(a.value), float(b.value)  # type: ignore[attr-defined]
-    return {
-        "==": va == vb,
-        "!=": va != vb,
-        "<": va < vb,
-        "<=": va <= vb,
-        ">": va > vb,
-        ">=": va >= vb,
-    }[op]
 
 
 @dataclass
@@ -187,59 +154,69 @@ class GroundImplication:
     ``condition(columns)``: the condition holds, per candidate (``columns`` holds every feature
     the condition reads). ``consequence(columns)``: the consequence holds, over the consequence
     group's columns (use it to filter that group's feasible values). ``group``: the consequence
-    group index; ``condition_groups``: the groups the grounded condition reads."""
+    group index; ``rule``: the implication as written."""
 
     condition: Predicate
     consequence: Predicate
     group: int
-    condition_groups: frozenset[int]
-    source: str
-
-    def violated(self, columns: Columns) -> np.ndarray:
-        """Candidates where the condition holds and the consequence fails."""
-        cols = as_columns(self.condition.schema, columns)
-        return self.condition(cols) & ~self.consequence(cols)
+    rule: SourceRule
 
     def __str__(self) -> str:
         return f"if {self.condition.expr} then {self.consequence.expr}"
+
+
+def _unique(rules: Iterable[SourceRule]) -> list[SourceRule]:
+    return list(dict.fromkeys(rules))
 
 
 class GroundProgram:
     """A program grounded on one instance: per-group filters, ordered implications and
     candidate-level rules, all as vectorised predicates over encoded columns.
 
-    ``x`` is the encoded instance, ``x_values`` its user values (name -> value)."""
+    ``x`` is the encoded instance. ``group_filters[g]`` is group g's combined filter (None if
+    the group is free) and ``group_rules[g]`` the source statements behind it."""
 
     def __init__(
         self,
-        program: Program,
+        schema: Schema,
+        groups: list[tuple[str, ...]],
         x: np.ndarray,
-        group_filters: list[Predicate | None],
+        group_parts: list[list[Predicate]],
         implications: list[GroundImplication],
-        cross_rules: list[CandidateRule],
+        cross_rules: list[Predicate],
     ) -> None:
-        self.program = program
-        self.schema: Schema = program.schema  # type: ignore[assignment]
-        self.groups: list[tuple[str, ...]] = program.groups
+        self.schema = schema
+        self.groups = groups
         self.x = x
-        self.x_values = {n: self.schema.decode_value(n, x[j]) for j, n in enumerate(self.schema.names)}
-        self.group_filters = group_filters
+        self._group_parts = group_parts
+        self.group_filters: list[Predicate | None] = [
+            None if not ps else ps[0] if len(ps) == 1 else AllOf(ps) for ps in group_parts
+        ]
+        self.group_rules: list[list[SourceRule]] = [
+            _unique(r for p in ps for r in p.rules) for ps in group_parts
+        ]
         self.implications = implications
         self.cross_rules = cross_rules
+
+    def violated_rules(self, group: int, x: np.ndarray | None = None) -> list[SourceRule]:
+        """The source rules of group ``group``'s filter that the encoded instance ``x`` (default:
+        the one grounded on) breaks."""
+        x = self.x if x is None else x
+        cols = {n: np.asarray(x[self.schema.index(n)], dtype=np.float64)[None] for n in self.groups[group]}
+        return _unique(r for p in self._group_parts[group] if not p(cols)[0] for r in p.rules)
 
     def check(self, columns: Columns) -> np.ndarray:
         """Whether each candidate satisfies the whole program (every group filter, every
         implication as ``not condition or consequence``, every candidate-level rule)."""
-        cols = as_columns(self.schema, columns)
-        n = len(next(iter(cols.values()))) if cols else 0
+        n = len(next(iter(columns.values()))) if columns else 0
         ok = np.ones(n, dtype=bool)
         for f in self.group_filters:
             if f is not None:
-                ok &= f(cols)
+                ok &= f(columns)
         for imp in self.implications:
-            ok &= ~imp.condition(cols) | imp.consequence(cols)
+            ok &= ~imp.condition(columns) | imp.consequence(columns)
         for r in self.cross_rules:
-            ok &= r(cols)
+            ok &= r(columns)
         return ok
 
     def __str__(self) -> str:
@@ -253,18 +230,17 @@ class GroundProgram:
         return "\n".join(lines)
 
 
-def ground(program: Program, x: Any) -> GroundProgram:
-    """Ground a checked ``program`` on the instance ``x`` (Series, 1-row DataFrame, dict of user
-    values, or an encoded 1-D float64 array)."""
-    analysis: Analysis = program._checked()
+def ground(analysis: Analysis, x: Any) -> GroundProgram:
+    """Ground a checked program (its :class:`Analysis`) on the instance ``x``: a Series, 1-row
+    DataFrame or dict of user values, or an encoded 1-D float64 array."""
     schema = analysis.schema
-    xe = encode_instance(schema, x)
-    xv = {n: schema.decode_value(n, xe[j]) for j, n in enumerate(schema.names)}
+    xe = schema.encode_instance(x)
+    sub = _Substitute(schema, xe)
     gidx = analysis.group_index
     per_group: list[list[Predicate]] = [[] for _ in analysis.groups]
-    cross: list[CandidateRule] = []
+    cross: list[Predicate] = []
 
-    def place(expr: Expr, source: str, static_groups: frozenset[int]) -> None:
+    def place(expr: Expr, rule: SourceRule, static_groups: frozenset[int]) -> None:
         """File a grounded rule under its group, or as a candidate-level rule."""
         if isinstance(expr, Bool) and expr.value:
             return
@@ -272,35 +248,30 @@ def ground(program: Program, x: Any) -> GroundProgram:
         # a constant-false rule stays with its static group(s) and empties it.
         groups = frozenset(gidx[f] for f in cf_features(expr)) or static_groups
         if len(groups) == 1:
-            per_group[next(iter(groups))].append(Predicate(expr, schema, source))
+            per_group[next(iter(groups))].append(Predicate(expr, schema, rule))
         else:
-            cross.append(CandidateRule(expr, schema, source, groups))
+            cross.append(Predicate(expr, schema, rule))
 
     for info in analysis.rules:
-        place(substitute(info.expr, xv, schema), program.source_of(info.statement), info.groups)
+        place(sub.visit(info.expr), info.source, info.groups)
 
     implications: list[GroundImplication] = []
-    for info in analysis.implications:
-        source = program.source_of(info.statement)
-        cond = substitute(info.statement.condition, xv, schema)
-        conseq = substitute(info.statement.consequence, xv, schema)
+    for imp in analysis.implications:
+        cond = sub.visit(imp.statement.condition)
+        conseq = sub.visit(imp.statement.consequence)
         if isinstance(cond, Bool):
             if cond.value:  # condition true for this x: the consequence is a plain rule
-                place(conseq, source, frozenset([info.group]))
+                place(conseq, imp.source, frozenset([imp.group]))
             continue
         if isinstance(conseq, Bool) and conseq.value:
             continue
         implications.append(
             GroundImplication(
-                condition=Predicate(cond, schema, source),
-                consequence=Predicate(conseq, schema, source),
-                group=info.group,
-                condition_groups=frozenset(gidx[f] for f in cf_features(cond)),
-                source=source,
+                condition=Predicate(cond, schema, imp.source),
+                consequence=Predicate(conseq, schema, imp.source),
+                group=imp.group,
+                rule=imp.source,
             )
         )
 
-    filters: list[Predicate | None] = [
-        None if not ps else ps[0] if len(ps) == 1 else AllOf(ps, schema) for ps in per_group
-    ]
-    return GroundProgram(program, xe, filters, implications, cross)
+    return GroundProgram(schema, list(analysis.groups), xe, per_group, implications, cross)

@@ -1,8 +1,10 @@
-"""PLAF text -> AST (syntax only), with syntax errors a person can act on.
+"""PLAF text -> syntax tree, with syntax errors a person can act on.
 
 Why a Lark LALR parser: it is fast and gives exact line/column positions. Lark's error objects list
 the terminals it expected; :func:`_syntax_error` translates them into readable names ("an
 expression", "end of statement") and adds hints for common slips (``=``, ``&&``, a bare name).
+Hostile input ends in a :class:`PLAFError` too: bytes that are not UTF-8, a number too large for a
+float, an expression nested deeper than :data:`MAX_DEPTH` (every later pass recurses over it).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -29,7 +31,6 @@ from plaf_grammar.ast import (
     BoolOp,
     Compare,
     Decreasing,
-    Expr,
     Fixed,
     Group,
     Implication,
@@ -45,8 +46,16 @@ from plaf_grammar.ast import (
     Str,
 )
 from plaf_grammar.errors import PLAFError, PLAFSyntaxError, PLAFValueError
+from plaf_grammar.source import decode
 
-__all__ = ["parse"]
+__all__ = ["MAX_DEPTH", "parse"]
+
+#: Deepest expression accepted (levels of operators): the checker, the grounding, the printer
+#: and the evaluators recurse over the tree, and Python's stack is finite.
+MAX_DEPTH = 100
+
+#: An integer literal with more significant digits than this exceeds the largest float.
+_MAX_INT_DIGITS = len(str(int(1.7976931348623157e308)))
 
 _OPEN = {"LPAR", "LBRACE"}
 _CLOSE = {"RPAR", "RBRACE"}
@@ -87,16 +96,27 @@ def _unquote(tok: Token) -> str:
     return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S)
 
 
+def _short(text: str, n: int = 40) -> str:
+    return text if len(text) <= n else f"{text[: n - 12]}...{text[-6:]} ({len(text)} characters)"
+
+
+def _out_of_range(tok: Token) -> PLAFValueError:
+    return PLAFValueError(
+        f"number {_short(str(tok), 24)} is out of range (largest: 1.7976931348623157e308)",
+        tok.line, tok.column, end_column=tok.end_column if tok.end_line == tok.line else None,
+    )  # fmt: skip
+
+
 def _number(tok: Token) -> int | float:
     s = str(tok)
     if s.isdigit():
-        v: int | float = int(s)
-        if v > 1.7976931348623157e308:
-            raise PLAFValueError(f"number {s} is out of range", tok.line, tok.column, end_column=tok.end_column)
-        return v
+        digits = s.lstrip("0") or "0"  # int() refuses very long strings, even of zeros
+        if len(digits) > _MAX_INT_DIGITS or int(digits) > 1.7976931348623157e308:
+            raise _out_of_range(tok)
+        return int(digits)
     v = float(s)
     if v == float("inf"):
-        raise PLAFValueError(f"number {s} is out of range", tok.line, tok.column, end_column=tok.end_column)
+        raise _out_of_range(tok)
     return v
 
 
@@ -274,12 +294,12 @@ def _describe_token(tok: Token) -> str:
     if t == "_NL":
         return "end of line"
     if t == "NAME":
-        return f"name '{tok}'"
+        return f"name '{_short(tok)}'"
     if t == "NUMBER":
-        return f"number {tok}"
+        return f"number {_short(tok)}"
     if t == "STRING":
-        return f"string {tok}"
-    return f"'{tok}'"
+        return f"string {_short(tok)}"
+    return f"'{_short(tok)}'"
 
 
 def _end_pos(text: str) -> tuple[int, int]:
@@ -319,9 +339,9 @@ def _syntax_error(e: UnexpectedInput, text: str, filename: str | None) -> PLAFSy
         msg = f"unexpected {_describe_token(tok)}; expected {_describe_expected(expected)}"
         after = text[tok.end_pos : tok.end_pos + 1] if tok.end_pos is not None else ""
         if tok.type == "NAME" and "REF_KIND" in expected and after == ".":
-            msg += f" (a feature is written cf.NAME or x.NAME, not {tok}.NAME)"
+            msg += f" (a feature is written cf.NAME or x.NAME, not {_short(tok)}.NAME)"
         elif tok.type == "NAME" and "REF_KIND" in expected:
-            msg += f" (features are written cf.{tok} or x.{tok})"
+            msg += f" (features are written cf.{_short(tok)} or x.{_short(tok)})"
         elif tok.type == "COMP_OP" and "AND" in expected:
             msg += " (comparisons cannot be chained; combine them with 'and')"
         elif tok.type == "_NL" and "RPAR" in expected:
@@ -339,31 +359,45 @@ def _syntax_error(e: UnexpectedInput, text: str, filename: str | None) -> PLAFSy
     return PLAFSyntaxError(str(e), line, col, filename, text)  # pragma: no cover
 
 
-def parse(text: str, filename: str | None = None) -> Program:
-    """Parse PLAF ``text`` into a :class:`Program` (syntax only; see ``load`` for the checks).
+def _check_depth(tree: Tree, text: str, filename: str | None) -> None:
+    """Reject a parse tree deeper than MAX_DEPTH (iteratively: the tree may be very deep)."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH + 1:  # + 1: the level of the statement itself
+            meta = node.meta
+            line = getattr(meta, "line", None)
+            col = getattr(meta, "column", None)
+            raise PLAFSyntaxError(
+                f"expression nested too deeply (more than {MAX_DEPTH} levels of operators); "
+                "split it into several rules",
+                line, col, filename, text,
+            )  # fmt: skip
+        stack.extend((c, depth + 1) for c in reversed(node.children) if isinstance(c, Tree))
+
+
+def parse(text: str | bytes, filename: str | None = None) -> Program:
+    """Parse PLAF ``text`` (a str, or UTF-8 bytes) into a :class:`Program` (syntax only; see
+    ``check`` and ``load`` for the checks against data).
 
     Raises :class:`PLAFSyntaxError` (a :class:`PLAFError`) with the position and what was
-    expected."""
+    expected, :class:`PLAFValueError` for a number out of range."""
+    if isinstance(text, (bytes, bytearray)):
+        text = decode(bytes(text), filename)
     if not isinstance(text, str):
-        raise TypeError(f"PLAF text must be a str, got {type(text).__name__}")
+        raise TypeError(f"PLAF text must be a str or bytes, got {type(text).__name__}")
     try:
-        stmts = _TO_AST.transform(_PARSER.parse(text))
+        tree = _PARSER.parse(text)
+        _check_depth(tree, text, filename)
+        stmts = _TO_AST.transform(tree)
     except UnexpectedInput as e:
         raise _syntax_error(e, text, filename) from None
     except VisitError as e:  # an error raised by a transformer callback
         if isinstance(e.orig_exc, PLAFError):
             raise e.orig_exc.with_context(filename, text) from None
-        raise  # pragma: no cover
+        raise  # pragma: no cover - a bug in a callback
     except PLAFError as e:
         raise e.with_context(filename, text) from None
-    except RecursionError:  # pragma: no cover - only for absurdly nested input
+    except RecursionError:  # pragma: no cover - MAX_DEPTH keeps the tree shallow
         raise PLAFSyntaxError("expression nested too deeply", 1, 1, filename, text) from None
     return Program(tuple(stmts), filename=filename, text=text)
-
-
-def expression(text: str) -> Expr:
-    """Parse one expression (a helper for tests and interactive use)."""
-    prog = parse(text)
-    if len(prog.statements) != 1 or not isinstance(prog.statements[0], Rule):
-        raise PLAFSyntaxError("expected exactly one expression", 1, 1, None, text)
-    return prog.statements[0].expr

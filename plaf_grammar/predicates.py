@@ -1,86 +1,56 @@
 """Vectorised evaluation of grounded PLAF expressions on numpy columns of candidates.
 
 Why compile to closures over whole arrays: the search evaluates constraints on thousands of
-candidates per generation; one numpy operation per AST node (not one Python call per row) keeps
-that cost negligible. Inputs are columns in the schema's *encoded* form (float64; categoricals
-as category codes), or a pandas DataFrame in user form, which is encoded here first.
+candidates per generation; one numpy operation per tree node (not one Python call per row) keeps
+that cost negligible. Columns are in the schema's encoding (float64; categoricals as category
+codes); a literal facing a categorical feature becomes its code through the Schema.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from plaf_grammar.ast import (
-    Abs,
-    BinOp,
     Bool,
     BoolOp,
-    Compare,
+    Category,
     Expr,
-    InSet,
-    Neg,
-    Not,
     Num,
     Ref,
+    SourceRule,
     Str,
     cf_features,
 )
-from plaf_grammar.check import category_code
-from plaf_grammar.schema import Schema, SchemaError
+from plaf_grammar.schema import Schema
+from plaf_grammar.visitor import Visitor
 
-__all__ = ["AllOf", "CandidateRule", "Columns", "Predicate", "compile_expr", "encode_columns"]
+__all__ = ["AllOf", "Columns", "Predicate", "categorical_feature", "constant_code"]
 
-#: name -> float64 array (encoded), or a DataFrame in user form.
-Columns = Union[Mapping[str, np.ndarray], pd.DataFrame]  # noqa: UP007
-_Fn = Callable[[Mapping[str, np.ndarray]], Any]
-
-
-def encode_columns(schema: Schema, df: pd.DataFrame) -> dict[str, np.ndarray]:
-    """Encode the schema features present in a user-form DataFrame (others are ignored).
-
-    Unlike ``Schema.encode`` this accepts a subset of the columns, as a group's feasible values
-    are."""
-    out: dict[str, np.ndarray] = {}
-    for name in df.columns:
-        if name not in schema:
-            continue
-        f = schema[name]
-        s = df[name]
-        if f.categories is None:
-            try:
-                out[name] = s.to_numpy(dtype=np.float64)
-            except (TypeError, ValueError):
-                raise SchemaError(f"column {name!r} must be numeric, got dtype {s.dtype}") from None
-            continue
-        if isinstance(s.dtype, pd.CategoricalDtype) and tuple(s.dtype.categories.tolist()) == f.categories:
-            codes = s.cat.codes.to_numpy()
-        else:
-            codes = pd.Categorical(s, categories=list(f.categories)).codes
-        bad = codes < 0
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise SchemaError(
-                f"column {name!r} has unknown category {s.iloc[i]!r} at row {df.index[i]!r} "
-                f"(valid: {', '.join(repr(c) for c in f.categories[:8])})"
-            )
-        out[name] = codes.astype(np.float64)
-    return out
+#: name -> float64 array of encoded values, one entry per candidate.
+Columns = Mapping[str, np.ndarray]
+_Fn = Callable[[Columns], Any]
 
 
-def as_columns(schema: Schema, columns: Columns) -> Mapping[str, np.ndarray]:
-    """Columns in encoded form: a DataFrame is encoded, a mapping is used as it is."""
-    if isinstance(columns, pd.DataFrame):
-        return encode_columns(schema, columns)
-    if isinstance(columns, Mapping):
-        return columns
-    raise TypeError(f"columns must be a mapping name -> array or a DataFrame, got {type(columns).__name__}")
+def categorical_feature(e: Expr, schema: Schema) -> str | None:
+    """The categorical feature ``e`` stands for (a reference to one, or one of its values)."""
+    if isinstance(e, Category):
+        return e.feature
+    if isinstance(e, Ref) and e.name in schema and schema[e.name].categories is not None:
+        return e.name
+    return None
 
 
-def _length(cols: Mapping[str, np.ndarray], features: Iterable[str]) -> int:
+def constant_code(e: Expr, feature: str, schema: Schema) -> int:
+    """The code of a constant (a literal or a grounded category) of categorical ``feature``."""
+    if isinstance(e, Category):
+        return e.code
+    return schema.category_code(feature, e.value)  # type: ignore[attr-defined]
+
+
+def _length(cols: Columns, features: Iterable[str]) -> int:
     for name in features:
         if name in cols:
             return len(cols[name])
@@ -90,7 +60,7 @@ def _length(cols: Mapping[str, np.ndarray], features: Iterable[str]) -> int:
 
 
 def _column(name: str) -> _Fn:
-    def col(cols: Mapping[str, np.ndarray]) -> np.ndarray:
+    def col(cols: Columns) -> np.ndarray:
         try:
             return np.asarray(cols[name], dtype=np.float64)
         except KeyError:
@@ -99,7 +69,7 @@ def _column(name: str) -> _Fn:
     return col
 
 
-def _const(value: float) -> _Fn:
+def _const(value: Any) -> _Fn:
     return lambda cols: value
 
 
@@ -114,65 +84,73 @@ _CMP = {
 }
 
 
-def compile_expr(e: Expr, schema: Schema) -> _Fn:
-    """Compile a grounded expression (only ``cf`` refs, literals) to a function of columns that
+class _Compiler(Visitor[_Fn]):
+    """A grounded expression (only ``cf`` refs and constants) -> a function of columns that
     returns an array (or a scalar for a constant)."""
-    if isinstance(e, Num):
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+
+    def Num(self, e: Num) -> _Fn:
         return _const(float(e.value))
-    if isinstance(e, Bool):
-        v = bool(e.value)
-        return lambda cols: v
-    if isinstance(e, Ref):
+
+    def Bool(self, e: Bool) -> _Fn:
+        return _const(bool(e.value))
+
+    def Category(self, e: Category) -> _Fn:
+        return _const(float(e.code))
+
+    def Str(self, e: Str) -> _Fn:
+        raise ValueError(f"string {e} outside a comparison with a categorical feature")
+
+    def Ref(self, e: Ref) -> _Fn:
         if e.kind != "cf":
             raise ValueError(f"expression is not grounded: {e}")
         return _column(e.name)
-    if isinstance(e, Neg):
-        f = compile_expr(e.operand, schema)
+
+    def Neg(self, e: Any) -> _Fn:
+        f = self.visit(e.operand)
         return lambda cols: np.negative(f(cols))
-    if isinstance(e, Abs):
-        f = compile_expr(e.operand, schema)
+
+    def Abs(self, e: Any) -> _Fn:
+        f = self.visit(e.operand)
         return lambda cols: np.abs(f(cols))
-    if isinstance(e, BinOp):
-        lf, rf, op = compile_expr(e.left, schema), compile_expr(e.right, schema), _ARITH[e.op]
+
+    def BinOp(self, e: Any) -> _Fn:
+        lf, rf, op = self.visit(e.left), self.visit(e.right), _ARITH[e.op]
         return lambda cols: op(lf(cols), rf(cols))
-    if isinstance(e, Compare):
-        lf, rf = _operand(e.left, e.right, schema), _operand(e.right, e.left, schema)
-        cmp = _CMP[e.op]
+
+    def Compare(self, e: Any) -> _Fn:
+        lf, rf, cmp = self.operand(e.left, e.right), self.operand(e.right, e.left), _CMP[e.op]
         return lambda cols: cmp(lf(cols), rf(cols))
-    if isinstance(e, InSet):
-        f = compile_expr(e.operand, schema)
-        feat = _categorical(e.operand, schema)
+
+    def InSet(self, e: Any) -> _Fn:
+        f = self.visit(e.operand)
+        feat = categorical_feature(e.operand, self.schema)
         if feat is not None:
-            values = np.array([category_code(feat, i) for i in e.items], dtype=np.float64)
+            codes = [constant_code(i, feat, self.schema) for i in e.items]
+            values = np.array(codes, dtype=np.float64)
         else:
             values = np.array([float(i.value) for i in e.items], dtype=np.float64)
         if e.negated:
             return lambda cols: ~np.isin(f(cols), values)
         return lambda cols: np.isin(f(cols), values)
-    if isinstance(e, Not):
-        f = compile_expr(e.operand, schema)
+
+    def Not(self, e: Any) -> _Fn:
+        f = self.visit(e.operand)
         return lambda cols: np.logical_not(f(cols))
-    if isinstance(e, BoolOp):
-        lf, rf = compile_expr(e.left, schema), compile_expr(e.right, schema)
+
+    def BoolOp(self, e: Any) -> _Fn:
+        lf, rf = self.visit(e.left), self.visit(e.right)
         op = np.logical_and if e.op == "and" else np.logical_or
         return lambda cols: op(lf(cols), rf(cols))
-    if isinstance(e, Str):
-        raise ValueError(f"string {e} outside a comparison with a categorical feature")
-    raise TypeError(f"not a PLAF expression: {e!r}")  # pragma: no cover
 
-
-def _categorical(e: Expr, schema: Schema):
-    if isinstance(e, Ref) and e.name in schema and schema[e.name].categories is not None:
-        return schema[e.name]
-    return None
-
-
-def _operand(e: Expr, other: Expr, schema: Schema) -> _Fn:
-    """A comparison operand; a literal facing a categorical feature becomes its code."""
-    feat = _categorical(other, schema)
-    if feat is not None and isinstance(e, (Str, Bool, Num)):
-        return _const(float(category_code(feat, e)))
-    return compile_expr(e, schema)
+    def operand(self, e: Expr, other: Expr) -> _Fn:
+        """A comparison operand; a literal facing a categorical feature becomes its code."""
+        feat = categorical_feature(other, self.schema)
+        if feat is not None and isinstance(e, (Str, Bool, Num)):
+            return _const(float(constant_code(e, feat, self.schema)))
+        return self.visit(e)
 
 
 class Predicate:
@@ -180,20 +158,18 @@ class Predicate:
 
     ``predicate(columns)`` returns a bool array, one entry per row; ``columns`` holds (at least)
     every feature in :attr:`features`. ``expr`` is the grounded expression (for printing),
-    ``source`` the statement text it came from (for messages)."""
+    ``rules`` the source statements it came from (for messages)."""
 
-    def __init__(self, expr: Expr, schema: Schema, source: str) -> None:
+    def __init__(self, expr: Expr, schema: Schema, rule: SourceRule) -> None:
         self.expr = expr
-        self.schema = schema
-        self.source = source
+        self.rules: tuple[SourceRule, ...] = (rule,)
         self.features: tuple[str, ...] = cf_features(expr)
-        self._fn = compile_expr(expr, schema)
+        self._fn = _Compiler(schema).visit(expr)
 
     def __call__(self, columns: Columns) -> np.ndarray:
-        cols = as_columns(self.schema, columns)
-        n = _length(cols, self.features)
+        n = _length(columns, self.features)
         with np.errstate(all="ignore"):
-            out = self._fn(cols)
+            out = self._fn(columns)
         out = np.asarray(out, dtype=bool)
         if out.shape != (n,):
             out = np.broadcast_to(out, (n,)).copy()
@@ -209,30 +185,19 @@ class Predicate:
 class AllOf(Predicate):
     """The conjunction of several predicates (a group's combined filter)."""
 
-    def __init__(self, parts: list[Predicate], schema: Schema) -> None:
+    def __init__(self, parts: list[Predicate]) -> None:
         self.parts = list(parts)
-        self.schema = schema
         self.expr = parts[0].expr
         for p in parts[1:]:
             self.expr = BoolOp("and", self.expr, p.expr)
-        self.source = "; ".join(p.source for p in parts)
+        self.rules = tuple(dict.fromkeys(r for p in parts for r in p.rules))
         self.features = tuple(dict.fromkeys(f for p in parts for f in p.features))
 
     def __call__(self, columns: Columns) -> np.ndarray:
-        cols = as_columns(self.schema, columns)
-        out = self.parts[0](cols)
+        out = self.parts[0](columns)
         for p in self.parts[1:]:
-            out &= p(cols)
+            out &= p(columns)
         return out
 
     def __str__(self) -> str:
         return " and ".join(f"({p.expr})" if isinstance(p.expr, BoolOp) else str(p.expr) for p in self.parts)
-
-
-class CandidateRule(Predicate):
-    """A rule whose ``cf`` features span several groups: applied to whole candidates (slower
-    than a group filter, which is applied once to a group's sample space)."""
-
-    def __init__(self, expr: Expr, schema: Schema, source: str, groups: frozenset[int]) -> None:
-        super().__init__(expr, schema, source)
-        self.groups = groups

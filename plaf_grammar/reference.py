@@ -2,8 +2,8 @@
 
 Why a second evaluator: the vectorised path (grounding, folding, category codes, numpy) is where
 bugs hide. This one is deliberately naive and independent of it: it walks the original AST with
-plain Python values (strings for categories), one candidate at a time. Tests compare the two, and
-the search uses it to check every counterfactual it returns.
+plain Python values (strings for categories), one candidate at a time, and shares no code with
+grounding or the predicates beyond the tree and the visitor base. Tests compare the two.
 """
 
 from __future__ import annotations
@@ -15,28 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from plaf_grammar.ast import (
-    Abs,
-    BinOp,
-    Bool,
-    BoolOp,
-    Compare,
-    Decreasing,
-    Expr,
-    Fixed,
-    Group,
-    Implication,
-    Increasing,
-    InSet,
-    Neg,
-    Not,
-    Num,
-    Program,
-    Ref,
-    Rule,
-    Str,
-)
-from plaf_grammar.schema import Feature, Schema
+from plaf_grammar.ast import Compare, Expr, Program, Ref
+from plaf_grammar.check import CheckedProgram
+from plaf_grammar.schema import Schema
+from plaf_grammar.visitor import Visitor
 
 __all__ = ["holds"]
 
@@ -65,57 +47,80 @@ def _divide(a: float, b: float) -> float:
     return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
-class _Eval:
+class _Evaluator(Visitor[Any]):
+    """``visit(node)``: an expression's plain Python value, or whether a statement holds."""
+
     def __init__(self, schema: Schema, x: dict[str, Any], cf: dict[str, Any]) -> None:
         self.schema = schema
         self.env = {"x": x, "cf": cf}
 
-    def feature_of(self, e: Expr) -> Feature | None:
+    def categorical(self, e: Expr) -> Any:
         if isinstance(e, Ref) and self.schema[e.name].categories is not None:
             return self.schema[e.name]
         return None
 
-    def value(self, e: Expr) -> Any:
-        if isinstance(e, (Num, Str, Bool)):
-            return e.value
-        if isinstance(e, Ref):
-            v = self.env[e.kind][e.name]
-            return float(v) if self.schema[e.name].categories is None else v
-        if isinstance(e, Neg):
-            return -float(self.value(e.operand))
-        if isinstance(e, Abs):
-            return abs(float(self.value(e.operand)))
-        if isinstance(e, BinOp):
-            a, b = float(self.value(e.left)), float(self.value(e.right))
-            if e.op == "+":
-                return a + b
-            if e.op == "-":
-                return a - b
-            if e.op == "*":
-                return a * b
-            return _divide(a, b)
-        if isinstance(e, Compare):
-            return self.compare(e)
-        if isinstance(e, InSet):
-            v = self.value(e.operand)
-            if self.feature_of(e.operand) is not None:
-                found = any(v == i.value and type(v) is type(i.value) for i in e.items)
-                if not found and not isinstance(v, (str, bool)):
-                    found = any(v == i.value for i in e.items if not isinstance(i.value, (str, bool)))
-            else:
-                found = any(float(v) == float(i.value) for i in e.items)
-            return found != e.negated
-        if isinstance(e, Not):
-            return not self.value(e.operand)
-        if isinstance(e, BoolOp):
-            if e.op == "and":
-                return bool(self.value(e.left)) and bool(self.value(e.right))
-            return bool(self.value(e.left)) or bool(self.value(e.right))
-        raise TypeError(f"not a PLAF expression: {e!r}")
+    # --- statements
+    def Group(self, s: Any) -> bool:
+        return True
 
-    def compare(self, e: Compare) -> bool:
-        a, b = self.value(e.left), self.value(e.right)
-        f = self.feature_of(e.left) or self.feature_of(e.right)
+    def names(self, s: Any) -> bool:
+        return all(self.Compare(Compare(s.op, Ref("cf", n), Ref("x", n))) for n in s.names)
+
+    Fixed = Increasing = Decreasing = names
+
+    def Rule(self, s: Any) -> bool:
+        return bool(self.visit(s.expr))
+
+    def Implication(self, s: Any) -> bool:
+        return not self.visit(s.condition) or bool(self.visit(s.consequence))
+
+    # --- expressions
+    def Num(self, e: Any) -> Any:
+        return e.value
+
+    Str = Bool = Num
+
+    def Ref(self, e: Any) -> Any:
+        v = self.env[e.kind][e.name]
+        return float(v) if self.schema[e.name].categories is None else v
+
+    def Neg(self, e: Any) -> float:
+        return -float(self.visit(e.operand))
+
+    def Abs(self, e: Any) -> float:
+        return abs(float(self.visit(e.operand)))
+
+    def BinOp(self, e: Any) -> float:
+        a, b = float(self.visit(e.left)), float(self.visit(e.right))
+        if e.op == "+":
+            return a + b
+        if e.op == "-":
+            return a - b
+        if e.op == "*":
+            return a * b
+        return _divide(a, b)
+
+    def InSet(self, e: Any) -> bool:
+        v = self.visit(e.operand)
+        if self.categorical(e.operand) is not None:
+            found = any(v == i.value and type(v) is type(i.value) for i in e.items)
+            if not found and not isinstance(v, (str, bool)):
+                found = any(v == i.value for i in e.items if not isinstance(i.value, (str, bool)))
+        else:
+            found = any(float(v) == float(i.value) for i in e.items)
+        return found != e.negated
+
+    def Not(self, e: Any) -> bool:
+        return not self.visit(e.operand)
+
+    def BoolOp(self, e: Any) -> bool:
+        if e.op == "and":
+            return bool(self.visit(e.left)) and bool(self.visit(e.right))
+        return bool(self.visit(e.left)) or bool(self.visit(e.right))
+
+    def Compare(self, e: Any) -> bool:
+        a, b = self.visit(e.left), self.visit(e.right)
+        f = self.categorical(e.left) or self.categorical(e.right)
         if f is not None:
             if e.op == "==":
                 return a == b
@@ -135,28 +140,14 @@ class _Eval:
         }[e.op]
 
 
-def holds(program: Program, x: Any, cf: Any) -> bool:
+def holds(program: CheckedProgram, x: Any, cf: Any) -> bool:
     """True iff the counterfactual ``cf`` satisfies every statement of ``program`` for the
     instance ``x``. Both are dicts, Series or 1-row DataFrames of user values (category labels,
-    not codes). ``program`` must come from :func:`plaf_grammar.load` (it needs the schema)."""
-    if program.schema is None:
-        raise ValueError("holds() needs a checked program (plaf_grammar.load), for its schema")
-    ev = _Eval(program.schema, _row(x), _row(cf))
-    for stmt in program.statements:
-        if isinstance(stmt, Group):
-            continue
-        if isinstance(stmt, (Fixed, Increasing, Decreasing)):
-            op = "==" if isinstance(stmt, Fixed) else ">=" if isinstance(stmt, Increasing) else "<="
-            for n in stmt.names:
-                if not ev.compare(Compare(op, Ref("cf", n), Ref("x", n))):
-                    return False
-        elif isinstance(stmt, Rule):
-            if not ev.value(stmt.expr):
-                return False
-        elif (
-            isinstance(stmt, Implication)
-            and ev.value(stmt.condition)
-            and not ev.value(stmt.consequence)
-        ):
-            return False
-    return True
+    not codes). ``program`` must be checked (:func:`plaf_grammar.load` or ``check``): the
+    evaluator needs its schema."""
+    if isinstance(program, Program):
+        raise ValueError("holds() needs a checked program (plaf_grammar.load or check), for its schema")
+    if not isinstance(program, CheckedProgram):
+        raise TypeError(f"expected a plaf_grammar.CheckedProgram, got {type(program).__name__}")
+    ev = _Evaluator(program.schema, _row(x), _row(cf))
+    return all(ev.visit(s) for s in program.program.statements)

@@ -8,12 +8,18 @@ string categories. One object owns the translation both ways, so every layer agr
 * a categorical or ordinal feature is stored as the integer *code* of its value in
   ``Feature.categories`` (for an ordinal feature the code order is the value order).
 
-``Schema.encode`` validates a DataFrame (missing / extra columns, NaN, unknown categories,
-non-numeric values in numeric columns) and raises :class:`SchemaError` naming the column and row.
+``Schema.encode`` validates a DataFrame (missing, extra or duplicate columns, NaN, inf, unknown
+categories, non-numeric values in numeric columns, values the column's dtype cannot hold) and
+raises :class:`SchemaError` naming the column and row; ``encode_instance`` does the same for one
+instance in any of the forms the API accepts. ``category_code`` is the one place a category
+becomes its code.
 """
 
 from __future__ import annotations
 
+import functools
+import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -47,6 +53,55 @@ class Feature:
         return self.kind in ("numeric", "ordinal")
 
 
+@functools.cache
+def _bounds(dtype: str) -> tuple[float, float, bool] | None:
+    """(low, high, integer) of the values a numeric dtype holds, None when float64 holds them
+    all. For integers ``high`` is exclusive (a power of two, exact as a float)."""
+    try:
+        dt = np.dtype(dtype.lower())  # "Int64" (nullable) holds what "int64" holds
+    except TypeError:
+        return None
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return float(info.min), float(int(info.max) + 1), True
+    if dt.kind == "f" and dt.itemsize < 8:
+        top = float(np.finfo(dt).max)
+        return -top, top, False
+    return None
+
+
+def _unfit(f: Feature, values: np.ndarray) -> np.ndarray:
+    """Which (finite) values the feature's dtype cannot hold."""
+    b = _bounds(f.dtype)
+    if b is None:
+        return np.zeros(values.shape, dtype=bool)
+    low, high, integer = b
+    if integer:
+        r = np.rint(values)
+        return (r < low) | (r >= high)
+    return (values < low) | (values > high)
+
+
+def _plain(v: Any) -> Any:
+    """A numpy scalar as the Python value it holds (messages show 11, not np.int64(11))."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _value_error(what: str, f: Feature, v: Any, row: Any = None) -> SchemaError:
+    """The SchemaError for a non-finite value or one the column's dtype cannot hold."""
+    v, row = _plain(v), _plain(row)
+    at = "" if row is None else f" at row {row!r}"
+    if isinstance(v, float) and not math.isfinite(v):
+        return SchemaError(f"{what}: column {f.name!r} has a non-finite value ({v}){at}")
+    shown = repr(v) if len(repr(v)) <= 40 else f"{repr(v)[:24]}... ({len(repr(v))} characters)"
+    return SchemaError(f"{what}: column {f.name!r} (dtype {f.dtype}) cannot hold the value {shown}{at}")
+
+
+def _duplicates(names: Iterable[Any]) -> list[Any]:
+    """The names that occur more than once, in order of first appearance."""
+    return [n for n, k in Counter(names).items() if k > 1]
+
+
 def _feature_from_series(name: str, s: pd.Series) -> Feature:
     dt = s.dtype
     if isinstance(dt, pd.CategoricalDtype):
@@ -57,12 +112,39 @@ def _feature_from_series(name: str, s: pd.Series) -> Feature:
     if pd.api.types.is_numeric_dtype(dt):
         return Feature(name, "numeric", None, str(dt))
     # object / string columns: categories in sorted order
-    values = pd.unique(s.dropna())
+    try:
+        values = pd.unique(s.dropna())
+    except TypeError as e:  # unhashable values (lists, dicts)
+        raise SchemaError(f"column {name!r} holds values that cannot be categories ({e})") from None
     try:
         cats = tuple(sorted(values.tolist()))
     except TypeError:
         cats = tuple(sorted(values.tolist(), key=str))
     return Feature(name, "categorical", cats, "object")
+
+
+def _kind(value: Any) -> str:
+    """What a category literal is: a bool, a string or a number (``True == 1`` in Python)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, str):
+        return "str"
+    return "number"
+
+
+def _is_code(value: float, n: int) -> bool:
+    """Whether ``value`` is one of the codes 0..n-1."""
+    return math.isfinite(value) and value == int(value) and 0 <= value < n
+
+
+def _as_float(v: Any) -> float:
+    """float(v); an int beyond any float is +-inf, anything else not a number NaN."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+    except (TypeError, ValueError):
+        return math.nan
 
 
 class Schema:
@@ -71,8 +153,9 @@ class Schema:
     def __init__(self, features: Iterable[Feature]):
         self.features: tuple[Feature, ...] = tuple(features)
         self.names: tuple[str, ...] = tuple(f.name for f in self.features)
-        if len(set(self.names)) != len(self.names):
-            raise SchemaError("duplicate column names in schema")
+        dup = _duplicates(self.names)
+        if dup:
+            raise SchemaError(f"duplicate column name(s) in schema: {dup}")
         self._index = {n: i for i, n in enumerate(self.names)}
         self._codes: dict[str, dict[Any, int]] = {
             f.name: {c: i for i, c in enumerate(f.categories)}
@@ -89,6 +172,9 @@ class Schema:
         an ordered CategoricalDtype -> ordinal. ``overrides`` maps a column to a kind or Feature."""
         if not isinstance(df, pd.DataFrame):
             raise SchemaError(f"expected a pandas DataFrame, got {type(df).__name__}")
+        dup = _duplicates(df.columns)
+        if dup:
+            raise SchemaError(f"duplicate column name(s): {dup}")
         feats = []
         for name in df.columns:
             if not isinstance(name, str):
@@ -136,20 +222,38 @@ class Schema:
         parts = ", ".join(f"{f.name}:{f.kind}" for f in self.features)
         return f"Schema({parts})"
 
-    @property
-    def categories(self) -> dict[str, tuple[Any, ...]]:
-        """Categories of every categorical/ordinal feature (code -> label by position)."""
-        return {f.name: f.categories for f in self.features if f.categories is not None}
-
     # ------------------------------------------------------------------ values
-    def encode_value(self, name: str, value: Any) -> float:
+    def category_code(self, name: str, value: Any) -> int:
+        """The code of ``value`` among the categories of feature ``name``: a category equal to it
+        and of the same kind (a string, a bool or a number: ``True`` is not the category ``1``).
+        Raises SchemaError if there is none."""
+        cats = self[name].categories or ()
+        kind = _kind(value)
+        try:
+            code = self._codes[name].get(value)
+        except TypeError:  # unhashable
+            code = None
+        if code is not None and _kind(cats[code]) == kind:
+            return code
+        for i, c in enumerate(cats):  # a same-kind category hidden by one equal to it (1 / True)
+            if _kind(c) == kind and c == value:
+                return i
+        raise SchemaError(f"column {name!r}: {value!r} is not one of its categories")
+
+    def encode_value(self, name: str, value: Any, *, what: str = "value") -> float:
         """One user value -> its internal float (category code for categoricals)."""
         f = self[name]
         if f.categories is None:
             try:
                 v = float(value)
             except (TypeError, ValueError):
-                raise SchemaError(f"column {name!r}: {value!r} is not a number") from None
+                raise SchemaError(f"{what}: column {name!r}: {value!r} is not a number") from None
+            except OverflowError:  # an int beyond any float
+                raise _value_error(what, f, value) from None
+            if v != v:
+                raise SchemaError(f"{what}: column {name!r} has a missing value (NaN)")
+            if not math.isfinite(v) or _unfit(f, np.float64(v)):
+                raise _value_error(what, f, v)
             return v
         try:
             return float(self._codes[name][value])
@@ -157,17 +261,79 @@ class Schema:
             valid = ", ".join(repr(c) for c in f.categories[:8])
             more = ", ..." if len(f.categories) > 8 else ""
             raise SchemaError(
-                f"column {name!r}: unknown category {value!r} (valid: {valid}{more})"
+                f"{what}: column {name!r}: unknown category {value!r} (valid: {valid}{more})"
             ) from None
 
     def decode_value(self, name: str, value: float) -> Any:
         """Internal float -> user value."""
         f = self[name]
         if f.categories is not None:
+            if not _is_code(value, len(f.categories)):
+                raise SchemaError(
+                    f"column {name!r}: {value!r} is not a category code (0..{len(f.categories) - 1})"
+                )
             return f.categories[int(value)]
         if f.dtype.startswith(("int", "uint", "Int", "UInt")):
+            if not math.isfinite(value) or _unfit(f, np.float64(value)):
+                raise _value_error("value", f, float(value))
             return int(round(value))  # noqa: RUF046 - numpy floats round to floats on old numpy
         return float(value)
+
+    def encode_instance(self, x: Any) -> np.ndarray:
+        """One instance as a 1-D float64 vector in this encoding.
+
+        Accepts a pandas Series or 1-row DataFrame (user values), a dict name -> user value, or a
+        1-D numpy array that is already encoded. Bad input raises SchemaError naming the column."""
+        if isinstance(x, np.ndarray):
+            return self._check_encoded(x)
+        if isinstance(x, Mapping) and not isinstance(x, pd.Series):
+            x = pd.Series(dict(x), dtype=object)
+        if isinstance(x, pd.Series):
+            dup = _duplicates(x.index)
+            if dup:
+                raise SchemaError(f"x: duplicate column name(s) {dup}")
+            extra = [c for c in x.index if c not in self]
+            if extra:
+                raise SchemaError(f"x: unexpected column(s) {extra}")
+            out = np.empty(len(self), dtype=np.float64)
+            for j, n in enumerate(self.names):
+                if n not in x.index:
+                    raise SchemaError(f"x: missing column {n!r}")
+                v = x[n]
+                if v is None or (isinstance(v, float) and math.isnan(v)):
+                    raise SchemaError(f"x: column {n!r} has a missing value (NaN)")
+                out[j] = self.encode_value(n, v, what="x")
+            return out
+        if isinstance(x, pd.DataFrame):
+            if len(x) != 1:
+                raise SchemaError(f"x: expected one row, got {len(x)}")
+            return self.encode(x, what="x")[0]
+        raise TypeError(
+            f"x must be a Series, a 1-row DataFrame, a dict or an encoded array, got {type(x).__name__}"
+        )
+
+    def _check_encoded(self, x: np.ndarray) -> np.ndarray:
+        """An already encoded instance, validated: shape, NaN, inf, category codes, dtypes."""
+        try:
+            arr = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise SchemaError(f"x: expected an encoded float vector, got dtype {x.dtype}") from None
+        if arr.ndim == 2 and arr.shape[0] == 1:
+            arr = arr[0]
+        if arr.shape != (len(self),):
+            raise SchemaError(f"x: expected an encoded vector of {len(self)} values, got shape {x.shape}")
+        for j, f in enumerate(self.features):
+            v = float(arr[j])
+            if v != v:
+                raise SchemaError(f"x: column {f.name!r} is NaN")
+            if f.categories is not None:
+                if not _is_code(v, len(f.categories)):
+                    raise SchemaError(
+                        f"x: column {f.name!r}: {v!r} is not a category code (0..{len(f.categories) - 1})"
+                    )
+            elif not math.isfinite(v) or _unfit(f, arr[j]):
+                raise _value_error("x", f, v)
+        return arr.copy()
 
     # ------------------------------------------------------------------ frames
     def encode(self, df: pd.DataFrame | pd.Series, *, what: str = "data") -> np.ndarray:
@@ -179,6 +345,9 @@ class Schema:
             df = df.to_frame().T
         if not isinstance(df, pd.DataFrame):
             raise SchemaError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+        dup = _duplicates(df.columns)
+        if dup:
+            raise SchemaError(f"{what}: duplicate column name(s) {dup}")
         missing = [n for n in self.names if n not in df.columns]
         if missing:
             raise SchemaError(f"{what}: missing column(s) {missing}")
@@ -192,21 +361,30 @@ class Schema:
             s = df[f.name]
             na = s.isna().to_numpy()
             if na.any():
-                row = df.index[int(np.argmax(na))]
+                row = _plain(df.index[int(np.argmax(na))])
                 raise SchemaError(f"{what}: column {f.name!r} has a missing value (NaN) at row {row!r}")
             if f.categories is None:
                 if pd.api.types.is_bool_dtype(s.dtype) or not pd.api.types.is_numeric_dtype(s.dtype):
                     # try a lenient conversion, report the first bad value
-                    conv = pd.to_numeric(s, errors="coerce")
+                    try:
+                        conv = pd.to_numeric(s, errors="coerce")
+                    except OverflowError:  # Python ints beyond any float
+                        conv = pd.Series([_as_float(v) for v in s], index=s.index, dtype=np.float64)
                     bad = conv.isna().to_numpy()
                     if bad.any() or pd.api.types.is_bool_dtype(s.dtype):
                         i = int(np.argmax(bad)) if bad.any() else 0
                         raise SchemaError(
                             f"{what}: column {f.name!r} must be numeric, got dtype {s.dtype} "
-                            f"(value {s.iloc[i]!r} at row {df.index[i]!r})"
+                            f"(value {_plain(s.iloc[i])!r} at row {_plain(df.index[i])!r})"
                         )
                     s = conv
-                out[:, j] = s.to_numpy(dtype=np.float64)
+                col = s.to_numpy(dtype=np.float64)
+                bad = ~np.isfinite(col)
+                bad[~bad] = _unfit(f, col[~bad])
+                if bad.any():
+                    i = int(np.argmax(bad))
+                    raise _value_error(what, f, df[f.name].iloc[i], df.index[i])
+                out[:, j] = col
             else:
                 if isinstance(s.dtype, pd.CategoricalDtype) and tuple(
                     s.dtype.categories.tolist()
@@ -223,8 +401,8 @@ class Schema:
                             valid = ", ".join(repr(c) for c in f.categories[:8])
                             more = ", ..." if len(f.categories) > 8 else ""
                             raise SchemaError(
-                                f"{what}: column {f.name!r} has unknown category {v!r} at row "
-                                f"{df.index[i]!r} (valid: {valid}{more})"
+                                f"{what}: column {f.name!r} has unknown category {_plain(v)!r} at "
+                                f"row {_plain(df.index[i])!r} (valid: {valid}{more})"
                             ) from None
                     raise
         return out
@@ -232,7 +410,7 @@ class Schema:
     def _encode_one(self, df: pd.DataFrame, what: str) -> np.ndarray:
         """One row with plain Python checks: per-column pandas calls cost ~1 ms each, which
         dominated encoding the instance of every explanation. Same errors as the bulk path."""
-        row = df.index[0]
+        row = _plain(df.index[0])
         values = dict(zip(df.columns, df.iloc[0].tolist()))
         out = np.empty((1, len(self.features)), dtype=np.float64)
         for j, f in enumerate(self.features):
@@ -248,11 +426,15 @@ class Schema:
                         bad = v != v
                     except (TypeError, ValueError):
                         bad = True
+                    except OverflowError:  # an int beyond any float
+                        raise _value_error(what, f, v, row) from None
                 if bad:
                     raise SchemaError(
                         f"{what}: column {f.name!r} must be numeric, got dtype {df[f.name].dtype} "
                         f"(value {values[f.name]!r} at row {row!r})"
                     )
+                if not math.isfinite(v) or _unfit(f, np.float64(v)):
+                    raise _value_error(what, f, v if not math.isfinite(v) else values[f.name], row)
                 out[0, j] = v
             else:
                 try:

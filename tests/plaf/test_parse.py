@@ -1,4 +1,5 @@
-"""PLAF syntax: every construct parses to the tree it means; syntax errors point at the place."""
+"""PLAF syntax: every construct parses to the tree it means; syntax errors point at the place,
+including for hostile text (bytes that are not UTF-8, huge numbers, deep nesting, long lines)."""
 
 from __future__ import annotations
 
@@ -25,10 +26,18 @@ from plaf_grammar.ast import (
     Rule,
     Str,
 )
-from plaf_grammar.parser import expression
+from plaf_grammar.parser import MAX_DEPTH
+from plaf_grammar.visitor import Visitor
 
 cf = lambda n: Ref("cf", n)  # noqa: E731
 x = lambda n: Ref("x", n)  # noqa: E731
+
+
+def expression(text: str):
+    """The expression of a one-rule program."""
+    (stmt,) = parse(text).statements
+    assert isinstance(stmt, Rule)
+    return stmt.expr
 
 
 ISSUE_EXAMPLE = """\
@@ -221,9 +230,114 @@ def test_number_out_of_range_is_a_plaf_error():
     assert (ei.value.line, ei.value.column) == (2, 8)
 
 
-def test_parse_rejects_non_text():
+def test_parse_rejects_what_is_not_text():
     with pytest.raises(TypeError):
-        parse(b"cf.a > 1")  # type: ignore[arg-type]
+        parse(12)  # type: ignore[arg-type]
+
+
+def test_program_is_pure_syntax():
+    p = parse("group a, b\nfixed c")
+    assert not hasattr(p, "ground") and not hasattr(p, "schema") and not hasattr(p, "groups")
+    assert repr(p) == "<Program <string>: 2 statements>"
+
+
+# ------------------------------------------------------------------------------ hostile text
+def test_bytes_are_utf8_text():
+    assert parse("cf.a == \"é\"".encode()) == parse('cf.a == "é"')
+    assert parse(b"\xef\xbb\xbfcf.a > 1") == parse("cf.a > 1")  # a byte-order mark is dropped
+
+
+@pytest.mark.parametrize(
+    "data, line, column",
+    [
+        (b"fixed a\n  cf.b > \xff 3", 2, 10),
+        (b"cf.a > 1 # caf\xe9\n", 1, 15),  # latin-1, even in a comment
+        (b"cf.\"\xc3\xa9t\xe9\" > 1", 1, 7),  # column counts characters, not bytes
+        (b"\xef\xbb\xbf\xc3", 1, 1),  # after a byte-order mark
+        (b"fixed a\r\nfixed \x80b", 2, 7),
+    ],
+)
+def test_bytes_that_are_not_utf8_fail_at_their_place(data, line, column):
+    with pytest.raises(PLAFSyntaxError) as ei:
+        parse(data, filename="r.plaf")
+    e = ei.value
+    assert (e.filename, e.line, e.column) == ("r.plaf", line, column), str(e)
+    assert "not valid UTF-8" in e.message
+    caret = str(e).split("\n")[2]
+    assert caret == "    " + " " * (column - 1) + "^"
+
+
+@pytest.mark.parametrize(
+    "literal",
+    ["9" * 5000, "1" + "0" * 309, "1e309", "1.5e99999999999999999999", "9" * 400 + ".5"],
+)
+def test_numbers_too_large_for_a_float_fail_at_their_place(literal):
+    with pytest.raises(PLAFValueError) as ei:
+        parse(f"fixed a\ncf.a > {literal}", filename="r.plaf")
+    e = ei.value
+    assert (e.line, e.column) == (2, 8)
+    assert "out of range" in e.message and len(e.message) < 120
+    assert len(str(e).split("\n")[1]) < 120  # a long line is shown around the error
+
+
+def test_long_numbers_that_fit_are_numbers():
+    assert expression("cf.a > " + "0" * 5000 + "7") == Compare(">", cf("a"), Num(7))
+    assert expression("cf.a > 1" + "0" * 308) == Compare(">", cf("a"), Num(10**308))
+    assert expression("cf.a > 0." + "0" * 5000 + "1") == Compare(">", cf("a"), Num(0.0))
+
+
+def test_nesting_is_limited_with_a_positioned_error():
+    ok = "cf.a > " + "-" * (MAX_DEPTH - 5) + "cf.b"
+    assert parse(ok).statements[0].expr.left == cf("a")
+    for deep in (
+        "cf.a > " + "-" * 3000 + "cf.b",
+        "cf.a > 1" + " + cf.b" * 500,
+        "not " * 500 + "cf.a > 1",
+        "cf.a > " + "(" * 2000 + "-" * 200 + "cf.b" + ")" * 2000,
+    ):
+        with pytest.raises(PLAFSyntaxError) as ei:
+            parse(deep)
+        assert "nested too deeply" in ei.value.message
+        assert ei.value.line == 1 and ei.value.column is not None
+
+
+def test_deep_parentheses_alone_are_not_nesting():
+    assert expression("cf.a > " + "(" * 3000 + "1" + ")" * 3000) == Compare(">", cf("a"), Num(1))
+
+
+def test_long_lines_parse_and_errors_show_a_window_of_them():
+    line = "; ".join(f"cf.a > {i}" for i in range(800))
+    assert len(parse(line).statements) == 800
+    with pytest.raises(PLAFSyntaxError) as ei:
+        parse(line + " @ " + line)
+    e = ei.value
+    assert e.column == len(line) + 2
+    _, shown, caret = str(e).split("\n")
+    assert len(shown) < 120 and shown.startswith("    ...") and shown.endswith("...")
+    assert shown[len(caret) - 1] == "@"  # the caret still points at the character
+
+
+def test_control_characters_keep_the_caret_aligned():
+    with pytest.raises(PLAFSyntaxError) as ei:
+        parse("cf.a\t>\x0c1 @")
+    _, shown, caret = str(ei.value).split("\n")
+    assert shown[len(caret) - 1] == "@"
+    assert ei.value.line == 1  # a form feed does not start a line
+
+
+# ------------------------------------------------------------------------------ visitor
+def test_visitor_dispatches_on_class_name_and_defaults_loudly():
+    class CountRefs(Visitor[int]):
+        def Ref(self, e):
+            return 1
+
+        def Compare(self, e):
+            return self.visit(e.left) + self.visit(e.right)
+
+    e = expression("cf.a > x.b")
+    assert CountRefs().visit(e) == 2
+    with pytest.raises(TypeError, match="CountRefs does not handle Num nodes"):
+        CountRefs().visit(expression("cf.a > 1"))
 
 
 def test_plaf_error_is_picklable():

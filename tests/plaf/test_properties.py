@@ -1,16 +1,20 @@
-"""Property tests: the round trip on generated programs, and the vectorised predicates agreeing
-with the reference evaluator on random programs and random candidates."""
+"""Property tests: the round trip on generated programs; the vectorised predicates agreeing
+with the reference evaluator on random programs and random candidates; and fuzzing: mutated
+example programs, bytes that are not UTF-8, huge numbers and long lines raise nothing but
+PLAFError."""
 
 from __future__ import annotations
 
 import functools
+from collections import Counter
 
 import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from plaf_grammar import PLAFError, Schema, holds, load, parse
+from geco import datasets
+from plaf_grammar import PLAFError, PLAFSyntaxError, Schema, holds, load, parse
 from plaf_grammar.ast import (
     Abs,
     BinOp,
@@ -232,40 +236,171 @@ def _reference(program, x, cands) -> list[bool]:
     return [holds(program, x, c) for c in cands]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(programs(), rows(1), rows(25))
-def test_vectorised_predicates_agree_with_reference(program, xs, cands):
+def test_vectorised_predicates_agree_with_reference():
+    seen: Counter[str] = Counter()  # what the examples exercised, asserted at the end
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(programs(), rows(1), rows(25))
+    def agree(program, xs, cands):
+        try:
+            p = load(str(program), SCHEMA)
+        except PLAFError:  # e.g. a rule whose cf features all fell into x refs
+            assume(False)
+        x = xs[0]
+        cols = _cols(_frame(cands))
+        g = p.ground(x)
+        want = _reference(p, x, cands)
+        assert g.check(cols).tolist() == want, str(p)
+        seen["programs"] += 1
+        seen["mixed verdicts"] += any(want) and not all(want)
+        # each statement alone: its single piece (group filter, implication or cross rule) agrees
+        statements = p.program.statements
+        groups_text = "".join(f"{s}\n" for s in statements if isinstance(s, Group))
+        for s in (s for s in statements if not isinstance(s, Group)):
+            sub = load(groups_text + f"{s}\n", SCHEMA)
+            gs = sub.ground(x)
+            want_s = _reference(sub, x, cands)
+            pieces = [f(cols) for f in gs.group_filters if f is not None]
+            pieces += [r(cols) for r in gs.cross_rules]
+            pieces += [~i.condition(cols) | i.consequence(cols) for i in gs.implications]
+            got = np.ones(len(cands), dtype=bool)
+            for piece in pieces:
+                assert piece.shape == (len(cands),) and piece.dtype == bool
+                got &= piece
+            assert got.tolist() == want_s, f"{s}\n{gs}"
+            seen["statements"] += 1
+            for i in gs.implications:  # the consequence reads only its group's columns
+                group_cols = {n: cols[n] for n in sub.groups[i.group]}
+                assert (i.consequence(group_cols) == i.consequence(cols)).all()
+                seen["implications"] += 1
+            for gi, f in enumerate(gs.group_filters):
+                if f is not None:
+                    group_cols = {n: cols[n] for n in sub.groups[gi]}
+                    assert (f(group_cols) == f(cols)).all()
+                    seen["group filters"] += 1
+            seen["cross rules"] += len(gs.cross_rules)
+
+    agree()
+    kinds = ("programs", "mixed verdicts", "statements", "implications", "group filters", "cross rules")
+    assert all(seen[k] > 0 for k in kinds), seen
+
+
+# ------------------------------------------------------------------------------ fuzz
+NAMES = ("adult", "credit", "compas")
+TOKENS = [
+    "cf.", "x.", "(", ")", "{", "}", ",", ";", "\n", '"', "if ", " then ", " and ", " or ",
+    "not ", " in ", "==", "<", ">=", "!=", "-", "+", "*", "/", "0", "4", "1e3", "abs(",
+    "group ", "fixed ", "increasing ", "true", "age", "sex", '"Male"', "AgeGroup", "#", "\\",
+    "education", "Race", "x.age", "cf.age", "isMale", "@", "\t", "é", "\r", "\x0c", "\u2028",
+    "9" * 400, "1e999", "0" * 5000 + "1", "-" * 150,
+]  # fmt: skip
+NOT_UTF8 = [b"\xff", b"\xfe", b"\xc0", b"\x80", b"\xc3", b"\xe9", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"]
+
+
+@functools.cache
+def data(name: str):
+    return datasets.load_dataset(name)
+
+
+@functools.cache
+def example_text(name: str) -> str:
+    return data(name).constraints.read_text(encoding="utf-8")
+
+
+@st.composite
+def mutations(draw, max_steps: int = 4):
+    """An example program with a few random edits (deletions, tokens, bytes, duplications)."""
+    name = draw(st.sampled_from(NAMES))
+    text = example_text(name)
+    for _ in range(draw(st.integers(1, max_steps))):
+        i = draw(st.integers(0, len(text)))
+        kind = draw(st.sampled_from(["delete", "insert", "byte", "dup"]))
+        if kind == "delete":
+            text = text[:i] + text[i + draw(st.integers(1, 12)) :]
+        elif kind == "insert":
+            text = text[:i] + draw(st.sampled_from(TOKENS)) + text[i:]
+        elif kind == "byte":
+            b = bytes([draw(st.integers(0, 255))]).decode("latin-1")
+            text = text[:i] + b + text[i + 1 :]
+        else:
+            j = draw(st.integers(i, min(len(text), i + 40)))
+            text = text[:j] + text[i:j] + text[j:]
+    return name, text
+
+
+def _loads_or_plaf_error(source, name: str, rows: int = 30) -> bool:
+    """Load ``source`` against the data set; a good program round-trips and its vectorised
+    check agrees with the reference evaluator. Returns whether it loaded."""
+    ds = data(name)
     try:
-        p = load(str(program), SCHEMA)
-    except PLAFError:  # e.g. a rule whose cf features all fell into x refs
-        assume(False)
-    x = xs[0]
-    df = _frame(cands)
-    cols = _cols(df)
-    g = p.ground(x)
-    want = _reference(p, x, cands)
-    assert g.check(cols).tolist() == want, str(p)
-    assert g.check(df).tolist() == want  # user-form DataFrame input
-    # each statement alone: its single piece (group filter, implication or cross rule) agrees
-    groups_text = "".join(f"{s}\n" for s in p.statements if isinstance(s, Group))
-    for s in p.statements:
-        if isinstance(s, Group):
-            continue
-        sub = load(groups_text + f"{s}\n", SCHEMA)
-        gs = sub.ground(x)
-        want_s = _reference(sub, x, cands)
-        pieces = [f(cols) for f in gs.group_filters if f is not None]
-        pieces += [r(cols) for r in gs.cross_rules]
-        pieces += [~i.condition(cols) | i.consequence(cols) for i in gs.implications]
-        got = np.ones(len(cands), dtype=bool)
-        for piece in pieces:
-            assert piece.shape == (len(cands),) and piece.dtype == bool
-            got &= piece
-        assert got.tolist() == want_s, f"{s}\n{gs}"
-        for i in gs.implications:  # the consequence reads only its group's columns
-            group_cols = {n: cols[n] for n in sub.groups[i.group]}
-            assert (i.consequence(group_cols) == i.consequence(cols)).all()
-        for gi, f in enumerate(gs.group_filters):
-            if f is not None:
-                group_cols = {n: cols[n] for n in sub.groups[gi]}
-                assert (f(group_cols) == f(cols)).all()
+        p = load(source, ds.X)
+    except PLAFError as e:
+        assert str(e).startswith("<string>")  # formatting never fails either
+        return False
+    assert parse(str(p)) == p.program
+    sample = ds.X.iloc[:rows]
+    g = p.ground(sample.iloc[0])
+    got = g.check(dict(zip(p.schema.names, p.schema.encode(sample).T)))
+    assert got.dtype == np.bool_ and got.shape == (rows,)
+    assert got.tolist() == [holds(p, sample.iloc[0], sample.iloc[j]) for j in range(rows)]
+    return True
+
+
+def test_fuzz_mutated_examples_raise_only_plaf_error():
+    outcomes: Counter[bool] = Counter()
+
+    @settings(max_examples=100, deadline=None)
+    @given(mutations())
+    def fuzz(case):
+        name, text = case
+        outcomes[_loads_or_plaf_error(text, name)] += 1
+
+    fuzz()
+    assert outcomes[True] > 0 and outcomes[False] > 0, outcomes
+
+
+def test_fuzz_bytes_that_are_not_utf8_fail_where_they_are():
+    @settings(max_examples=100, deadline=None)
+    @given(mutations(max_steps=2), st.data())
+    def fuzz(case, draw):
+        name, text = case
+        i = draw.draw(st.integers(0, len(text)))
+        bad = draw.draw(st.sampled_from(NOT_UTF8))
+        data_ = text[:i].encode() + bad + text[i:].encode()
+        try:
+            load(data_, data(name).X)
+        except PLAFSyntaxError as e:
+            prefix = text[:i]
+            assert (e.line, e.column) == (prefix.count("\n") + 1, len(prefix) - prefix.rfind("\n"))
+            assert "not valid UTF-8" in e.message and str(e).startswith("<string>")
+            return
+        raise AssertionError("bytes that are not UTF-8 were accepted")
+
+    fuzz()
+
+
+def test_fuzz_random_bytes_and_long_lines_raise_only_plaf_error():
+    outcomes: Counter[str] = Counter()
+
+    @settings(max_examples=40, deadline=None)
+    @given(
+        st.one_of(
+            st.binary(max_size=300),
+            st.lists(st.sampled_from(TOKENS), max_size=40).map(lambda ts: "".join(ts).encode()),
+            st.tuples(st.sampled_from(TOKENS), st.integers(200, 2000)).map(
+                lambda t: ("cf.age > 1 " + t[0] * t[1]).encode()  # one long line
+            ),
+        )
+    )
+    def fuzz(source):
+        try:
+            parse(source)
+        except PLAFError as e:
+            assert str(e).startswith("<string>") and max(map(len, str(e).split("\n")[1:]), default=0) < 120
+            outcomes["error"] += 1
+            return
+        outcomes["parsed"] += 1
+        _loads_or_plaf_error(source, "adult", rows=5)
+
+    fuzz()
+    assert outcomes["error"] > 0 and outcomes["parsed"] > 0, outcomes

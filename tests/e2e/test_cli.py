@@ -16,7 +16,7 @@ def compas_undesired_row():
     ds = geco.datasets.load_compas()
     from geco.models import default_model
 
-    p = default_model(ds.X, ds.y).predict_proba(ds.X)[:, 0]
+    p = default_model(ds.X, ds.y, cache=True).predict_proba(ds.X)[:, 0]
     return int(np.flatnonzero(p <= 0.5)[0]), int(np.flatnonzero(p > 0.5)[0])
 
 
@@ -101,7 +101,7 @@ def test_ir_command(capsys):
     assert "define" in ir and "@tree_" in ir and "PriorsCount" in ir
     assert main(["ir", "--dataset", "compas", "--row", "0", "--delta", "PriorsCount", "--asm"]) == 0
     asm = capsys.readouterr().out
-    assert ".text" in asm or "ret" in asm
+    assert "ret" in asm
     assert main(["ir", "--dataset", "compas", "--row", "0", "--delta", "Priors"]) == 2
     assert "unknown feature" in capsys.readouterr().err
 

@@ -1,0 +1,154 @@
+"""The data schema: encode/decode between user DataFrames and float64 arrays, and hostile values
+(NaN, inf, values a column's dtype cannot hold, duplicate names) as SchemaErrors naming the
+column and the row."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from plaf_grammar import Feature, Schema, SchemaError
+
+
+def frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "age": np.array([30, 40, 50], dtype=np.int64),
+            "small": np.array([1, 2, 3], dtype=np.uint8),
+            "ratio": np.array([0.5, 1.0, 1.5], dtype=np.float32),
+            "income": [1.5, 2.0, 0.0],
+            "edu": pd.Categorical(["lo", "mid", "hi"], categories=["lo", "mid", "hi"], ordered=True),
+            "job": ["a", "b", "c"],
+            "flag": [True, False, True],
+        },
+        index=[10, 11, 12],
+    )
+
+
+@pytest.fixture(scope="module")
+def schema() -> Schema:
+    return Schema.from_dataframe(frame())
+
+
+def test_encode_decode_round_trip(schema):
+    df = frame()
+    enc = schema.encode(df)
+    assert enc.dtype == np.float64 and enc.shape == (3, 7)
+    assert enc[:, schema.index("edu")].tolist() == [0.0, 1.0, 2.0]
+    back = schema.decode(enc, index=df.index)
+    pd.testing.assert_frame_equal(back.drop(columns="job"), df.drop(columns="job"))
+    assert back["job"].tolist() == ["a", "b", "c"]
+    assert np.array_equal(schema.encode(df.iloc[[1]]), enc[[1]])  # the one-row path agrees
+    assert np.array_equal(schema.encode_instance(df.iloc[1].to_dict()), enc[1])
+    assert schema.decode_value("age", 40.0) == 40 and schema.decode_value("edu", 2.0) == "hi"
+
+
+@pytest.mark.parametrize("rows", [slice(None), [11]], ids=["bulk", "one row"])
+@pytest.mark.parametrize(
+    "column, value, message",
+    [
+        ("income", np.inf, "column 'income' has a non-finite value (inf) at row 11"),
+        ("income", -np.inf, "column 'income' has a non-finite value (-inf) at row 11"),
+        ("age", 1e308, "column 'age' (dtype int64) cannot hold the value 1e+308 at row 11"),
+        ("age", np.inf, "column 'age' has a non-finite value (inf) at row 11"),
+        ("age", 2.0**63, "column 'age' (dtype int64) cannot hold"),
+        ("small", -1, "column 'small' (dtype uint8) cannot hold the value -1"),
+        ("small", 256, "column 'small' (dtype uint8) cannot hold the value 256"),
+        ("ratio", 1e39, "column 'ratio' (dtype float32) cannot hold the value 1e+39"),
+        ("income", np.nan, "column 'income' has a missing value (NaN) at row 11"),
+    ],
+)
+def test_values_a_column_cannot_hold_name_column_and_row(schema, rows, column, value, message):
+    df = frame().astype({column: object})
+    df.loc[11, column] = value
+    with pytest.raises(SchemaError) as ei:
+        schema.encode(df.loc[rows] if rows != slice(None) else df, what="X")
+    assert str(ei.value).startswith("X: ") and message in str(ei.value), str(ei.value)
+
+
+def test_largest_values_a_dtype_holds_are_accepted(schema):
+    df = frame().astype({"age": object, "small": object})
+    df.loc[10, "age"] = 2.0**63 - 1024  # the largest float below int64's limit
+    df.loc[10, "small"] = 255
+    enc = schema.encode(df)
+    assert schema.decode(enc)["small"].tolist() == [255, 2, 3]
+    assert schema.decode(enc)["age"].iloc[0] == 2**63 - 1024
+
+
+def test_python_ints_beyond_any_float_are_schema_errors(schema):
+    df = frame().astype({"income": object})
+    df.loc[12, "income"] = 10**400
+    for part in (df, df.loc[[12]]):
+        with pytest.raises(SchemaError, match="column 'income' .*cannot hold .* at row 12"):
+            schema.encode(part)
+    with pytest.raises(SchemaError, match="column 'income'"):
+        schema.encode_instance({**frame().iloc[0].to_dict(), "income": 10**400})
+
+
+def test_instances_in_every_form_reject_non_finite_values(schema):
+    row = frame().iloc[0].to_dict()
+    enc = schema.encode(frame())[0]
+    for x in (
+        {**row, "income": float("inf")},
+        pd.Series({**row, "income": -np.inf}),
+        pd.DataFrame([{**row, "income": np.inf}]),
+    ):
+        with pytest.raises(SchemaError, match="column 'income' has a non-finite value"):
+            schema.encode_instance(x)
+    with pytest.raises(SchemaError, match=r"'age' \(dtype int64\) cannot hold"):
+        schema.encode_instance({**row, "age": 1e308})
+    bad = enc.copy()
+    bad[schema.index("age")] = 1e308
+    with pytest.raises(SchemaError, match=r"x: column 'age' \(dtype int64\) cannot hold"):
+        schema.encode_instance(bad)
+    bad = enc.copy()
+    bad[schema.index("edu")] = -1.0
+    with pytest.raises(SchemaError, match="'edu': -1.0 is not a category code"):
+        schema.encode_instance(bad)
+
+
+def test_decode_value_of_a_value_the_dtype_cannot_hold(schema):
+    for v in (np.inf, -np.inf, np.nan, 1e308):
+        with pytest.raises(SchemaError, match=r"column 'age'"):
+            schema.decode_value("age", v)
+    with pytest.raises(SchemaError, match="not a category code"):
+        schema.decode_value("edu", 3.0)
+    assert schema.decode_value("income", np.inf) == np.inf  # float64 holds it
+
+
+def test_duplicate_column_names_are_named(schema):
+    df = pd.DataFrame([[1, 2, 3]], columns=["a", "b", "a"])
+    with pytest.raises(SchemaError, match=r"duplicate column name\(s\): \['a'\]"):
+        Schema.from_dataframe(df)
+    with pytest.raises(SchemaError, match=r"duplicate column name\(s\) in schema: \['x'\]"):
+        Schema([Feature("x", "numeric"), Feature("y", "numeric"), Feature("x", "numeric")])
+    dup = pd.concat([frame(), frame()[["age"]]], axis=1)
+    for part in (dup, dup.iloc[[0]]):
+        with pytest.raises(SchemaError, match=r"X: duplicate column name\(s\) \['age'\]"):
+            schema.encode(part, what="X")
+    with pytest.raises(SchemaError, match="duplicate"):
+        schema.encode_instance(dup.iloc[0])
+
+
+def test_columns_that_cannot_be_categories():
+    with pytest.raises(SchemaError, match="column 'v' holds values that cannot be categories"):
+        Schema.from_dataframe(pd.DataFrame({"v": [[1], [2]]}))
+    with pytest.raises(SchemaError, match="column names must be strings"):
+        Schema.from_dataframe(pd.DataFrame({0: [1.0]}))
+
+
+def test_usual_errors_name_column_and_row(schema):
+    df = frame()
+    with pytest.raises(SchemaError, match=r"missing column\(s\) \['job'\]"):
+        schema.encode(df.drop(columns=["job"]))
+    with pytest.raises(SchemaError, match=r"unexpected column\(s\) \['zzz'\]"):
+        schema.encode(df.assign(zzz=1))
+    bad = df.astype({"job": object})
+    bad.loc[12, "job"] = "nope"
+    with pytest.raises(SchemaError, match="column 'job' has unknown category 'nope' at row 12"):
+        schema.encode(bad)
+    bad = df.astype({"income": object})
+    bad.loc[10, "income"] = "abc"
+    with pytest.raises(SchemaError, match="column 'income' must be numeric.*'abc' at row 10"):
+        schema.encode(bad)

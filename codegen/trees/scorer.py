@@ -291,7 +291,6 @@ class BoundTreeScorer:
         return acc[:, 0] if f.divisor is not None else f.finish(acc)
 
 
-
 def tree_scorer(model_input: ModelInput, desired_class: Any, engine: str = "auto") -> TreeScorer:
     """The engine factory for tree models (see :mod:`codegen.registry`): read the final
     estimator's trees, fold the pipeline into them, prepare the tiers of ``engine``.

@@ -105,7 +105,11 @@ class _Substitute(Visitor[Expr]):
 
     def Neg(self, e: Neg) -> Expr:
         o = self.visit(e.operand)
-        return Num(-o.value, pos=e.pos) if isinstance(o, Num) else Neg(o, pos=e.pos)
+        if not isinstance(o, Num):
+            return Neg(o, pos=e.pos)
+        # an int zero has no sign, but float64 arithmetic (predicates, reference) gives -0.0,
+        # and the sign decides the infinity a later division by it yields
+        return Num(-float(o.value) if o.value == 0 else -o.value, pos=e.pos)
 
     def Abs(self, e: Abs) -> Expr:
         o = self.visit(e.operand)

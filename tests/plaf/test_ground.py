@@ -231,3 +231,18 @@ def test_category_codes_come_from_the_schema():
     g = p.ground(df.iloc[0])
     cols = {"b": np.array([1.0, 1.0, 0.0]), "n": np.array([1.0, 0.0, 1.0]), "s": np.array([1.0, 1.0, 1.0])}
     assert g.cross_rules[0](cols).tolist() == [True, False, False]
+
+
+def test_negated_int_zero_keeps_its_sign_through_division():
+    """-x.b with x.b == 0 is -0.0 in float64 arithmetic, so -2 / -x.b is +inf, as the reference
+    evaluator and the vectorised predicates compute it."""
+    import pandas as pd
+
+    from plaf_grammar import holds, load
+
+    df = pd.DataFrame({"a": [1.0, 5.0], "b": [0, 3]})
+    program = load("cf.a < -2 / -x.b", df)
+    x, cf = {"a": 1.0, "b": 0}, {"a": 5.0, "b": 3}
+    assert holds(program, x, cf)
+    ground = program.ground(df.iloc[0])
+    assert ground.check({"a": df["a"].to_numpy(), "b": df["b"].to_numpy(float)}).tolist() == [True, True]

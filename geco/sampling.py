@@ -5,7 +5,10 @@ counterfactuals stay plausible. The search needs thousands of such draws per gen
 draw may cost a Python-level loop:
 
 * without replacement: exponential keys ``E / w`` (Efraimidis-Spirakis, equivalent to Gumbel
-  top-k); the ``m`` smallest keys of a row are a weighted sample without replacement;
+  top-k); the ``m`` smallest keys of a row are a weighted sample without replacement. That costs
+  one key per value and row, so for a large table (a continuous feature has thousands of values)
+  the draws are made with replacement by inverse CDF and repeats are skipped: the first ``m``
+  distinct draws of such a sequence follow the same law (successive weighted sampling);
 * one draw from a prefix of a table (sorted by distance, for selective mutation): inverse CDF on
   the cumulative weights, with a per-row prefix length.
 """
@@ -18,12 +21,18 @@ __all__ = ["sample_distinct", "sample_distinct_from_prefix", "sample_from_prefix
 
 # Above this many keys per call, draw in chunks of rows to bound memory.
 _MAX_KEYS = 4_000_000
+# Tables with at least this many values per wanted sample use repeated draws (see above).
+_SPARSE_RATIO = 32
 
 
-def sample_distinct(rng: np.random.Generator, weights: np.ndarray, rows: int, m: int) -> np.ndarray:
-    """``rows`` independent weighted samples of ``min(m, K)`` distinct indices into ``weights``.
+def sample_distinct(
+    rng: np.random.Generator, weights: np.ndarray, rows: int, m: int,
+    cumulative: np.ndarray | None = None,
+) -> np.ndarray:
+    """``rows`` independent weighted samples of ``min(m, K)`` distinct indices into ``weights``
+    (``cumulative``: ``np.cumsum(weights)`` when the caller has it).
 
-    Returns an int array of shape (rows, min(m, K))."""
+    Returns an int array of shape (rows, min(m, K)), each row sorted."""
     k = len(weights)
     m = min(m, k)
     if rows == 0 or m == 0:
@@ -31,6 +40,15 @@ def sample_distinct(rng: np.random.Generator, weights: np.ndarray, rows: int, m:
     if m == k:
         # every index is drawn; only the order would be random and it does not matter
         return np.broadcast_to(np.arange(k), (rows, k)).copy()
+    if k >= _SPARSE_RATIO * m:
+        if cumulative is None:
+            cumulative = np.cumsum(np.asarray(weights, dtype=np.float64))
+        return _distinct_by_repeated_draws(rng, weights, cumulative, rows, m)
+    return _distinct_by_keys(rng, weights, rows, m)
+
+
+def _distinct_by_keys(rng: np.random.Generator, weights: np.ndarray, rows: int, m: int) -> np.ndarray:
+    k = len(weights)
     inv_w = 1.0 / np.asarray(weights, dtype=np.float64)
     chunk = max(1, _MAX_KEYS // k)
     out = np.empty((rows, m), dtype=np.intp)
@@ -39,6 +57,43 @@ def sample_distinct(rng: np.random.Generator, weights: np.ndarray, rows: int, m:
         keys = rng.standard_exponential((stop - start, k)) * inv_w
         part = np.argpartition(keys, m - 1, axis=1)[:, :m]
         out[start:stop] = np.sort(part, axis=1)
+    return out
+
+
+def _first_distinct(draws: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``draws``: a mask of the first ``m`` distinct values (in draw order) and
+    whether the row holds ``m`` of them."""
+    order = np.argsort(draws, axis=1, kind="stable")
+    s = np.take_along_axis(draws, order, axis=1)
+    new_sorted = np.ones(s.shape, dtype=bool)
+    new_sorted[:, 1:] = s[:, 1:] != s[:, :-1]
+    first = np.empty_like(new_sorted)
+    np.put_along_axis(first, order, new_sorted, axis=1)
+    take = first & (np.cumsum(first, axis=1) <= m)
+    return take, take.sum(axis=1) == m
+
+
+def _distinct_by_repeated_draws(
+    rng: np.random.Generator, weights: np.ndarray, cumulative: np.ndarray, rows: int, m: int
+) -> np.ndarray:
+    """Weighted draws with replacement until each row holds ``m`` distinct values (successive
+    sampling); rows still short after a few rounds (a table dominated by a few values) fall back
+    to exponential keys."""
+    total = cumulative[-1]
+    last = len(cumulative) - 1
+    out = np.empty((rows, m), dtype=np.intp)
+    pending = np.arange(rows)
+    draws = np.empty((rows, 0), dtype=np.intp)
+    for _ in range(4):
+        u = rng.random((len(pending), 2 * m)) * total
+        more = np.minimum(np.searchsorted(cumulative, u, side="right"), last)
+        draws = np.concatenate([draws, more], axis=1)
+        take, done = _first_distinct(draws, m)
+        out[pending[done]] = np.sort(draws[done][take[done]].reshape(-1, m), axis=1)
+        pending, draws = pending[~done], draws[~done]
+        if len(pending) == 0:
+            return out
+    out[pending] = _distinct_by_keys(rng, weights, len(pending), m)
     return out
 
 

@@ -540,9 +540,12 @@ class Explainer:
             f"the best candidates shown reach p = {float(np.max(shown_prob)):.3f}"
             if len(shown_prob) else "no candidate satisfies every rule"
         )
+        ruled = (
+            any(f is not None for f in ground.group_filters) or ground.implications or ground.cross_rules
+        )
         msg = (
-            f"the model never scores a candidate as {desired} (p > {cfg.threshold}) within what "
-            f"the rules allow: {best} {run}"
+            f"the model never scores a candidate as {desired} (p > {cfg.threshold})"
+            + (" within what the rules allow" if ruled else "") + f": {best} {run}"
         )
         desired_rows = self._pool[self._pool_proba > cfg.threshold]
         if len(desired_rows) == 0:

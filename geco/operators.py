@@ -191,7 +191,7 @@ def selective_mutation(
             parts.append(Candidates(step, parents.changed[wn[ok]].copy()))
             offset *= 2
         if len(wn):
-            idx, valid = sample_distinct_from_prefix(ctx.rng, space.weights, ln, m)
+            idx, valid = sample_distinct_from_prefix(ctx.rng, space.weights, ln, m, space.cumulative)
             src = np.repeat(wn, idx.shape[1])[valid.reshape(-1)]
             rows = parents.rows[src].copy()
             rows[:, feats] = space.values[idx[valid]]

@@ -98,9 +98,11 @@ def _distinct_by_repeated_draws(
 
 
 def sample_distinct_from_prefix(
-    rng: np.random.Generator, weights: np.ndarray, limit: np.ndarray, m: int
+    rng: np.random.Generator, weights: np.ndarray, limit: np.ndarray, m: int,
+    cumulative: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, up to ``m`` distinct weighted draws from indices ``[0, limit[row])``.
+    """Per row, up to ``m`` distinct weighted draws from indices ``[0, limit[row])``
+    (``cumulative``: ``np.cumsum(weights)`` when the caller has it).
 
     Returns ``(index, valid)``, both (rows, min(m, K)); ``valid`` is False where a row's prefix
     held fewer than ``m`` indices."""
@@ -110,17 +112,52 @@ def sample_distinct_from_prefix(
     rows = len(limit)
     if rows == 0 or m == 0:
         return np.empty((rows, m), dtype=np.intp), np.zeros((rows, m), dtype=bool)
-    kmax = int(limit.max())
-    inv_w = 1.0 / np.asarray(weights[:kmax], dtype=np.float64)
-    keys = rng.standard_exponential((rows, kmax)) * inv_w
-    keys[np.arange(kmax)[None, :] >= limit[:, None]] = np.inf
-    mm = min(m, kmax)
-    part = np.argpartition(keys, mm - 1, axis=1)[:, :mm] if mm < kmax else np.broadcast_to(
-        np.arange(kmax), (rows, kmax)
-    ).copy()
-    part = np.sort(part, axis=1)
-    valid = part < limit[:, None]
-    return part, valid
+    mm = min(m, int(limit.max()))
+    index = np.zeros((rows, mm), dtype=np.intp)
+    valid = np.zeros((rows, mm), dtype=bool)
+    long = limit >= _SPARSE_RATIO * m
+    if long.any():  # repeated draws from each row's prefix (see sample_distinct)
+        if cumulative is None:
+            cumulative = np.cumsum(np.asarray(weights, dtype=np.float64))
+        index[long], valid[long] = _prefix_by_repeated_draws(rng, weights, cumulative, limit[long], mm), True
+    short = np.flatnonzero(~long)
+    if len(short):
+        lim = limit[short]
+        kmax = int(lim.max())
+        inv_w = 1.0 / np.asarray(weights[:kmax], dtype=np.float64)
+        keys = rng.standard_exponential((len(short), kmax)) * inv_w
+        keys[np.arange(kmax)[None, :] >= lim[:, None]] = np.inf
+        ms = min(mm, kmax)
+        part = np.argpartition(keys, ms - 1, axis=1)[:, :ms] if ms < kmax else np.broadcast_to(
+            np.arange(kmax), (len(short), kmax)
+        ).copy()
+        part = np.sort(part, axis=1)
+        index[short, :ms] = part
+        valid[short, :ms] = part < lim[:, None]
+    return index, valid
+
+
+def _prefix_by_repeated_draws(
+    rng: np.random.Generator, weights: np.ndarray, cumulative: np.ndarray, limit: np.ndarray, m: int
+) -> np.ndarray:
+    out = np.empty((len(limit), m), dtype=np.intp)
+    pending = np.arange(len(limit))
+    draws = np.empty((len(limit), 0), dtype=np.intp)
+    for _ in range(4):
+        lim = limit[pending]
+        u = rng.random((len(pending), 2 * m)) * cumulative[lim - 1][:, None]
+        more = np.minimum(np.searchsorted(cumulative, u, side="right"), lim[:, None] - 1)
+        draws = np.concatenate([draws, more], axis=1)
+        take, done = _first_distinct(draws, m)
+        out[pending[done]] = np.sort(draws[done][take[done]].reshape(-1, m), axis=1)
+        pending, draws = pending[~done], draws[~done]
+        if len(pending) == 0:
+            return out
+    lim = limit[pending]
+    keys = rng.standard_exponential((len(pending), int(lim.max()))) / weights[: int(lim.max())]
+    keys[np.arange(keys.shape[1])[None, :] >= lim[:, None]] = np.inf
+    out[pending] = np.sort(np.argpartition(keys, m - 1, axis=1)[:, :m], axis=1)
+    return out
 
 
 def sample_from_prefix(

@@ -207,7 +207,7 @@ def run_search(
             bounds = np.concatenate([[0], np.cumsum(sizes)])
             prob = np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
             dist = np.concatenate([b.dist for b in blocks])
-            may = np.repeat([bool(np.all(b.groups[required_groups])) for b in blocks], sizes)
+            may = np.repeat(np.array([b.groups for b in blocks])[:, required_groups].all(axis=1), sizes)
             ok = may & (prob > config.threshold)
             score = np.where(ok, dist, 1.0 + dist + (1.0 - prob))
             for i, b in enumerate(blocks):

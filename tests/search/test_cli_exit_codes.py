@@ -8,7 +8,14 @@ import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from geco.cli import EXIT_BAD_CONSTRAINTS, EXIT_BAD_USAGE, EXIT_NOT_FOUND, EXIT_OK, build_parser, main
+from geco.cli import (
+    EXIT_BAD_CONSTRAINTS,
+    EXIT_BAD_USAGE,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    build_parser,
+    main,
+)
 
 
 @pytest.fixture(scope="module")

@@ -82,20 +82,27 @@ def emptying_rules(ground: Any, domain: GroupDomain, x: np.ndarray) -> list[Any]
     return alone or parts
 
 
-def blocking_rules(ground: Any, names: Sequence[str], rows: np.ndarray) -> list[tuple[Any, int]]:
-    """Every rule (group filter part, implication, multi-group rule) with the number of
-    ``rows`` (full encoded rows) it rejects, most first; rules rejecting none are left out."""
+def blocking_rules(program: Any, ground: Any, names: Sequence[str], rows: np.ndarray) -> list[tuple[str, int]]:
+    """Every source rule (cited) with the number of ``rows`` (full encoded rows) it rejects,
+    most first; rules rejecting none are left out. A statement that became several grounded
+    pieces (``fixed a, b`` filters two groups) counts each row once."""
     if len(rows) == 0:
         return []
     cols = _columns(names, rows)
-    counts: list[tuple[Any, int]] = []
+    rejected: dict[str, np.ndarray] = {}
+
+    def add(obj: Any, bad: np.ndarray) -> None:
+        key = cite(program, [obj])
+        rejected[key] = rejected.get(key, np.zeros(len(rows), dtype=bool)) | bad
+
     for flt in ground.group_filters:
         if flt is not None:
-            counts += [(p, int((~np.asarray(p(cols), dtype=bool)).sum())) for p in _parts(flt)]
+            for p in _parts(flt):
+                add(p, ~np.asarray(p(cols), dtype=bool))
     for imp in ground.implications:
-        broken = np.asarray(imp.condition(cols), dtype=bool) & ~np.asarray(imp.consequence(cols), dtype=bool)
-        counts.append((imp, int(broken.sum())))
-    counts += [(r, int((~np.asarray(r(cols), dtype=bool)).sum())) for r in ground.cross_rules]
-    counts = [c for c in counts if c[1] > 0]
+        add(imp, np.asarray(imp.condition(cols), dtype=bool) & ~np.asarray(imp.consequence(cols), dtype=bool))
+    for r in ground.cross_rules:
+        add(r, ~np.asarray(r(cols), dtype=bool))
+    counts = [(key, int(bad.sum())) for key, bad in rejected.items() if bad.any()]
     counts.sort(key=lambda c: -c[1])
     return counts

@@ -210,8 +210,11 @@ class Explainer:
     def _describe_engine(self, requested: str, fallback_reason: str) -> str:
         """Which engine scores and why, in one line."""
         model = type(self.model).__name__
+        steps = getattr(self.model, "steps", None)  # a Pipeline: name its estimator too
+        if steps:
+            model += f"({type(steps[-1][1]).__name__})"
         if self.scorer is not self.blackbox:
-            return f"compiled engine {self.engine!r}: {model} is a model the codegen layer compiles"
+            return f"compiled engine {self.engine!r}: the codegen layer compiles {model}"
         if requested == "blackbox":
             return "black box (predict_proba): engine='blackbox' was requested"
         return f"black box (predict_proba): no compiled engine for {model} ({fallback_reason})"
@@ -556,11 +559,13 @@ class Explainer:
                 f"; {int(feasible.sum())} data row(s) the model scores as {desired} satisfy the "
                 "rules: engine='blackbox' or more generations may find them"
             )
-        blocking = blocking_rules(ground, self.schema.names, desired_rows)
-        top = ", ".join(f"{cite(self.program, [r])} ({n})" for r, n in blocking[:3])
+        blocking = blocking_rules(self.program, ground, self.schema.names, desired_rows)
+        top = ", ".join(
+            f"{rule} rejects {n}" + (" of them" if i == 0 else "") for i, (rule, n) in enumerate(blocking[:3])
+        )
         return (
             msg + f"; none of the {len(desired_rows)} data rows the model scores as {desired} "
-            f"satisfies the rules for this x (rules that reject the most of them: {top})"
+            f"satisfies the rules for this x: {top}"
         )
 
     # ------------------------------------------------------------------ IR inspection

@@ -1,11 +1,21 @@
 """``geco`` command line: explain a row, check a .plaf file, inspect generated IR, show data,
-report on a batch of explanations."""
+report on a batch of explanations.
+
+Exit status (every command):
+
+* 0 - success; for ``explain``: counterfactuals found, or the row already has the desired class
+* 3 - ``explain`` found no counterfactual (the printed reason says why)
+* 1 - the constraints are not a valid PLAF program (the message names file, line and column)
+* 2 - bad usage or data: unknown option, missing file, a row out of range, a model that cannot
+  score the data
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +24,19 @@ import pandas as pd
 
 from geco.datasets import DATASETS
 
-__all__ = ["main"]
+__all__ = ["EXIT_BAD_CONSTRAINTS", "EXIT_BAD_USAGE", "EXIT_NOT_FOUND", "EXIT_OK", "main"]
+
+EXIT_OK = 0
+EXIT_BAD_CONSTRAINTS = 1
+EXIT_BAD_USAGE = 2
+EXIT_NOT_FOUND = 3
+
+EXPLAIN_EPILOG = """exit status: 0 counterfactuals found (or the row already has the desired class),
+3 no counterfactual found (the reason is printed), 1 invalid constraints, 2 bad usage or data"""
 
 
 class CLIError(Exception):
-    """A user error the CLI reports in one line (exit status 2)."""
+    """A user error the CLI reports in one line (exit status ``EXIT_BAD_USAGE``)."""
 
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
@@ -97,7 +115,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
     constraints = args.constraints if args.constraints is not None else default_constraints
     model = _load_model(args, X, y)
     options = {k: getattr(args, k) for k in ("k", "q", "max_generations") if getattr(args, k) is not None}
-    explainer = Explainer(model, X, constraints, desired_class=desired, engine=args.engine, **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        explainer = Explainer(model, X, constraints, desired_class=desired, engine=args.engine, **options)
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            print(f"geco: warning: {w.message}", file=sys.stderr)
+    print(f"(engine: {explainer.engine_reason})", file=sys.stderr)
     if args.row is None:
         args.row = _first_undesired(explainer)
         print(f"(--row not given: row {args.row} is the first the model does not score "
@@ -108,7 +132,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     else:
         print(f"{name}, row {args.row}; constraints: {constraints or 'none'}")
         print(result)
-    return 0
+    already_desired = result.x_probability > explainer.config.threshold
+    return EXIT_OK if result.success or already_desired else EXIT_NOT_FOUND
 
 
 def _first_undesired(explainer) -> int:
@@ -135,7 +160,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     ground = program.ground(row.iloc[0])
     print(f"grounded on row {args.row}:")
     print("  " + str(ground).replace("\n", "\n  "))
-    return 0
+    return EXIT_OK
 
 
 def cmd_ir(args: argparse.Namespace) -> int:
@@ -153,7 +178,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
 
         text = emit_assembly(text)
     print(text)
-    return 0
+    return EXIT_OK
 
 
 def cmd_data(args: argparse.Namespace) -> int:
@@ -162,7 +187,7 @@ def cmd_data(args: argparse.Namespace) -> int:
     ds = datasets.load_dataset(args.dataset)
     print(ds.summary())
     print(f"\nexample constraints: {ds.constraints}")
-    return 0
+    return EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -183,7 +208,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CLIError(str(exc)) from exc
     print(f"wrote {out} ({len(explanations)} instances, {out.stat().st_size / 1e3:.0f} kB)")
-    return 0
+    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,7 +219,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("explain", help="explain one row: the smallest feasible changes that flip it")
+    p = sub.add_parser(
+        "explain", help="explain one row: the smallest feasible changes that flip it",
+        description="Explain one row: the smallest changes the rules allow that give it the "
+        "desired class.", epilog=EXPLAIN_EPILOG,
+    )  # fmt: skip
     _add_data_args(p)
     p.add_argument("--row", type=int, help="row index of the instance (default: the first row "
                    "the model does not score as the desired class)")  # fmt: skip
@@ -245,10 +274,10 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except PLAFError as exc:
         print(str(exc), file=sys.stderr)
-        return 1
+        return EXIT_BAD_CONSTRAINTS
     except (CLIError, SchemaError, UnsupportedModelError, ValueError, TypeError, OSError) as exc:
         print(f"geco: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -80,21 +80,3 @@ def test_blocks_hold_only_their_columns():
     assert mask_key(np.array([True, False, True])) == 5
     full = to_blocks(Candidates(rows, changed), np.array([0, 1, 2]), full=True)
     assert all(b.values.shape[1] == 3 for b in full)
-
-
-def test_redundant_counterfactuals_only_fill_up():
-    from geco.explainer import _prefer_new_changes
-
-    x = np.array([0.0, 0.0, 0.0])
-    rows = np.array(
-        [
-            [5.0, 0.0, 0.0],  # best: changes feature 0
-            [5.0, 1.0, 0.0],  # repeats the best's change and adds one: redundant
-            [0.0, 2.0, 0.0],  # a different change
-            [6.0, 0.0, 0.0],  # a different value of feature 0: not redundant
-        ]
-    )
-    cand = np.arange(4)
-    assert _prefer_new_changes(rows, x, cand, 3).tolist() == [0, 2, 3]
-    assert _prefer_new_changes(rows, x, cand, 4).tolist() == [0, 1, 2, 3]  # fills up when short
-    assert _prefer_new_changes(rows, x, cand, 1).tolist() == [0]

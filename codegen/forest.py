@@ -39,7 +39,9 @@ __all__ = ["Forest", "fold", "read_forest"]
 @dataclass(eq=False)
 class Forest:
     """Trees over schema features. Node ``i``: leaf iff ``feature[i] < 0``; a split goes left iff
-    ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``."""
+    ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``.
+    Boosting accumulates in ``init.dtype``: float64, or float32 for XGBoost (each addition
+    rounded to float32; ``value`` then holds float32 values)."""
 
     name: str
     schema: Schema
@@ -116,16 +118,17 @@ def goes_left(threshold, cat, cat_left, missing_left, nodes, v) -> np.ndarray:
 def accumulate(contrib: np.ndarray, output: np.ndarray, init: np.ndarray) -> np.ndarray:
     """Sum tree contributions ``(n_trees, n)`` into ``(n, n_outputs)`` in tree order, starting from
     ``init`` - the same sequence of IEEE additions as sklearn (``np.cumsum`` is sequential;
-    ``np.sum`` would be pairwise and differ in the last bit)."""
+    ``np.sum`` would be pairwise and differ in the last bit), in ``init.dtype``."""
     K = len(init)
     n = contrib.shape[1]
-    out = np.empty((n, K))
+    dt = np.asarray(init).dtype
+    out = np.empty((n, K), dtype=dt)
     for k in range(K):
         rows = contrib[output == k] if K > 1 else contrib
-        stack = np.empty((len(rows) + 1, n))
+        stack = np.empty((len(rows) + 1, n), dtype=dt)
         stack[0] = init[k]
         stack[1:] = rows
-        out[:, k] = np.cumsum(stack, axis=0)[-1]
+        out[:, k] = np.cumsum(stack, axis=0, dtype=dt)[-1]
     return out
 
 
@@ -211,6 +214,9 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
             raise UnsupportedModel(f"column {cm.name!r}: a {cm.kind} map of a numeric feature")
         if raw.is_cat[nodes].any():
             raise UnsupportedModel(f"categorical split on numeric feature {feats.name!r}")
+        if raw.zero_missing is not None and raw.zero_missing[nodes].any():
+            # 0.0 takes the missing branch: no single threshold on the user's value says that
+            raise UnsupportedModel(f"zero-as-missing split on numeric feature {feats.name!r}")
 
         def test(v: np.ndarray, nodes: np.ndarray = nodes, cm=cm) -> np.ndarray:
             return raw_goes_left(raw, nodes, cm.apply(v))

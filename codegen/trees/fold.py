@@ -22,6 +22,7 @@ forests, the final link), and :meth:`Forest.predict` is the user-space numpy ref
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ import numpy as np
 
 from codegen.errors import UnsupportedModel
 from codegen.pipeline import ModelInput, read_model_input
+from codegen.trees.gbm_split_tests import gbm_reads_as_zero
 from codegen.trees.reader import RawEnsemble, raw_goes_left, read_trees
 from plaf_grammar import Schema
 
@@ -39,7 +41,9 @@ __all__ = ["Forest", "fold", "read_forest"]
 @dataclass(eq=False)
 class Forest:
     """Trees over schema features. Node ``i``: leaf iff ``feature[i] < 0``; a split goes left iff
-    ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``."""
+    ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``.
+    ``float32_sums``: boosting adds in float32 (XGBoost), every addition rounded to float32
+    (``init`` and ``value`` then hold float32 values); else in float64."""
 
     name: str
     schema: Schema
@@ -57,6 +61,7 @@ class Forest:
     init: np.ndarray  # float64 (n_outputs,)
     divisor: float | None  # forests: the tree count (p = acc / divisor)
     link: Callable[[np.ndarray], np.ndarray] | None  # boosting: raw (n, K) -> P(desired)
+    float32_sums: bool = False  # accumulate in float32 (XGBoost's margins)
 
     @property
     def n_trees(self) -> int:
@@ -95,7 +100,7 @@ class Forest:
         """P(desired) for schema-encoded rows; equals the model's ``predict_proba`` column."""
         leaves = self.leaves(X)
         contrib = self.value[leaves].T  # (n_trees, n)
-        return self.finish(accumulate(contrib, self.output, self.init))
+        return self.finish(accumulate(contrib, self.output, self.init, self.float32_sums))
 
 
 def goes_left(threshold, cat, cat_left, missing_left, nodes, v) -> np.ndarray:
@@ -111,19 +116,21 @@ def goes_left(threshold, cat, cat_left, missing_left, nodes, v) -> np.ndarray:
     return np.where(nan, missing_left[nodes], go)
 
 
-def accumulate(contrib: np.ndarray, output: np.ndarray, init: np.ndarray) -> np.ndarray:
+def accumulate(contrib: np.ndarray, output: np.ndarray, init: np.ndarray, float32: bool = False) -> np.ndarray:
     """Sum tree contributions ``(n_trees, n)`` into ``(n, n_outputs)`` in tree order, starting from
     ``init`` - the same sequence of IEEE additions as sklearn (``np.cumsum`` is sequential;
-    ``np.sum`` would be pairwise and differ in the last bit)."""
+    ``np.sum`` would be pairwise and differ in the last bit). ``float32``: every addition in
+    float32 (XGBoost); the result is float64 either way."""
     K = len(init)
     n = contrib.shape[1]
+    dt = np.float32 if float32 else np.float64
     out = np.empty((n, K))
     for k in range(K):
         rows = contrib[output == k] if K > 1 else contrib
-        stack = np.empty((len(rows) + 1, n))
+        stack = np.empty((len(rows) + 1, n), dtype=dt)
         stack[0] = init[k]
         stack[1:] = rows
-        out[:, k] = np.cumsum(stack, axis=0)[-1]
+        out[:, k] = np.cumsum(stack, axis=0, dtype=dt)[-1]
     return out
 
 
@@ -177,6 +184,8 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
     missing_left = np.zeros(n, dtype=bool)
     forward = np.arange(n)  # nodes whose outcome is constant forward to the child taken
     sets: list[np.ndarray] = []
+    zero_region: dict[int, tuple[float, float]] = {}  # node -> user values read as 0.0 (see below)
+    compare = raw if raw.zero_missing is None else dataclasses.replace(raw, zero_missing=None)
     max_codes = max([len(f.categories) for f in schema.features if f.categories] + [1])
 
     for j, cm in enumerate(mi.columns):
@@ -211,10 +220,15 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
             raise UnsupportedModel(f"categorical split on numeric feature {feats.name!r}")
 
         def test(v: np.ndarray, nodes: np.ndarray = nodes, cm=cm) -> np.ndarray:
-            return raw_goes_left(raw, nodes, cm.apply(v))
+            return raw_goes_left(compare, nodes, cm.apply(v))
 
         threshold[nodes] = _numeric_thresholds(test, len(nodes))
         missing_left[nodes] = raw.missing_left[nodes]
+        if raw.zero_missing is not None and raw.zero_missing[nodes].any():
+            region = _zero_region(raw, cm)
+            if region is not None:  # user values the model reads as 0.0, which go the missing way
+                for node in nodes[raw.zero_missing[nodes]]:
+                    zero_region[int(node)] = region
 
     # resolve forwarding chains (a constant node may lead to another constant node)
     fwd = forward.copy()
@@ -234,9 +248,9 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         finish = raw.finish
 
         def link(acc: np.ndarray) -> np.ndarray:
-            return finish(acc)[:, col]
+            return np.asarray(finish(acc)[:, col], dtype=np.float64)
 
-    return Forest(
+    forest = Forest(
         name=raw.name,
         schema=schema,
         desired_class=desired_class,
@@ -250,10 +264,105 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         value=np.ascontiguousarray(value, dtype=np.float64),
         roots=fwd[raw.roots],
         output=raw.output.copy(),
-        init=raw.init.copy() if not raw.mean else np.zeros(1),
+        init=raw.init.astype(np.float64) if not raw.mean else np.zeros(1),
         divisor=divisor,
         link=link,
+        float32_sums=raw.init.dtype == np.float32,
     )
+    return _split_zero_regions(forest, zero_region) if zero_region else forest
+
+
+# ------------------------------------------------------------- zero read as missing (GBM only)
+# XGBoost reading a scipy sparse matrix treats the entries it leaves out (0.0) as missing, and
+# LightGBM's zero_as_missing reads |x| <= 1e-35 as missing. At such a node the user values whose
+# model value is read as 0.0 form one interval Z = (below, upto] (the maps are monotone) that goes
+# the missing way, against the compare ``v <= T``. Three compares on v express that exactly:
+#   Z on the compare's left side, missing right:  v <= below ? L : (v <= upto ? R : (v <= T ? L : R))
+#   Z on the right side, missing left:            v <= T ? L : (v <= below ? R : (v <= upto ? L : R))
+# L and R are each reached twice, so the second references get copies of their subtrees (the
+# forest stays a forest of trees: partial evaluation and the kernel need nothing new).
+
+
+def _zero_region(raw: RawEnsemble, cm: Any) -> tuple[float, float] | None:
+    """(below, upto): the user values ``v`` whose model value reads as 0.0 are ``below < v <= upto``
+    (in the order of doubles); None if no double does."""
+
+    def under(v: np.ndarray) -> np.ndarray:
+        m = cm.apply(v)
+        return (m < 0) & ~gbm_reads_as_zero(raw, m)
+
+    def not_over(v: np.ndarray) -> np.ndarray:
+        m = cm.apply(v)
+        return (m <= 0) | gbm_reads_as_zero(raw, m)
+
+    below = float(_numeric_thresholds(under, 1)[0])  # NaN: nothing is under the region
+    upto = float(_numeric_thresholds(not_over, 1)[0])  # NaN: nothing reaches the region
+    if np.isnan(upto) or (not np.isnan(below) and _key(np.array(below)) >= _key(np.array(upto))):
+        return None
+    return below, upto
+
+
+def _split_zero_regions(f: Forest, regions: dict[int, tuple[float, float]]) -> Forest:
+    """Rewrite every node in ``regions`` as the three compares above (children before parents,
+    so a copied subtree is already rewritten)."""
+    cols = {k: getattr(f, k).copy() for k in ("feature", "threshold", "cat", "missing_left", "left", "right", "value")}
+    depth = np.full(len(f.feature), -1)
+    frontier, d = f.roots, 0
+    while len(frontier):
+        depth[frontier] = d
+        split = frontier[f.feature[frontier] >= 0]
+        frontier, d = np.concatenate([f.left[split], f.right[split]]), d + 1
+    parts = {k: [v] for k, v in cols.items()}
+    size = len(f.feature)
+
+    def grow(rows: dict[str, np.ndarray]) -> int:
+        nonlocal size
+        for k, v in rows.items():
+            parts[k].append(v)
+        start, size = size, size + len(rows["feature"])
+        return start
+
+    def flat(k: str) -> np.ndarray:
+        if len(parts[k]) > 1:
+            parts[k] = [np.concatenate(parts[k])]
+        return parts[k][0]
+
+    def copy(root: int) -> int:
+        """A copy of the subtree at ``root`` (appended); its new root."""
+        feat, left, right = flat("feature"), flat("left"), flat("right")
+        order, level = [], np.array([root])
+        while len(level):
+            order.append(level)
+            sp = level[feat[level] >= 0]
+            level = np.concatenate([left[sp], right[sp]])
+        old = np.concatenate(order)
+        new = size + np.arange(len(old))
+        remap = dict(zip(old.tolist(), new.tolist()))
+        rows = {k: flat(k)[old] for k in parts}
+        is_split = rows["feature"] >= 0
+        rows["left"] = np.array([remap[c] if s else -1 for c, s in zip(rows["left"].tolist(), is_split)], dtype=np.int64)
+        rows["right"] = np.array([remap[c] if s else -1 for c, s in zip(rows["right"].tolist(), is_split)], dtype=np.int64)
+        grow(rows)
+        return int(new[0])
+
+    for node in sorted((k for k in regions if depth[k] >= 0), key=lambda k: -depth[k]):
+        below, upto = regions[node]
+        thr, lc, rc = (float(flat("threshold")[node]), int(flat("left")[node]), int(flat("right")[node]))
+        miss, s = bool(flat("missing_left")[node]), int(flat("feature")[node])
+        lc2, rc2 = copy(lc), copy(rc)
+        n1, n2 = size, size + 1
+        if not miss:  # the region sits left of T and goes right
+            tests, targets = (below, upto, thr), ((lc, n1), (rc, n2), (lc2, rc2))
+        else:  # the region sits right of T and goes left
+            tests, targets = (thr, below, upto), ((lc, n1), (rc, n2), (lc2, rc2))
+        grow({
+            "feature": np.array([s, s]), "threshold": np.array(tests[1:]), "cat": np.array([-1, -1]),
+            "missing_left": np.array([miss, miss]), "left": np.array([targets[1][0], targets[2][0]]),
+            "right": np.array([targets[1][1], targets[2][1]]), "value": np.zeros(2),
+        })  # fmt: skip
+        for k, v in (("threshold", tests[0]), ("left", targets[0][0]), ("right", targets[0][1])):
+            flat(k)[node] = v
+    return dataclasses.replace(f, **{k: flat(k) for k in parts})
 
 
 def read_forest(model: Any, schema: Schema, desired_class: Any) -> Forest:

@@ -22,6 +22,8 @@ sums its margins in float32: there the trees return ``float`` and the sums are `
 Splits: ``fcmp ole double %v, T`` (``ule`` when NaN goes left; ``T`` already folded to the user's
 scale and float32 rounding, see :mod:`codegen.trees.fold`); categorical code sets of up to 64 codes are
 one shift of a 64-bit mask, larger sets a byte-table load. Categorical inputs must be valid codes.
+Values a model reads as missing (``Forest.missing_values``: 0 behind a sparse XGBoost input) are
+turned into NaN by a ``select`` right after their load.
 """
 
 from __future__ import annotations
@@ -74,9 +76,21 @@ def _tree_function(res: Residual, t: int, r0: int, names: _Names, attrs: str, ta
         if res.col[r] >= 0:
             used.add(int(res.col[r]))
             stack += [int(res.right[r]), int(res.left[r])]
+    missing = {s: (below, upto) for s, below, upto in f.missing_values}
     for k in sorted(used):
         lines.append(f"  %p{k} = getelementptr inbounds double, ptr %row, i64 {k}")
-        lines.append(f"  %v{k} = load double, ptr %p{k}  ; {names.col(k)}")
+        region = missing.get(res.delta[k])
+        if region is None:
+            lines.append(f"  %v{k} = load double, ptr %p{k}  ; {names.col(k)}")
+            continue
+        below, upto = region  # the model reads below < v <= upto as missing (a NaN below: no bound)
+        lines.append(
+            f"  %r{k} = load double, ptr %p{k}  ; {names.col(k)}\n"
+            f"  %lo{k} = fcmp ugt double %r{k}, {hexf(below)}\n  %hi{k} = fcmp ole double %r{k}, {hexf(upto)}\n"
+            f"  %z{k} = and i1 %lo{k}, %hi{k}\n"
+            f"  %v{k} = select i1 %z{k}, double 0x7FF8000000000000, double %r{k}"
+            f"  ; {_num(below)} < {names.col(k)} <= {_num(upto)} is read as missing"
+        )
     lines.append(f"  br label %n{r0}")
     for r in order:
         node = int(res.node[r])

@@ -43,7 +43,9 @@ class Forest:
     """Trees over schema features. Node ``i``: leaf iff ``feature[i] < 0``; a split goes left iff
     ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``.
     ``float32_sums``: boosting adds in float32 (XGBoost), every addition rounded to float32
-    (``init`` and ``value`` then hold float32 values); else in float64."""
+    (``init`` and ``value`` then hold float32 values); else in float64. ``missing_values``:
+    ``(feature, below, upto)`` - user values ``below < v <= upto`` of that feature are read as
+    missing (NaN) before any split (see :meth:`read_missing`)."""
 
     name: str
     schema: Schema
@@ -62,6 +64,7 @@ class Forest:
     divisor: float | None  # forests: the tree count (p = acc / divisor)
     link: Callable[[np.ndarray], np.ndarray] | None  # boosting: raw (n, K) -> P(desired)
     float32_sums: bool = False  # accumulate in float32 (XGBoost's margins)
+    missing_values: tuple[tuple[int, float, float], ...] = ()  # (feature, below, upto), see above
 
     @property
     def n_trees(self) -> int:
@@ -82,8 +85,28 @@ class Forest:
         """Routing at split ``nodes`` for user values ``v``."""
         return goes_left(self.threshold, self.cat, self.cat_left, self.missing_left, nodes, v)
 
-    def leaves(self, X: np.ndarray) -> np.ndarray:
+    def read_missing(self, X: np.ndarray, features: tuple[int, ...] | None = None) -> np.ndarray:
+        """``X`` (rows over ``features``, default every schema feature) with the values the model
+        reads as missing replaced by NaN; ``X`` itself when no such value can occur."""
         X = np.asarray(X, dtype=np.float64)
+        if not self.missing_values:
+            return X
+        pos = {int(f): k for k, f in enumerate(features)} if features is not None else None
+        out = X
+        for s, below, upto in self.missing_values:
+            k = s if pos is None else pos.get(s)
+            if k is None:
+                continue
+            v = X[..., k]
+            with np.errstate(invalid="ignore"):
+                hit = ~(v <= below) & (v <= upto)  # below NaN: no lower bound
+            if hit.any():
+                out = out.copy() if out is X else out
+                out[..., k] = np.where(hit, np.nan, v)
+        return out
+
+    def leaves(self, X: np.ndarray) -> np.ndarray:
+        X = self.read_missing(X)
         n = len(X)
         idx = np.broadcast_to(self.roots, (n, self.n_trees)).copy()
         rows = np.broadcast_to(np.arange(n)[:, None], idx.shape)
@@ -184,7 +207,7 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
     missing_left = np.zeros(n, dtype=bool)
     forward = np.arange(n)  # nodes whose outcome is constant forward to the child taken
     sets: list[np.ndarray] = []
-    zero_region: dict[int, tuple[float, float]] = {}  # node -> user values read as 0.0 (see below)
+    missing_values: list[tuple[int, float, float]] = []  # user values read as missing (see below)
     compare = raw if raw.zero_missing is None else dataclasses.replace(raw, zero_missing=None)
     max_codes = max([len(f.categories) for f in schema.features if f.categories] + [1])
 
@@ -225,10 +248,9 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         threshold[nodes] = _numeric_thresholds(test, len(nodes))
         missing_left[nodes] = raw.missing_left[nodes]
         if raw.zero_missing is not None and raw.zero_missing[nodes].any():
-            region = _zero_region(raw, cm)
-            if region is not None:  # user values the model reads as 0.0, which go the missing way
-                for node in nodes[raw.zero_missing[nodes]]:
-                    zero_region[int(node)] = region
+            region = _zero_region(raw, mi, j, nodes)
+            if region is not None:
+                missing_values.append((s, *region))
 
     # resolve forwarding chains (a constant node may lead to another constant node)
     fwd = forward.copy()
@@ -250,7 +272,7 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         def link(acc: np.ndarray) -> np.ndarray:
             return np.asarray(finish(acc)[:, col], dtype=np.float64)
 
-    forest = Forest(
+    return Forest(
         name=raw.name,
         schema=schema,
         desired_class=desired_class,
@@ -268,24 +290,22 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         divisor=divisor,
         link=link,
         float32_sums=raw.init.dtype == np.float32,
+        missing_values=tuple(missing_values),
     )
-    return _split_zero_regions(forest, zero_region) if zero_region else forest
 
 
 # ------------------------------------------------------------- zero read as missing (GBM only)
 # XGBoost reading a scipy sparse matrix treats the entries it leaves out (0.0) as missing, and
-# LightGBM's zero_as_missing reads |x| <= 1e-35 as missing. At such a node the user values whose
-# model value is read as 0.0 form one interval Z = (below, upto] (the maps are monotone) that goes
-# the missing way, against the compare ``v <= T``. Three compares on v express that exactly:
-#   Z on the compare's left side, missing right:  v <= below ? L : (v <= upto ? R : (v <= T ? L : R))
-#   Z on the right side, missing left:            v <= T ? L : (v <= below ? R : (v <= upto ? L : R))
-# L and R are each reached twice, so the second references get copies of their subtrees (the
-# forest stays a forest of trees: partial evaluation and the kernel need nothing new).
+# LightGBM's zero_as_missing reads |x| <= 1e-35 as missing: at some nodes 0.0 goes the missing
+# way, against the compare. The user values whose model value reads as 0.0 form one interval
+# (below, upto] (the maps are monotone); where every node of the feature sends such a value the
+# way it sends NaN, reading them as NaN before the walk is exact, and no split changes.
 
 
-def _zero_region(raw: RawEnsemble, cm: Any) -> tuple[float, float] | None:
-    """(below, upto): the user values ``v`` whose model value reads as 0.0 are ``below < v <= upto``
-    (in the order of doubles); None if no double does."""
+def _zero_region(raw: RawEnsemble, mi: ModelInput, j: int, nodes: np.ndarray) -> tuple[float, float] | None:
+    """(below, upto): the user values of column ``j``'s source feature read as missing (None if
+    no double is); raises :class:`UnsupportedModel` where NaN would be read otherwise."""
+    cm = mi.columns[j]
 
     def under(v: np.ndarray) -> np.ndarray:
         m = cm.apply(v)
@@ -299,70 +319,13 @@ def _zero_region(raw: RawEnsemble, cm: Any) -> tuple[float, float] | None:
     upto = float(_numeric_thresholds(not_over, 1)[0])  # NaN: nothing reaches the region
     if np.isnan(upto) or (not np.isnan(below) and _key(np.array(below)) >= _key(np.array(upto))):
         return None
+    name = mi.schema.names[cm.source]
+    if sum(c.source == cm.source for c in mi.columns) > 1:
+        raise UnsupportedModel(f"numeric feature {name!r} feeds several model columns, one reading 0 as missing")
+    zero = cm.apply(np.full(len(nodes), upto))
+    if not np.array_equal(raw_goes_left(raw, nodes, zero), raw.missing_left[nodes]):
+        raise UnsupportedModel(f"numeric feature {name!r}: the model sends 0 and missing values different ways")
     return below, upto
-
-
-def _split_zero_regions(f: Forest, regions: dict[int, tuple[float, float]]) -> Forest:
-    """Rewrite every node in ``regions`` as the three compares above (children before parents,
-    so a copied subtree is already rewritten)."""
-    cols = {k: getattr(f, k).copy() for k in ("feature", "threshold", "cat", "missing_left", "left", "right", "value")}
-    depth = np.full(len(f.feature), -1)
-    frontier, d = f.roots, 0
-    while len(frontier):
-        depth[frontier] = d
-        split = frontier[f.feature[frontier] >= 0]
-        frontier, d = np.concatenate([f.left[split], f.right[split]]), d + 1
-    parts = {k: [v] for k, v in cols.items()}
-    size = len(f.feature)
-
-    def grow(rows: dict[str, np.ndarray]) -> int:
-        nonlocal size
-        for k, v in rows.items():
-            parts[k].append(v)
-        start, size = size, size + len(rows["feature"])
-        return start
-
-    def flat(k: str) -> np.ndarray:
-        if len(parts[k]) > 1:
-            parts[k] = [np.concatenate(parts[k])]
-        return parts[k][0]
-
-    def copy(root: int) -> int:
-        """A copy of the subtree at ``root`` (appended); its new root."""
-        feat, left, right = flat("feature"), flat("left"), flat("right")
-        order, level = [], np.array([root])
-        while len(level):
-            order.append(level)
-            sp = level[feat[level] >= 0]
-            level = np.concatenate([left[sp], right[sp]])
-        old = np.concatenate(order)
-        new = size + np.arange(len(old))
-        remap = dict(zip(old.tolist(), new.tolist()))
-        rows = {k: flat(k)[old] for k in parts}
-        is_split = rows["feature"] >= 0
-        rows["left"] = np.array([remap[c] if s else -1 for c, s in zip(rows["left"].tolist(), is_split)], dtype=np.int64)
-        rows["right"] = np.array([remap[c] if s else -1 for c, s in zip(rows["right"].tolist(), is_split)], dtype=np.int64)
-        grow(rows)
-        return int(new[0])
-
-    for node in sorted((k for k in regions if depth[k] >= 0), key=lambda k: -depth[k]):
-        below, upto = regions[node]
-        thr, lc, rc = (float(flat("threshold")[node]), int(flat("left")[node]), int(flat("right")[node]))
-        miss, s = bool(flat("missing_left")[node]), int(flat("feature")[node])
-        lc2, rc2 = copy(lc), copy(rc)
-        n1, n2 = size, size + 1
-        if not miss:  # the region sits left of T and goes right
-            tests, targets = (below, upto, thr), ((lc, n1), (rc, n2), (lc2, rc2))
-        else:  # the region sits right of T and goes left
-            tests, targets = (thr, below, upto), ((lc, n1), (rc, n2), (lc2, rc2))
-        grow({
-            "feature": np.array([s, s]), "threshold": np.array(tests[1:]), "cat": np.array([-1, -1]),
-            "missing_left": np.array([miss, miss]), "left": np.array([targets[1][0], targets[2][0]]),
-            "right": np.array([targets[1][1], targets[2][1]]), "value": np.zeros(2),
-        })  # fmt: skip
-        for k, v in (("threshold", tests[0]), ("left", targets[0][0]), ("right", targets[0][1])):
-            flat(k)[node] = v
-    return dataclasses.replace(f, **{k: flat(k) for k in parts})
 
 
 def read_forest(model: Any, schema: Schema, desired_class: Any) -> Forest:

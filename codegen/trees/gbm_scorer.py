@@ -1,19 +1,51 @@
 """The engine factory of XGBoost and LightGBM models: their trees folded onto the user's columns
 (:mod:`codegen.trees.gbm_input`) behind the same tiers as sklearn's trees
-(:class:`codegen.trees.scorer.TreeScorer`: partial evaluation, kernel, JIT, IR, cost model)."""
+(:class:`codegen.trees.scorer.TreeScorer`: partial evaluation, kernel, JIT, IR, cost model).
+
+The one addition: values such a model reads as missing although they are numbers (0 behind a
+sparse XGBoost input, ``zero_as_missing`` in LightGBM; :attr:`codegen.trees.fold.Forest.missing_values`)
+become NaN before any tier sees them, in ``x`` and in every Δ block.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from codegen.pipeline import ModelInput
-from codegen.trees.gbm_input import gbm_forest
-from codegen.trees.scorer import TreeScorer
+import numpy as np
 
-__all__ = ["gbm_scorer"]
+from codegen.pipeline import ModelInput
+from codegen.protocol import Block
+from codegen.trees.gbm_input import gbm_forest
+from codegen.trees.scorer import BoundTreeScorer, TreeScorer
+
+__all__ = ["GBMTreeScorer", "gbm_scorer"]
+
+
+class GBMTreeScorer(TreeScorer):
+    """A :class:`TreeScorer` whose inputs pass through :meth:`Forest.read_missing` first."""
+
+    def bind(self, x: np.ndarray) -> BoundTreeScorer:
+        x = self.forest.read_missing(np.asarray(x, dtype=np.float64))
+        if not self.forest.missing_values:
+            return BoundTreeScorer(self, x)
+        return _BoundGBMScorer(self, x)
+
+    def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
+        x = self.forest.read_missing(np.asarray(x, dtype=np.float64).reshape(-1))
+        return super().ir(x, delta, optimized)
+
+
+class _BoundGBMScorer(BoundTreeScorer):
+    def score_block(self, delta: tuple[int, ...], columns: np.ndarray) -> np.ndarray:
+        return self.score_blocks([(delta, columns)])[0]
+
+    def score_blocks(self, blocks: Sequence[Block]) -> list[np.ndarray]:
+        f = self.forest
+        return super().score_blocks([(d, f.read_missing(c, tuple(d))) for d, c in blocks])
 
 
 def gbm_scorer(model_input: ModelInput, desired_class: Any, engine: str = "auto") -> TreeScorer:
     """Registry factory (see :mod:`codegen.registry`); ``model_input`` comes from
     :func:`codegen.trees.gbm_input.read_gbm_input`. Raises :class:`codegen.UnsupportedModel`."""
-    return TreeScorer(gbm_forest(model_input, desired_class), engine)
+    return GBMTreeScorer(gbm_forest(model_input, desired_class), engine)

@@ -19,6 +19,7 @@ from codegen.llvm import binding
 from codegen.registry import scorer_for
 from codegen.trees.emit import emit_residual
 from codegen.trees.fold import accumulate
+from codegen.trees.jit import CompiledResidual
 from codegen.trees.kernel import kernel_arrays_forest, run_kernel
 from codegen.trees.native_partial import NativePartial
 from codegen.trees.partial import bind_x, partial_evaluate
@@ -45,6 +46,12 @@ class _BoosterProba:
         return np.column_stack([1 - p, p]) if p.ndim == 1 else p
 
 
+def _sparse(pipeline):
+    """The one-hot pipeline with a sparse output (Adult's is sparse; this frame is too narrow)."""
+    pipeline[0].set_params(sparse_threshold=1.0)
+    return pipeline
+
+
 @pytest.fixture(scope="module")
 def cases():
     """(name, model, reference with predict_proba, schema, encoded X, desired class)."""
@@ -59,8 +66,8 @@ def cases():
         for name, model in (
             ("xgb-bare", xgb.XGBClassifier(enable_categorical=True, **xgb_kw)),
             ("lgb-bare", lgb.LGBMClassifier(**lgb_kw)),
-            ("xgb-onehot", one_hot_pipeline(X, xgb.XGBClassifier(**xgb_kw))),
-            ("lgb-onehot", one_hot_pipeline(X, lgb.LGBMClassifier(**lgb_kw))),
+            ("xgb-onehot", _sparse(one_hot_pipeline(X, xgb.XGBClassifier(**xgb_kw)))),
+            ("lgb-onehot", _sparse(one_hot_pipeline(X, lgb.LGBMClassifier(**lgb_kw)))),
         ):
             model.fit(X, yy)
             out.append((f"{name}-{k}", model, model, schema, E, desired))
@@ -100,11 +107,15 @@ def test_every_tier_equals_predict_proba(cases):
         scorers = {eng: scorer_for(model, schema, desired, eng) for eng in ("auto", "jit", "numpy")}
         forest = scorers["auto"].forest
         assert forest.float32_sums == name.startswith("xgb"), name
+        # a sparse one-hot output: XGBoost reads the numeric zeros as missing
+        assert bool(forest.missing_values) == name.startswith("xgb-onehot"), name
         Q = _edge_rows(forest, E, rng)
         want = _blackbox(ref, schema, desired, Q[0], tuple(range(len(schema))), Q)
         # the whole folded forest: numpy reference and the kernel
         np.testing.assert_array_equal(forest.predict(Q), want, err_msg=name)
-        np.testing.assert_array_equal(forest.finish(run_kernel(scorers["auto"].full, Q)), want, err_msg=name)
+        # the kernel tiers see values read as missing as NaN already (the scorer's first step)
+        np.testing.assert_array_equal(forest.finish(run_kernel(scorers["auto"].full, forest.read_missing(Q))), want,
+                                      err_msg=name)  # fmt: skip
         for delta in ((0,), (2,), (1, 3), (0, 2, 4)):
             x = Q[rng.integers(len(Q))]
             cols = np.ascontiguousarray(Q[:60][:, list(delta)])
@@ -113,7 +124,8 @@ def test_every_tier_equals_predict_proba(cases):
                 np.testing.assert_array_equal(sc.bind(x).score_block(delta, cols), want, err_msg=f"{name} {eng} {delta}")
             # the residual kernel of the native partial evaluator, whatever auto would pick
             native = scorers["auto"].native
-            got = forest.finish(run_kernel(native(native.bind(x), delta), cols))
+            arrays = native(native.bind(forest.read_missing(x)), delta)
+            got = forest.finish(run_kernel(arrays, forest.read_missing(cols, delta)))
             np.testing.assert_array_equal(got, want, err_msg=f"{name} residual kernel {delta}")
 
 
@@ -127,9 +139,11 @@ def test_partial_evaluation_equals_the_full_model(cases):
             delta = tuple(sorted(rng.choice(len(schema), k, replace=False).tolist()))
             rows = np.repeat(x[None], 80, axis=0)
             rows[:, list(delta)] = E[rng.integers(0, len(E), 80)][:, list(delta)]
+            want = forest.predict(rows)
+            rows = forest.read_missing(rows)  # what partial evaluation and the kernel read
+            x = rows[0]
             cols = np.ascontiguousarray(rows[:, list(delta)])
             res = partial_evaluate(forest, bind_x(forest, x), delta)
-            want = forest.predict(rows)
             np.testing.assert_array_equal(res.predict(cols), want, err_msg=f"{name} {delta}")
             got = forest.finish(run_kernel(native(native.bind(x), delta), cols))
             np.testing.assert_array_equal(got, want, err_msg=f"{name} native {delta}")
@@ -197,3 +211,20 @@ def test_emitted_bias_folds_leading_constants_in_float32(cases):
     wide = forest.init[0] + res.const[:first].sum()
     assert float(bias) != wide  # float64 folding would give another bias here
     assert f"bias = {float(bias)!r} " in emit_residual(res)
+
+
+def test_ir_reads_zero_as_missing_itself(cases):
+    """The emitted module turns the values a sparse XGBoost input reads as missing into NaN after
+    their load, so it is exact on raw Δ columns (zeros included) without the scorer's mapping."""
+    name, model, ref, schema, E, desired = next(c for c in cases if c[0] == "xgb-onehot-2")
+    forest = scorer_for(model, schema, desired, "numpy").forest
+    regions = {s for s, *_ in forest.missing_values}
+    delta = (schema.index("a"), schema.index("b"))
+    assert set(delta) <= regions
+    x = forest.read_missing(E[7])
+    res = partial_evaluate(forest, bind_x(forest, x), delta)
+    ir = emit_residual(res)
+    assert "is read as missing" in ir and "select i1 %z0, double 0x7FF8000000000000" in ir
+    cols = np.array([[0.0, 0.0], [-0.0, 3.0], [0.5, 0.0], [5e-324, -0.0], [-5e-324, 1.0], [np.nan, 2.0]])
+    got = CompiledResidual(binding.compile_ir(ir, 0), forest)(cols)
+    np.testing.assert_array_equal(got, _blackbox(ref, schema, desired, E[7], delta, cols), err_msg=name)

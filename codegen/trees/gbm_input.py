@@ -36,7 +36,7 @@ from codegen.trees.reader import RawEnsemble, raw_goes_left
 from codegen.trees.xgboost_reader import is_xgboost, read_xgboost, xgboost_categories
 from plaf_grammar import Schema
 
-__all__ = ["GBMInput", "gbm_forest", "is_gbm", "read_gbm", "read_gbm_forest", "read_gbm_input"]
+__all__ = ["GBMInput", "gbm_forest", "gbm_raw", "is_gbm", "read_gbm", "read_gbm_forest", "read_gbm_input"]
 
 
 @dataclass
@@ -153,8 +153,9 @@ def read_gbm_input(model: Any, schema: Schema) -> GBMInput:
     return GBMInput(mi.estimator, mi.columns, mi.schema, sparse=sparse)
 
 
-def gbm_forest(mi: ModelInput, desired_class: Any) -> Forest:
-    """The folded :class:`Forest` of the XGBoost/LightGBM model behind ``mi``."""
+def gbm_raw(mi: ModelInput) -> RawEnsemble:
+    """The trees of the XGBoost/LightGBM model behind ``mi`` as it reads its input (a sparse
+    input's zeros marked where they go the missing way)."""
     raw = read_gbm(mi.estimator)
     if is_xgboost(mi.estimator) and getattr(mi, "sparse", False):
         # 0.0 is missing; mark the nodes where that changes its side
@@ -162,7 +163,12 @@ def gbm_forest(mi: ModelInput, desired_class: Any) -> Forest:
         zero = np.zeros(raw.n_nodes, dtype=bool)
         zero[split] = raw_goes_left(raw, split, np.zeros(len(split))) != raw.missing_left[split]
         raw = dataclasses.replace(raw, zero_missing=zero)
-    return fold(raw, mi, desired_class)
+    return raw
+
+
+def gbm_forest(mi: ModelInput, desired_class: Any) -> Forest:
+    """The folded :class:`Forest` of the XGBoost/LightGBM model behind ``mi``."""
+    return fold(gbm_raw(mi), mi, desired_class)
 
 
 def read_gbm_forest(model: Any, schema: Schema, desired_class: Any) -> Forest:

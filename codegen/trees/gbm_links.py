@@ -15,6 +15,8 @@ element costs a Python call per element, so:
   ``math.exp`` (CPython's call of the C library's ``exp``; about 0.1 µs per element).
 
 The links repeat the libraries' arithmetic operation by operation (dtype, order, constants).
+:class:`GBMLink` names a model's link as data, so the compiled scorers can run the same arithmetic
+natively (``codegen/llvm/gbm_links.ll``).
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ import ctypes
 import ctypes.util
 import functools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
+    "GBMLink",
     "c_exp",
     "c_expf",
     "c_logf",
@@ -154,3 +158,48 @@ def lightgbm_softmax(raw: np.ndarray) -> np.ndarray:
     for k in range(r.shape[1]):
         wsum += e[:, k]
     return e / wsum[:, None]
+
+
+# ------------------------------------------------------------------------------- links as data
+
+#: the kinds of :class:`GBMLink`
+LINK_KINDS = ("xgboost_sigmoid", "xgboost_softmax", "scipy_softmax", "lightgbm_sigmoid", "lightgbm_softmax", "lightgbm_ova")
+
+
+@dataclass(frozen=True)
+class GBMLink:
+    """A boosting library's link: raw scores ``(n, K)`` -> class probabilities, as data.
+
+    ``kind``: ``"xgboost_sigmoid"`` (binary:logistic, ``[1 - p, p]`` in float32),
+    ``"xgboost_softmax"`` (multi:softprob), ``"scipy_softmax"`` (multi:softmax: scipy's softmax of
+    the float32 margins, what ``XGBClassifier.predict_proba`` does), ``"lightgbm_sigmoid"``
+    (binary, ``[1 - p, p]``), ``"lightgbm_softmax"`` (multiclass), ``"lightgbm_ova"``
+    (multiclassova); ``sigmoid`` LightGBM's sigmoid parameter, ``divisor`` LightGBM rf's round count
+    (the raw scores are divided by it first)."""
+
+    kind: str
+    sigmoid: float = 1.0
+    divisor: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in LINK_KINDS:
+            raise ValueError(f"unknown link {self.kind!r}")
+
+    def __call__(self, raw: np.ndarray) -> np.ndarray:
+        if self.kind == "xgboost_sigmoid":
+            p = xgboost_sigmoid(raw[:, 0])
+            return np.stack([_F32(1) - p, p], axis=1)
+        if self.kind == "xgboost_softmax":
+            return xgboost_softmax(raw)
+        if self.kind == "scipy_softmax":
+            from scipy.special import softmax
+
+            return softmax(np.asarray(raw, dtype=_F32), axis=1)
+        if self.divisor is not None:
+            raw = raw / self.divisor
+        if self.kind == "lightgbm_sigmoid":
+            p = lightgbm_sigmoid(raw[:, 0], self.sigmoid)
+            return np.stack([1.0 - p, p], axis=1)
+        if self.kind == "lightgbm_softmax":
+            return lightgbm_softmax(raw)
+        return lightgbm_sigmoid(raw, self.sigmoid)

@@ -2,13 +2,15 @@
 (:mod:`codegen.trees.gbm_input`) behind the same tiers as sklearn's trees
 (:class:`codegen.trees.scorer.TreeScorer`: partial evaluation, kernel, JIT, IR, cost model).
 
-The one addition: values such a model reads as missing although they are numbers (0 behind a
+Two additions: values such a model reads as missing although they are numbers (0 behind a
 sparse XGBoost input, ``zero_as_missing`` in LightGBM; :attr:`codegen.trees.fold.Forest.missing_values`)
-become NaN before any tier sees them, in ``x`` and in every Δ block.
+become NaN before any tier sees them, in ``x`` and in every Δ block; and the library's link runs
+compiled (:mod:`codegen.trees.gbm_native_links`), bit-identical to the numpy one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +18,9 @@ import numpy as np
 
 from codegen.pipeline import ModelInput
 from codegen.protocol import Block
-from codegen.trees.gbm_input import gbm_forest
+from codegen.trees.fold import fold
+from codegen.trees.gbm_input import gbm_raw
+from codegen.trees.gbm_native_links import native_link
 from codegen.trees.scorer import BoundTreeScorer, TreeScorer
 
 __all__ = ["GBMTreeScorer", "gbm_scorer"]
@@ -42,10 +46,19 @@ class _BoundGBMScorer(BoundTreeScorer):
 
     def score_blocks(self, blocks: Sequence[Block]) -> list[np.ndarray]:
         f = self.forest
-        return super().score_blocks([(d, f.read_missing(c, tuple(d))) for d, c in blocks])
+        read = {s for s, _, _ in f.missing_values}
+        return super().score_blocks(
+            [(d, f.read_missing(c, tuple(d)) if read.intersection(d) else c) for d, c in blocks]
+        )
 
 
 def gbm_scorer(model_input: ModelInput, desired_class: Any, engine: str = "auto") -> TreeScorer:
     """Registry factory (see :mod:`codegen.registry`); ``model_input`` comes from
     :func:`codegen.trees.gbm_input.read_gbm_input`. Raises :class:`codegen.UnsupportedModel`."""
-    return GBMTreeScorer(gbm_forest(model_input, desired_class), engine)
+    raw = gbm_raw(model_input)
+    forest = fold(raw, model_input, desired_class)
+    if engine != "numpy":  # the numpy tier stays free of LLVM
+        link = native_link(raw.finish, raw.classes.index(desired_class), raw.n_outputs)
+        if link is not None:
+            forest = dataclasses.replace(forest, link=link)
+    return GBMTreeScorer(forest, engine)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnsupportedModel
-from codegen.trees.gbm_links import lightgbm_sigmoid, lightgbm_softmax
+from codegen.trees.gbm_links import GBMLink
 from codegen.trees.reader import RawEnsemble
 
 __all__ = ["is_lightgbm", "lightgbm_categories", "read_lightgbm"]
@@ -179,15 +179,8 @@ def read_lightgbm(model: Any, num_iteration: int | None = None, start_iteration:
     zero_missing = np.asarray(zmiss, dtype=bool)
     divisor = float(r1 - r0) if d.get("average_output") else None
 
-    def finish(raw: np.ndarray) -> np.ndarray:
-        if divisor is not None:
-            raw = raw / divisor
-        if objective == "binary":
-            p = lightgbm_sigmoid(raw[:, 0], sigmoid)
-            return np.stack([1.0 - p, p], axis=1)
-        if objective == "multiclass":
-            return lightgbm_softmax(raw)
-        return lightgbm_sigmoid(raw, sigmoid)
+    kind = {"binary": "lightgbm_sigmoid", "multiclass": "lightgbm_softmax"}.get(objective, "lightgbm_ova")
+    finish = GBMLink(kind, sigmoid, divisor)
 
     n_trees = (r1 - r0) * K
     return RawEnsemble(

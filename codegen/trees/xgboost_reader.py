@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnsupportedModel
-from codegen.trees.gbm_links import xgboost_logit, xgboost_sigmoid, xgboost_softmax
+from codegen.trees.gbm_links import GBMLink, xgboost_logit
 from codegen.trees.reader import RawEnsemble
 
 __all__ = ["is_xgboost", "nearest_float32", "read_xgboost", "xgboost_categories"]
@@ -188,20 +188,7 @@ def read_xgboost(model: Any, iteration_range: tuple[int, int] | None = None) -> 
         row = np.ones(width * 32, dtype=bool)
         row[right_cats] = False
         bits[node] = (row.reshape(-1, 32) << np.arange(32, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
-    if objective == "binary:logistic":
-
-        def finish(raw: np.ndarray) -> np.ndarray:
-            p = xgboost_sigmoid(raw[:, 0])
-            return np.stack([np.float32(1) - p, p], axis=1)
-
-    elif objective == "multi:softprob":
-        finish = xgboost_softmax
-    else:
-        from scipy.special import softmax
-
-        def finish(raw: np.ndarray) -> np.ndarray:
-            return softmax(np.asarray(raw, dtype=np.float32), axis=1)
-
+    kind = {"binary:logistic": "xgboost_sigmoid", "multi:softprob": "xgboost_softmax"}.get(objective, "scipy_softmax")
     return RawEnsemble(
         name=name,
         classes=tuple(classes),
@@ -221,7 +208,7 @@ def read_xgboost(model: Any, iteration_range: tuple[int, int] | None = None) -> 
         is_cat=is_cat,
         cat_bitset=bits,
         known_cats={},
-        finish=finish,
+        finish=GBMLink(kind),
         split="xgboost",
     )
 

@@ -228,3 +228,25 @@ def test_ir_reads_zero_as_missing_itself(cases):
     cols = np.array([[0.0, 0.0], [-0.0, 3.0], [0.5, 0.0], [5e-324, -0.0], [-5e-324, 1.0], [np.nan, 2.0]])
     got = CompiledResidual(binding.compile_ir(ir, 0), forest)(cols)
     np.testing.assert_array_equal(got, _blackbox(ref, schema, desired, E[7], delta, cols), err_msg=name)
+
+
+@pytest.mark.parametrize(
+    ("kind", "K", "sigmoid", "divisor"),
+    [("xgboost_sigmoid", 1, 1.0, None), ("xgboost_softmax", 3, 1.0, None), ("lightgbm_sigmoid", 1, 1.0, None),
+     ("lightgbm_sigmoid", 1, 0.7, 5.0), ("lightgbm_softmax", 4, 1.0, 3.0), ("lightgbm_ova", 3, 0.7, None)],
+)  # fmt: skip
+def test_compiled_links_equal_the_numpy_links(kind, K, sigmoid, divisor):
+    """The compiled links call the C library's expf/exp as the numpy ones do (which equal the
+    libraries, see test_gbm_readers): equal on wide margins, saturation and the clamp at 88.7."""
+    from codegen.trees.gbm_links import GBMLink
+    from codegen.trees.gbm_native_links import native_link
+
+    rng = np.random.default_rng(K)
+    raw = np.concatenate([rng.normal(scale=s, size=(3000, K)) for s in (0.5, 5.0, 40.0)])
+    raw = np.vstack([raw, np.full((1, K), 88.7), np.full((1, K), -88.7), np.full((1, K), 89.0), np.full((1, K), -1e4)])
+    if kind.startswith("xgboost"):
+        raw = raw.astype(np.float32).astype(np.float64)  # margins are float32 values
+    link = GBMLink(kind, sigmoid, divisor)
+    want = link(raw)
+    for col in range(want.shape[1]):
+        np.testing.assert_array_equal(native_link(link, col, K)(raw), want[:, col], err_msg=f"{kind} {col}")

@@ -26,17 +26,20 @@ from __future__ import annotations
 import argparse
 import hashlib
 import pickle
-import re
+import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from readme_table import write_section
+
 warnings.filterwarnings("ignore")
 
-README = Path(__file__).with_name("README.md")
-SECTION = "## Gradient boosting libraries"
+SECTION = "Gradient boosting libraries"
 
 
 def _best(fn, k: int = 3) -> float:
@@ -209,16 +212,6 @@ def table(results: list[tuple]) -> str:
     return "\n".join(lines)
 
 
-def write_readme(text: str) -> None:
-    doc = README.read_text()
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(doc):
-        doc = pattern.sub(lambda _m: text, doc)
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    README.write_text(doc)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--instances", type=int, default=20)
@@ -243,13 +236,12 @@ def main() -> None:
     text = table(results)
     print("\n" + text)
     if not args.no_readme:
-        write_readme(f"{SECTION}\n\n{_readme_intro(args)}\n\n{text}\n")
+        write_section(SECTION, f"{_readme_intro(args)}\n\n{text}", "python benchmarks/bench_gbm.py " + " ".join(sys.argv[1:]))
 
 
 def _readme_intro(args) -> str:
     return (
-        f"`python benchmarks/bench_gbm.py [--instances 20] [--blackbox-instances 5] [--quick]` (this run: "
-        f"{args.instances} instances, black box on {args.blackbox_instances}{', --quick' if args.quick else ''}).\n\n"
+        f"{args.instances} instances, black box on {args.blackbox_instances}. "
         "XGBoost and LightGBM compiled (bit-identical to their `predict_proba`) against the libraries' own "
         "prediction. Block columns: the library's `predict_proba` per row of a 200-row Δ block (the "
         "DataFrame built beforehand), then how many times faster the residual kernel (after native partial "

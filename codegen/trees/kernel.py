@@ -6,7 +6,8 @@ compiled once per process: ``forest_eval`` walks packed 24-byte nodes tree-major
 every row, as sklearn does, so the tree stays in cache) - the whole folded forest on full rows, or
 a residual forest on a Δ block. It keeps sklearn's arithmetic exactly: per row ``acc = init``,
 then ``acc[output[t]] += leaf`` for every tree in estimator order (constant trees of a residual
-add their constant in place), then ``acc / divisor`` for forests. The same module holds the
+add their constant in place), then ``acc / divisor`` for forests; XGBoost's sums are rounded to
+float32 after every addition (``float32_sums``). The same module holds the
 native partial evaluator (:mod:`codegen.trees.native_partial`), which shares the walk step.
 """
 
@@ -64,7 +65,7 @@ def tree_functions() -> TreeFunctions:
             _functions = TreeFunctions(
                 module=cm,
                 forest_eval=cm.function(
-                    "forest_eval", None, _P, _I, _I, _P, _P, _I, _P, _P, _P, _I, _P, _I, ctypes.c_double, _P
+                    "forest_eval", None, _P, _I, _I, _P, _P, _I, _P, _P, _P, _I, _P, _I, ctypes.c_double, _I, _P
                 ),
                 partial_eval=cm.function("partial_eval", _I, _P, _P, _P, _I, _P, _I, _P, _P, _P, _P),
                 bind_x=cm.function("bind_x", None, _P, _I, _P, _P, _I, _P, _P, _I, _P, _I),
@@ -87,6 +88,7 @@ class KernelArrays:
     init: np.ndarray
     K: int
     div: float
+    float32_sums: bool = False  # XGBoost: every addition rounded to float32
     buffers: Pinned = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -131,6 +133,7 @@ def kernel_arrays_forest(forest: Forest) -> KernelArrays:
         init=np.ascontiguousarray(f.init, dtype=np.float64),
         K=f.n_outputs,
         div=float(f.divisor or 0.0),
+        float32_sums=f.float32_sums,
     )
 
 
@@ -151,6 +154,7 @@ def kernel_arrays_residual(res: Residual) -> KernelArrays:
         init=np.ascontiguousarray(f.init, dtype=np.float64),
         K=f.n_outputs,
         div=float(f.divisor or 0.0),
+        float32_sums=f.float32_sums,
     )
 
 
@@ -165,6 +169,6 @@ def run_kernel(a: KernelArrays, rows: np.ndarray) -> np.ndarray:
     tree_functions().forest_eval(
         rows.ctypes.data, n, rows.shape[1] if rows.ndim == 2 else 1, buf.address("nodes"),
         buf.address("sets"), a.setw, buf.address("troot"), buf.address("tconst"), buf.address("tout"),
-        len(a.troot), buf.address("init"), a.K, a.div, out.ctypes.data,
+        len(a.troot), buf.address("init"), a.K, a.div, int(a.float32_sums), out.ctypes.data,
     )  # fmt: skip
     return out

@@ -11,11 +11,13 @@ violations (successes whose best counterfactual breaks the program); seconds per
 
     python benchmarks/paper/quality.py [--n 50] [--datasets adult,credit,compas] [--models dt,rf,mlp]
         [--systems GeCo,WIT,SimCF,CERT,DiCE] [--cert-generations 300] [--tiny] [--out DIR]
+    python benchmarks/paper/quality.py --from-json benchmarks/paper/results/quality.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -76,35 +78,55 @@ def run_setting(dataset, model_name, args, systems):
             rec = per[s]
             rec["seconds"].append(sec)
             ok = bool(res.success)
-            best = res.counterfactuals.iloc[[0]] if ok else None
+            cfs = res.counterfactuals
+            best = cfs[cfs["counterfactual"].astype(bool)].iloc[[0]] if ok else None
             rec["success"].append(ok)
             rec["valid"].append(ok and plaf_grammar.holds(program, x, best[list(ds.X.columns)]))
             rec["changed"].append(int(best["n_changed"].iloc[0]) if ok else None)
             rec["distance"].append(float(best["distance"].iloc[0]) if ok else None)
-    solved_by_all = np.all([per[s]["success"] for s in systems], axis=0) if len(rows) else np.zeros(0, bool)
+    build = {s: built[s][1] for s in systems}
+    return summarise({"dataset": dataset, "model": model_name, "rows": rows.tolist(),
+                      "build_seconds": build, "per_instance": per})  # fmt: skip
+
+
+def summarise(setting: dict) -> dict:
+    """Add the per-system summary to one setting's per-instance records (also used to re-render
+    a saved JSON). "vs GeCo": on the instances both solved, how often the system's best
+    counterfactual is nearer (l1) than GeCo's, as near (within 1e-12), or farther."""
+    per, dataset = setting["per_instance"], setting["dataset"]
+    systems = list(per)
+    n = len(setting["rows"])
+    solved_by_all = np.all([per[s]["success"] for s in systems], axis=0) if n else np.zeros(0, bool)
+    common = np.flatnonzero(solved_by_all)
     summary = {}
     for s in systems:
         rec = per[s]
         succ = np.array(rec["success"], dtype=bool)
-        changed = [c for c in rec["changed"] if c is not None]
-        dist = [d for d in rec["distance"] if d is not None]
+        valid = np.array(rec["valid"], dtype=bool)
+        vs = {"better": 0, "equal": 0, "worse": 0}
+        if s != "GeCo" and "GeCo" in per:
+            for i in np.flatnonzero(succ & np.array(per["GeCo"]["success"], dtype=bool)):
+                diff = rec["distance"][i] - per["GeCo"]["distance"][i]
+                vs["better" if diff < -1e-12 else "worse" if diff > 1e-12 else "equal"] += 1
         summary[s] = {
-            "n": len(rows),
+            "n": n,
             "success": ps.mean(succ),
-            "valid": ps.mean(rec["valid"]),
-            "violations": int(np.sum(succ & ~np.array(rec["valid"], dtype=bool))),
-            "features_changed": ps.mean(changed),
-            "l1": ps.mean(dist),
-            "features_changed_common": ps.mean([rec["changed"][i] for i in np.flatnonzero(solved_by_all)]),
-            "l1_common": ps.mean([rec["distance"][i] for i in np.flatnonzero(solved_by_all)]),
+            "valid": ps.mean(valid),
+            "violations": int(np.sum(succ & ~valid)),
+            "features_changed": ps.mean([c for c in rec["changed"] if c is not None]),
+            "l1": ps.mean([d for d in rec["distance"] if d is not None]),
+            "features_changed_common": ps.mean([rec["changed"][i] for i in common]),
+            "l1_common": ps.mean([rec["distance"][i] for i in common]),
+            "l1_vs_geco": vs,
             "seconds_median": ps.percentile(rec["seconds"], 50),
             "seconds_p90": ps.percentile(rec["seconds"], 90),
-            "build_seconds": built[s][1],
+            "build_seconds": setting.get("build_seconds", {}).get(s),
             "paper_features_changed": PAPER_FEATURES.get((dataset, s)),
             "paper_failure_rate": PAPER_FAILURES.get((dataset, s)),
         }
-    return {"dataset": dataset, "model": model_name, "rows": rows.tolist(),
-            "solved_by_all": int(solved_by_all.sum()), "systems": summary, "per_instance": per}  # fmt: skip
+    setting["solved_by_all"] = int(solved_by_all.sum())
+    setting["systems"] = summary
+    return setting
 
 
 def table_rows(results):
@@ -117,6 +139,7 @@ def table_rows(results):
                 ps.fmt(m["features_changed_common"]), ps.fmt(m["l1"], ".3g"),
                 ps.fmt(m["l1_common"], ".3g"), ps.fmt(1000 * m["seconds_median"], ".0f"),
                 ps.fmt(1000 * m["seconds_p90"], ".0f"),
+                "" if s == "GeCo" else "{better}/{equal}/{worse}".format(**m["l1_vs_geco"]),
                 ps.fmt(m["paper_features_changed"]) if m["paper_features_changed"] else "",
                 m["paper_failure_rate"] or "",
             ])  # fmt: skip
@@ -125,7 +148,7 @@ def table_rows(results):
 
 HEADERS = ["data", "model", "system", "n", "success %", "valid %", "viol.", "feat.chg",
            "feat.chg (all solved)", "l1", "l1 (all solved)", "median ms", "p90 ms",
-           "paper feat.chg", "paper fail"]  # fmt: skip
+           "l1 vs GeCo (</=/>)", "paper feat.chg", "paper fail"]  # fmt: skip
 
 
 def plot(results, systems):
@@ -156,7 +179,12 @@ def main(argv=None) -> dict:
     ps.common_arguments(ap, n=50, datasets="adult,credit,compas", models="dt,rf,mlp")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--cert-generations", type=int, default=300)
+    ap.add_argument("--from-json", type=Path, help="re-render the table and PNG of a saved run")
     args = ap.parse_args(argv)
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        results = [summarise(r) for r in saved["results"]]
+        return report(results, saved["systems"], saved["command"], args.out)
     systems = [s for s in args.systems.split(",") if s]
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
@@ -173,16 +201,20 @@ def main(argv=None) -> dict:
             t0 = time.perf_counter()
             results.append(run_setting(dataset, model_name, args, systems))
             print(f"[{dataset} {model_name}: {time.perf_counter() - t0:.0f} s]", file=sys.stderr, flush=True)
+    command = "python benchmarks/paper/quality.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    return report(results, systems, command, args.out)
+
+
+def report(results: list[dict], systems: list[str], command: str, out: Path) -> dict:
     rows = table_rows(results)
     ps.print_table(HEADERS, rows)
     for note in PAPER_NOTES:
         print(note)
     payload = {
-        "command": "python benchmarks/paper/quality.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "norm_weights": L1, "systems": systems, "results": results,
+        "command": command, "norm_weights": L1, "systems": systems, "results": results,
         "markdown": ps.markdown_table(HEADERS, rows), "paper": PAPER_NOTES,
     }  # fmt: skip
-    ps.write_outputs("quality", payload, plot(results, systems), args.out)
+    ps.write_outputs("quality", payload, plot(results, systems), out)
     return payload
 
 

@@ -169,6 +169,10 @@ class Baseline:
         rows = proposal.rows
         prob = access.model_proba(self.explainer, rows)
         flags = np.asarray(proposal.counterfactual, dtype=bool) & (prob > self.threshold)
+        # counterfactuals first, each part in the method's order (a row the model does not score
+        # as desired is never reported ahead of one it does)
+        order = np.concatenate([np.flatnonzero(flags), np.flatnonzero(~flags)])
+        rows, prob, flags = rows[order], prob[order], flags[order]
         out = self.schema.decode(rows)
         holds = np.array(
             [plaf_grammar.holds(self.program, frame, out.iloc[[i]]) for i in range(len(out))],

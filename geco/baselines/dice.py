@@ -64,6 +64,15 @@ class DiCE(Baseline):
             data = dice_ml.Data(dataframe=frame, continuous_features=self.continuous, outcome_name=_OUTCOME)
             self.dice = dice_ml.Dice(data, dice_ml.Model(model=model, backend="sklearn"), method=method)
 
+    @property
+    def stopping_threshold(self) -> float:
+        """DiCE accepts a binary counterfactual when P(class 1) >= the threshold (target 1) or
+        <= it (target 0); geco when P(desired) > ``threshold``. The nearest float on the right
+        side makes the two agree."""
+        if self.column == 1:
+            return float(np.nextafter(self.threshold, 1.0))
+        return float(np.nextafter(1.0 - self.threshold, 0.0))
+
     def translation(self, inst: Instance) -> tuple[list[str], dict[str, list]]:
         """``features_to_vary`` and ``permitted_range`` for one instance."""
         spaces = access.feasible_spaces(self.explainer, inst.x, inst.grounded, inst.distance)
@@ -103,7 +112,7 @@ class DiCE(Baseline):
                 out = self.dice.generate_counterfactuals(
                     inst.frame, total_CFs=inst.k, desired_class=self.column,
                     features_to_vary=vary, permitted_range=permitted,
-                    stopping_threshold=self.threshold, verbose=False, **options,
+                    stopping_threshold=self.stopping_threshold, verbose=False, **options,
                 )  # fmt: skip
         except Exception as exc:  # DiCE reports "no counterfactual" and bad ranges as exceptions
             return Proposal(empty, np.zeros(0, dtype=bool), f"DiCE failed: {type(exc).__name__}: {exc}", stats)

@@ -168,3 +168,26 @@ def test_desired_instance_and_bad_options(compas):
         CERT(model, ds.X, ds.constraints, ds.desired_class, generations=0)
     with pytest.raises(ValueError, match="one row"):
         WIT(model, ds.X, ds.constraints, ds.desired_class).explain(ds.X.iloc[:2])
+
+
+def test_rows_the_model_rejects_never_come_first(compas):
+    """A method may offer a row the model does not score as desired (DiCE accepts p >= 0.5):
+    it is reported as not a counterfactual, after every real one."""
+    from geco.baselines import Baseline
+    from geco.baselines.base import Proposal
+
+    ds, model, _, rows = compas
+    wit = WIT(model, ds.X, ds.constraints, ds.desired_class)
+    x = ds.X.iloc[[rows[0]]]
+    real = wit.schema.encode(wit.explain(x).counterfactuals.iloc[[0]][list(ds.X.columns)])
+
+    class Offers(Baseline):
+        name = "offers"
+
+        def _propose(self, inst):  # x itself (distance 0, not desired), then a real answer
+            return Proposal(np.vstack([inst.x, real[0]]), np.ones(2, dtype=bool))
+
+    res = Offers(model, ds.X, ds.constraints, ds.desired_class).explain(x)
+    assert res.success
+    assert res.counterfactuals["counterfactual"].tolist() == [True, False]
+    assert res.counterfactuals["distance"].iloc[1] == 0.0

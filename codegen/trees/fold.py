@@ -231,10 +231,7 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         link = None
     else:
         divisor = None
-        finish = raw.finish
-
-        def link(acc: np.ndarray) -> np.ndarray:
-            return finish(acc)[:, col]
+        link = _ColumnLink(raw.finish, col)
 
     return Forest(
         name=raw.name,
@@ -254,6 +251,17 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         divisor=divisor,
         link=link,
     )
+
+
+class _ColumnLink:
+    """``finish(acc)[:, column]``: a class, not a closure, so a Forest pickles."""
+
+    def __init__(self, finish: Callable[[np.ndarray], np.ndarray], column: int):
+        self.finish = finish
+        self.column = column
+
+    def __call__(self, acc: np.ndarray) -> np.ndarray:
+        return self.finish(acc)[:, self.column]
 
 
 def read_forest(model: Any, schema: Schema, desired_class: Any) -> Forest:

@@ -412,5 +412,7 @@ def explanations_frame(explanations: Sequence[Explanation]) -> pd.DataFrame:
         return pd.DataFrame(columns=["instance", "rank", "success", *_META, "x_probability", "reason"])
     frame = pd.concat(parts, ignore_index=True)
     frame["counterfactual"] = frame["counterfactual"].eq(True)
-    frame["n_changed"] = frame["n_changed"].astype("Int64")
+    for c, dtype in parts[0].dtypes.items():  # integers beside missing values: nullable integers
+        if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_integer_dtype(frame[c].dtype):
+            frame[c] = frame[c].astype("Int64")
     return frame

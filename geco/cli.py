@@ -218,8 +218,7 @@ def _explain_batch(args, explainer, X: pd.DataFrame, out_format: str | None, met
         sys.stdout.flush()
     finally:
         results.close()  # a reader that went away (| head): cancel what is queued
-        if len(done) < len(X):
-            shutdown_pool(kill=True)
+        shutdown_pool(kill=len(done) < len(X))
         if client is not None:
             client.close()
     if out_format is not None:

@@ -150,14 +150,14 @@ def iter_explain(
     overrides: dict[str, Any] | None = None,
 ) -> Iterator[Explanation]:
     """Explanations of ``X``'s rows, yielded in row order as soon as each is ready (a consumer
-    such as ``geco explain --out`` streams them to disk). See the module docstring."""
+    such as ``geco explain --out`` streams them to disk). See the module docstring.
+    ``overrides`` are ``explain``'s options (``Explainer.explain_many`` checks them first)."""
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     workers = _n_workers(n_jobs)
     overrides = dict(overrides or {})
-    explainer._config(dict(overrides))  # unknown or invalid options: one error, not n failed rows
     _check_columns(explainer, X)
     n = len(X)
     seeds = row_seeds(random_state, n)
@@ -236,6 +236,7 @@ def _tag_worker(explanations: list[Explanation]) -> None:
         "compile_seconds": info["compile_seconds"],
         "compiles": info["compiles"],
         "load_seconds": info["load_seconds"],
+        "cpu_seconds": time.process_time(),  # the whole process: imports, unpickling, threads
         **_WORKER_INFO,
     }
     for e in explanations:
@@ -341,8 +342,9 @@ def _run_dask(explainer, X, seeds, overrides, workers, client, chunk_size, bar):
     own: list[Callable[[], None]] = []
     if client is None:
         cluster = LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-        )
+            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None,
+        )  # fmt: skip
         client = Client(cluster)
         own += [client.close, cluster.close]
     try:

@@ -287,6 +287,7 @@ class Explainer:
         rows per task (default: up to 16). Other options override the knobs as in ``explain``."""
         from geco.batch import explanations_frame, iter_explain
 
+        self._config(dict(overrides))  # a bad option: one error now, not a failed row per row
         results = list(
             iter_explain(
                 self, X, n_jobs=n_jobs, backend=backend, progress=progress, random_state=random_state,

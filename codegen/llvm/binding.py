@@ -178,9 +178,18 @@ def ir_key(ir_text: str, opt_level: int) -> str:
 
 
 def is_cached(ir_text: str, opt_level: int = 2) -> bool:
-    """Whether :func:`compile_ir` would return a module compiled in this process."""
+    """Whether :func:`compile_ir` would return without compiling: the module is in this process,
+    or its object code was received or is on disk. (A load takes milliseconds: a cost model fed
+    with it would take compiling for cheap.)"""
     with _lock:
-        return ir_key(ir_text, opt_level) in _CACHE
+        if ir_key(ir_text, opt_level) in _CACHE:
+            return True
+    dkey = disk_key(ir_text, opt_level)
+    with _lock:
+        if dkey in _PRELOADED:
+            return True
+    cache = disk_cache.current()
+    return cache is not None and cache.path(dkey).is_file()
 
 
 def disk_key(ir_text: str, opt_level: int) -> str:

@@ -200,7 +200,7 @@ class MLPScorer:
         self.compiled: MLPKernel | None = None
         self.timings: dict[str, float] = {}
         self._thread: threading.Thread | None = None
-        self._restore = ""  # after unpickling: "kernel" or "compiled", rebuilt at the first bind
+        self._restore = ""  # "kernel" after unpickling a scorer that used it: rebuilt at the first bind
         if engine == "numpy":
             self.decision = "numpy engine requested"
         elif engine == "jit":
@@ -259,10 +259,10 @@ class MLPScorer:
         is unpickled, from the object code carried along when this process holds it."""
         self.wait()
         state = {k: v for k, v in self.__dict__.items() if k not in ("kernel", "compiled", "_thread")}
-        kept = "kernel" if self.kernel is not None else "compiled" if self.compiled else ""
-        state["_restore"] = kept or self._restore
+        # a kernel that lost the race is not rebuilt: ir() emits the same module without it
+        state["_restore"] = "kernel" if self.kernel is not None else self._restore
         state["_objects"] = (
-            binding.object_codes([(self.compiled.ir, self.opt_level)]) if self.compiled else {}
+            binding.object_codes([(self.kernel.ir, self.opt_level)]) if self.kernel is not None else {}
         )
         return state
 
@@ -273,10 +273,7 @@ class MLPScorer:
         self._thread = None
 
     def _rebuild_kernel(self) -> None:
-        kernel = MLPKernel(self.layer, self.opt_level)
-        self.compiled = kernel
-        if self._restore == "kernel":
-            self.kernel = kernel
+        self.compiled = self.kernel = MLPKernel(self.layer, self.opt_level)
         self._restore = ""
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:

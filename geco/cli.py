@@ -1,5 +1,5 @@
-"""``geco`` command line: explain a row, check a .plaf file, inspect generated IR, show data,
-report on a batch of explanations.
+"""``geco`` command line: explain a row or a batch of rows, check a .plaf file, inspect
+generated IR, show data, report on a batch of explanations.
 
 Exit status (every command):
 
@@ -13,6 +13,8 @@ Exit status (every command):
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import sys
 import time
 import warnings
@@ -111,8 +113,13 @@ def _row(args, X: pd.DataFrame) -> pd.DataFrame:
 def cmd_explain(args: argparse.Namespace) -> int:
     from geco import Explainer
 
+    batch = args.rows is not None or args.all_undesired
+    out_format = _out_format(args.out) if args.out is not None else None  # fail before the work
+    if args.n_jobs != 1 and not batch:
+        raise CLIError("--n-jobs needs a batch: --rows or --all-undesired")
     X, y, desired, default_constraints, name = _load_data(args)
     constraints = args.constraints if args.constraints is not None else default_constraints
+    rows = _parse_rows(args.rows, len(X)) if args.rows is not None else None
     model = _load_model(args, X, y)
     options = {k: getattr(args, k) for k in ("k", "q", "max_generations") if getattr(args, k) is not None}
     with warnings.catch_warnings(record=True) as caught:
@@ -122,18 +129,143 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if issubclass(w.category, UserWarning):
             print(f"geco: warning: {w.message}", file=sys.stderr)
     print(f"(engine: {explainer.engine_reason})", file=sys.stderr)
+    if batch:
+        if rows is None:
+            rows = _undesired_rows(explainer)
+        meta = {
+            "dataset": f"{name} ({len(X)} rows; {len(rows)} explained)",
+            "model": str(args.model) if args.model is not None else "default random forest",
+            "engine": explainer.engine,
+            "constraints_file": str(constraints) if constraints else "",
+            "plaf": Path(constraints).read_text(encoding="utf-8") if constraints else "",
+        }
+        return _explain_batch(args, explainer, X.iloc[rows], out_format, meta)
     if args.row is None:
         args.row = _first_undesired(explainer)
         print(f"(--row not given: row {args.row} is the first the model does not score "
               f"{desired!r})", file=sys.stderr)
     result = explainer.explain(_row(args, X), random_state=args.seed)
-    if args.json:
+    if out_format is not None:
+        _write_results([result], args.out, out_format, {"engine": explainer.engine})
+        print(f"wrote {args.out}", file=sys.stderr)
+    elif args.json:
         print(result.to_json(indent=2))
     else:
         print(f"{name}, row {args.row}; constraints: {constraints or 'none'}")
         print(result)
     already_desired = result.x_probability > explainer.config.threshold
     return EXIT_OK if result.success or already_desired else EXIT_NOT_FOUND
+
+
+_OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}
+
+
+def _out_format(path: Path) -> str:
+    fmt = _OUT_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise CLIError(f"--out {path}: the name must end in {', '.join(_OUT_FORMATS)}")
+    if fmt == "parquet" and importlib.util.find_spec("pyarrow") is None:
+        raise CLIError(f"--out {path}: writing Parquet needs pyarrow (pip install pyarrow); "
+                       "or write .csv or .jsonl")  # fmt: skip
+    if not path.parent.is_dir():
+        raise CLIError(f"--out {path}: no such directory {path.parent}")
+    return fmt
+
+
+def _parse_rows(spec: str, n: int) -> list[int]:
+    """``--rows``: comma-separated row numbers and ``start:stop`` ranges (Python slices: stop
+    excluded, either end may be left out), e.g. ``0:1000`` or ``3,7,20:30``."""
+    rows: list[int] = []
+    for part in (p.strip() for p in spec.split(",")):
+        try:
+            if ":" in part:
+                start, _, stop = part.partition(":")
+                r = range(n)[slice(int(start) if start else None, int(stop) if stop else None)]
+                rows.extend(r)
+            elif part:
+                i = int(part)
+                if not 0 <= i < n:
+                    raise CLIError(f"--rows: row {i} is out of range (the data has {n} rows)")
+                rows.append(i)
+        except ValueError:
+            raise CLIError(f"--rows {spec!r}: {part!r} is not a row number or a start:stop range") from None
+    if not rows:
+        raise CLIError(f"--rows {spec!r} selects no row (the data has {n} rows)")
+    return rows
+
+
+def _undesired_rows(explainer) -> list[int]:
+    """Every row the model does not already score as the desired class."""
+    threshold = explainer.config.threshold
+    rows: list[int] = []
+    for start in range(0, len(explainer.data), 5000):
+        p = explainer.blackbox.predict(explainer.data[start : start + 5000])
+        rows.extend(start + np.flatnonzero(p <= threshold))
+    if not rows:
+        raise CLIError("the model scores every row as the desired class: nothing to explain")
+    return [int(r) for r in rows]
+
+
+def _explain_batch(args, explainer, X: pd.DataFrame, out_format: str | None, meta: dict) -> int:
+    from geco.batch import iter_explain, shutdown_pool
+
+    client = None
+    if args.scheduler is not None:
+        if args.backend != "dask":
+            raise CLIError("--scheduler needs --backend dask")
+        try:
+            from distributed import Client
+        except ImportError as exc:
+            raise CLIError("--backend dask needs dask.distributed: pip install 'geco[dask]'") from exc
+        client = Client(args.scheduler)
+    t0 = time.perf_counter()
+    results = iter_explain(
+        explainer, X, n_jobs=args.n_jobs, backend=args.backend, progress=not args.no_progress,
+        random_state=args.seed, client=client,
+    )  # fmt: skip
+    done: list[Any] = []
+
+    def counted():  # keeps every result for the summary line
+        for e in results:
+            done.append(e)
+            yield e
+
+    try:
+        if out_format is not None:
+            _write_results(counted(), args.out, out_format, meta)
+        elif args.json:
+            from geco.result import write_jsonl
+
+            write_jsonl(counted(), sys.stdout, meta=meta)
+        else:
+            for row, result in zip(X.index, counted()):
+                print(f"row {row}:\n{result}\n")
+        sys.stdout.flush()
+    finally:
+        results.close()  # a reader that went away (| head): cancel what is queued
+        shutdown_pool(kill=len(done) < len(X))
+        if client is not None:
+            client.close()
+    if out_format is not None:
+        found = sum(e.success for e in done)
+        failed = sum("error" in e.stats for e in done)
+        print(f"wrote {args.out}: {len(done)} rows, {found} with counterfactuals, {failed} failed "
+              f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def _write_results(results, path: Path, fmt: str, meta: dict) -> None:
+    from geco.batch import explanations_frame
+    from geco.result import write_jsonl
+
+    if fmt == "jsonl":
+        write_jsonl(results, path, meta=meta)  # streamed: a partial file is still readable
+        return
+    frame = explanations_frame(list(results))
+    if fmt == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path, index=False)
 
 
 def _first_undesired(explainer) -> int:
@@ -212,21 +344,28 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from geco import __version__
     from geco.scoring import ENGINES
 
     parser = argparse.ArgumentParser(
         prog="geco", description="Counterfactual explanations in real time (GeCo)."
     )
+    parser.add_argument("--version", action="version", version=f"geco {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser(
-        "explain", help="explain one row: the smallest feasible changes that flip it",
-        description="Explain one row: the smallest changes the rules allow that give it the "
+        "explain", help="explain a row (or a batch with --rows / --all-undesired): the smallest "
+        "feasible changes that flip the model's decision",
+        description="Explain a row (or a batch): the smallest changes the rules allow that give it the "
         "desired class.", epilog=EXPLAIN_EPILOG,
     )  # fmt: skip
     _add_data_args(p)
-    p.add_argument("--row", type=int, help="row index of the instance (default: the first row "
-                   "the model does not score as the desired class)")  # fmt: skip
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--row", type=int, help="row index of the instance (default: the first row "
+                       "the model does not score as the desired class)")  # fmt: skip
+    which.add_argument("--rows", help="a batch: row numbers and start:stop ranges, e.g. 0:1000 or 3,7,20:30")
+    which.add_argument("--all-undesired", action="store_true", dest="all_undesired",
+                       help="a batch: every row the model does not score as the desired class")  # fmt: skip
     p.add_argument("--model", type=Path, help="a fitted classifier saved with joblib (trusted file)")
     p.add_argument("--constraints", type=Path, help="a .plaf file (default: the data set's)")
     p.add_argument("--engine", default="auto", choices=ENGINES)
@@ -234,7 +373,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--q", type=int, help="population size (default 100)")
     p.add_argument("--max-generations", type=int, dest="max_generations")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--json", action="store_true", help="print the result as JSON (a batch: JSON "
+                   "Lines, readable by geco report)")  # fmt: skip
+    p.add_argument("--out", type=Path, help="write the results to a .jsonl (for geco report), .csv "
+                   "or .parquet file (one row per counterfactual)")  # fmt: skip
+    p.add_argument("--n-jobs", type=int, default=1, dest="n_jobs",
+                   help="worker processes for a batch (default 1; -1: every core)")  # fmt: skip
+    p.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                   help="local processes (default) or a Dask cluster (needs geco[dask])")  # fmt: skip
+    p.add_argument("--scheduler", help="address of a Dask scheduler (--backend dask; default: a "
+                   "local cluster of --n-jobs workers)")  # fmt: skip
+    p.add_argument("--no-progress", action="store_true", dest="no_progress",
+                   help="no progress bar (it shows only in a terminal anyway)")  # fmt: skip
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("check", help="check a .plaf file against a data set and ground it on a row")
@@ -271,13 +421,28 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141  # as a command killed by SIGPIPE
     except PLAFError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_BAD_CONSTRAINTS
     except (CLIError, SchemaError, UnsupportedModelError, ValueError, TypeError, OSError) as exc:
         print(f"geco: error: {exc}", file=sys.stderr)
         return EXIT_BAD_USAGE
+
+
+def _silence_stdout() -> None:
+    """The reader of stdout went away (``geco explain ... | head``): send what is still buffered
+    to /dev/null, so Python's flush at exit does not print a BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (tests)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,7 +32,7 @@ from geco.scoring import ENGINES, BlackBoxScorer
 from geco.search import SearchConfig, SearchOutcome, run_search
 from plaf_grammar import Schema, SchemaError
 
-__all__ = ["ENGINES", "Explainer"]
+__all__ = ["ENGINES", "Explainer", "load"]
 
 #: at most this many data rows (a fixed random subset beyond) are scored once per Explainer to
 #: find the rows of the desired class that seed the search
@@ -334,16 +334,61 @@ class Explainer:
         )
 
     def explain_many(
-        self, X: pd.DataFrame, *, random_state: Any = None, **overrides: Any
-    ) -> list[Explanation]:
-        """One explanation per row of ``X`` (sequential). Seeds derive from ``random_state``."""
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
-        seeds = np.random.SeedSequence(random_state).spawn(len(X))
-        return [
-            self.explain(X.iloc[[i]], random_state=np.random.default_rng(seeds[i]), **overrides)
-            for i in range(len(X))
-        ]
+        self,
+        X: pd.DataFrame,
+        *,
+        n_jobs: int | None = 1,
+        backend: str = "loky",
+        progress: bool = True,
+        random_state: Any = None,
+        client: Any = None,
+        as_frame: bool = False,
+        chunk_size: int | None = None,
+        **overrides: Any,
+    ) -> list[Explanation] | pd.DataFrame:
+        """One explanation per row of ``X``, in ``X``'s order (see :mod:`geco.batch`).
+
+        Row ``i`` is explained with the seed ``geco.batch.row_seeds(random_state, len(X))[i]``
+        (``numpy.random.SeedSequence(random_state).spawn(len(X))[i]``) whatever ``n_jobs`` or
+        ``backend``, so ``explain(X.iloc[[i]], random_state=<that seed>)`` gives the same
+        explanation. A row that fails gives a failed Explanation (``success`` False, ``reason``
+        and ``stats["error"]`` say why); the batch goes on.
+
+        ``n_jobs``: worker processes (``backend="loky"``; 1 runs here, -1 every core).
+        ``backend="dask"``: run on ``client`` (a ``dask.distributed.Client``), or on a LocalCluster
+        of ``n_jobs`` workers made for this call (needs ``geco[dask]``). ``progress``: a tqdm bar
+        on stderr for batches longer than a second in a terminal. ``as_frame``: return one tidy
+        DataFrame (:func:`geco.batch.explanations_frame`) instead of the list. ``chunk_size``:
+        rows per task (default: up to 16). Other options override the knobs as in ``explain``."""
+        from geco.batch import explanations_frame, iter_explain
+
+        self._config(dict(overrides))  # a bad option: one error now, not a failed row per row
+        results = list(
+            iter_explain(
+                self, X, n_jobs=n_jobs, backend=backend, progress=progress, random_state=random_state,
+                client=client, chunk_size=chunk_size, overrides=overrides,
+            )
+        )  # fmt: skip
+        return explanations_frame(results) if as_frame else results
+
+    # ------------------------------------------------------------------ saving
+    def save(self, path: str | Path) -> Path:
+        """Write this Explainer to ``path`` (a pickle, through joblib); ``geco.load(path)`` reads
+        it back in any process. Compiled code is not written: the loaded Explainer rebuilds it
+        on first use (from the disk cache when it can), and explains exactly as this one."""
+        import pickle
+
+        import joblib  # ships with scikit-learn
+
+        path = Path(path)
+        try:
+            joblib.dump(self, path)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise TypeError(
+                f"cannot save this Explainer: {exc} (a model given as a local function or lambda "
+                "does not pickle; pass a fitted estimator or a module-level function)"
+            ) from exc
+        return path
 
     # ------------------------------------------------------------------ internals
     def _required_groups(self, x_enc: np.ndarray, ground: Any) -> np.ndarray:
@@ -577,3 +622,16 @@ class Explainer:
                 f"({why})"
             )
         return self.scorer.ir(x_enc, idx, optimized)
+
+
+def load(path: str | Path) -> Explainer:
+    """An Explainer written by :meth:`Explainer.save` (a pickle: load only files you trust)."""
+    import joblib  # ships with scikit-learn
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    obj = joblib.load(path)
+    if not isinstance(obj, Explainer):
+        raise TypeError(f"{path} holds a {type(obj).__name__}, not a geco Explainer")
+    return obj

@@ -200,6 +200,7 @@ class MLPScorer:
         self.compiled: MLPKernel | None = None
         self.timings: dict[str, float] = {}
         self._thread: threading.Thread | None = None
+        self._restore = ""  # "kernel" after unpickling a scorer that used it: rebuilt at the first bind
         if engine == "numpy":
             self.decision = "numpy engine requested"
         elif engine == "jit":
@@ -218,7 +219,7 @@ class MLPScorer:
 
     @property
     def name(self) -> str:
-        return "mlp-jit" if self.kernel is not None else "mlp-numpy"
+        return "mlp-jit" if self.kernel is not None or self._restore == "kernel" else "mlp-numpy"
 
     @property
     def compile_seconds(self) -> float:
@@ -248,7 +249,32 @@ class MLPScorer:
             self.decision = f"numpy: jit {t_jit / t_np:.2f}x the numpy time on a {_RACE_ROWS}-row block"
 
     def bind(self, x: np.ndarray) -> BoundMLPScorer:
+        if self._restore:
+            self._rebuild_kernel()
         return BoundMLPScorer(self, np.asarray(x, dtype=np.float64))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The network, the engine decision and its measurements (so the unpickled scorer scores
+        with the same engine, bit for bit); the kernel is rebuilt at the first ``bind`` where it
+        is unpickled, from the object code carried along when this process holds it."""
+        self.wait()
+        state = {k: v for k, v in self.__dict__.items() if k not in ("kernel", "compiled", "_thread")}
+        # a kernel that lost the race is not rebuilt: ir() emits the same module without it
+        state["_restore"] = "kernel" if self.kernel is not None else self._restore
+        state["_objects"] = (
+            binding.object_codes([(self.kernel.ir, self.opt_level)]) if self.kernel is not None else {}
+        )
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        binding.preload_objects(state.pop("_objects", {}))
+        self.__dict__.update(state)
+        self.kernel = self.compiled = None
+        self._thread = None
+
+    def _rebuild_kernel(self) -> None:
+        self.compiled = self.kernel = MLPKernel(self.layer, self.opt_level)
+        self._restore = ""
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
         """The module the jit engine runs, preceded by comments naming Δ's features, their

@@ -267,10 +267,7 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         link = None
     else:
         divisor = None
-        finish = raw.finish
-
-        def link(acc: np.ndarray) -> np.ndarray:
-            return np.asarray(finish(acc)[:, col], dtype=np.float64)
+        link = _ColumnLink(raw.finish, col)
 
     return Forest(
         name=raw.name,
@@ -326,6 +323,17 @@ def _zero_region(raw: RawEnsemble, mi: ModelInput, j: int, nodes: np.ndarray) ->
     if not np.array_equal(raw_goes_left(raw, nodes, zero), raw.missing_left[nodes]):
         raise UnsupportedModel(f"numeric feature {name!r}: the model sends 0 and missing values different ways")
     return below, upto
+
+
+class _ColumnLink:
+    """``finish(acc)[:, column]``: a class, not a closure, so a Forest pickles."""
+
+    def __init__(self, finish: Callable[[np.ndarray], np.ndarray], column: int):
+        self.finish = finish
+        self.column = column
+
+    def __call__(self, acc: np.ndarray) -> np.ndarray:
+        return np.asarray(self.finish(acc)[:, self.column], dtype=np.float64)
 
 
 def read_forest(model: Any, schema: Schema, desired_class: Any) -> Forest:

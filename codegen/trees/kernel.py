@@ -34,6 +34,7 @@ __all__ = [
     "pack_nodes",
     "run_kernel",
     "tree_functions",
+    "trees_module",
 ]
 
 NODE = np.dtype([("v", "<f8"), ("col", "<i4"), ("aux", "<i4"), ("left", "<i4"), ("right", "<i4")])
@@ -56,12 +57,17 @@ _functions: TreeFunctions | None = None
 _functions_lock = threading.Lock()
 
 
+def trees_module() -> tuple[str, int]:
+    """The IR text and opt level of the tree kernels' module."""
+    return ir_source("trees"), 2
+
+
 def tree_functions() -> TreeFunctions:
     """The tree kernels, compiled on first use (once per process; thread-safe)."""
     global _functions
     with _functions_lock:
         if _functions is None:
-            cm = binding.compile_ir(ir_source("trees"), 2)
+            cm = binding.compile_ir(*trees_module())
             _functions = TreeFunctions(
                 module=cm,
                 forest_eval=cm.function(

@@ -216,11 +216,7 @@ def _read_gb(model: Any) -> RawEnsemble:
     d = _concat_sklearn_trees(trees, lambda t: lr * t.value[:, 0, :1])
     n = len(d["feature"])
     init_raw = model._raw_predict_init(np.zeros((1, model.n_features_in_), dtype=np.float32))
-    loss = model._loss
-
-    def finish(raw: np.ndarray) -> np.ndarray:
-        return loss.predict_proba(raw.ravel() if raw.shape[1] == 1 else raw)
-
+    finish = _GBFinish(model._loss)
     return RawEnsemble(
         name=type(model).__name__,
         classes=tuple(np.asarray(model.classes_).tolist()),
@@ -234,6 +230,16 @@ def _read_gb(model: Any) -> RawEnsemble:
         **d,
         **_no_cats(n),
     )
+
+
+class _GBFinish:
+    """sklearn's link for GradientBoosting raw scores: a class, not a closure, so it pickles."""
+
+    def __init__(self, loss: Any):
+        self.loss = loss
+
+    def __call__(self, raw: np.ndarray) -> np.ndarray:
+        return self.loss.predict_proba(raw.ravel() if raw.shape[1] == 1 else raw)
 
 
 def _read_hgb(model: Any) -> RawEnsemble:

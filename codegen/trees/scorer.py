@@ -35,7 +35,13 @@ from codegen.protocol import ENGINES, Block
 from codegen.trees.emit import emit_residual
 from codegen.trees.fold import Forest, fold
 from codegen.trees.jit import CompiledResidual, compile_residual, jit_opt_level
-from codegen.trees.kernel import KernelArrays, kernel_arrays_forest, run_kernel, tree_functions
+from codegen.trees.kernel import (
+    KernelArrays,
+    kernel_arrays_forest,
+    run_kernel,
+    tree_functions,
+    trees_module,
+)
 from codegen.trees.native_partial import BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
 from codegen.trees.reader import read_trees
@@ -109,7 +115,26 @@ class TreeScorer:
         self.c_compile_split = _Ewma(3e-4)
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
+        if self.engine == "auto":
+            tree_functions()  # after unpickling: compiled (or loaded) here, outside any measurement
         return BoundTreeScorer(self, np.asarray(x, dtype=np.float64))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The forest and the measured costs; the kernel arrays and the native evaluator's
+        scratch are rebuilt where it is unpickled, the kernels loaded there at the first ``bind``
+        (from the object code carried along, when this process holds it)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_lock", "full", "native")}
+        state["_objects"] = binding.object_codes([trees_module()]) if self.engine == "auto" else {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        binding.preload_objects(state.pop("_objects", {}))
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self.full = self.native = None
+        if self.engine == "auto":
+            self.full = kernel_arrays_forest(self.forest)
+            self.native = NativePartial(self.forest, self.full)
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
         """The specialised module for (x, Δ) that the jit tier compiles; ``optimized=True``: after

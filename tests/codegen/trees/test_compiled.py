@@ -98,7 +98,7 @@ def test_disk_cache_roundtrip(fitted, forests, tmp_path, monkeypatch):
     ir = emit_residual(res)
     monkeypatch.setenv("GECO_LLVM_CACHE", str(tmp_path))
     binding.compile_ir(ir, 0)
-    assert len(list(tmp_path.glob("*.o"))) == 1
+    assert len(list(tmp_path.glob("*.gobj"))) == 1
     binding.clear_cache()
     cm = binding.compile_ir(ir, 0)  # from disk
     assert binding.cache_info().get("disk_hits") == 1

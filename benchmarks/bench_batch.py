@@ -57,7 +57,7 @@ def model_path(trees: int) -> Path:
     return path
 
 
-def run(mode: str, model_file: str, n: int) -> dict:
+def run(mode: str, model_file: str, n: int, hot_jit: bool = True) -> dict:
     """One measured run in this (fresh) process."""
     import joblib
 
@@ -78,6 +78,8 @@ def run(mode: str, model_file: str, n: int) -> dict:
     explainer = geco.Explainer(model, ds.X, ds.constraints, ds.desired_class)
     build = time.perf_counter() - t0
     parent_build = binding.cache_info()
+    if not hot_jit:  # a hot Δ's predicted compile cost: never worth it (travels to the workers)
+        explainer.scorer.c_compile_base = float("inf")
 
     client = cluster = None
     cluster_seconds = 0.0
@@ -144,12 +146,15 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000, help="undesired instances (default 2000)")
     ap.add_argument("--trees", type=int, default=500)
     ap.add_argument("--modes", default="one,loky,dask")
+    ap.add_argument("--hot-jit", choices=("on", "off"), default="on",
+                    help="off: the tree scorer never compiles a hot Δ (isolates the batch's own costs)")  # fmt: skip
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
-    ap.add_argument("--run", nargs=3, metavar=("MODE", "MODEL", "N"), help=argparse.SUPPRESS)
+    ap.add_argument("--save", help="also write every run's numbers to this JSON file")
+    ap.add_argument("--run", nargs=4, metavar=("MODE", "MODEL", "N", "HOT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.run:
-        mode, model_file, n = args.run
-        print(json.dumps(run(mode, model_file, int(n))))
+        mode, model_file, n, hot = args.run
+        print(json.dumps(run(mode, model_file, int(n), hot == "on")))
         return
 
     model_file = model_path(args.trees)
@@ -163,7 +168,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="geco-llvm-") as cache:
             for state in ("cold", "warm"):
                 proc = subprocess.run(
-                    [sys.executable, __file__, "--run", mode, str(model_file), str(args.n)],
+                    [sys.executable, __file__, "--run", mode, str(model_file), str(args.n), args.hot_jit],
                     env=dict(env, GECO_LLVM_CACHE=cache), capture_output=True, text=True, check=False,
                 )  # fmt: skip
                 if proc.returncode != 0:
@@ -175,18 +180,21 @@ def main() -> None:
                       f"build {r['build']:.1f} s, compile {r['compile']:.2f} s", file=sys.stderr)  # fmt: skip
     same = all(r["fingerprint"] == out[0]["fingerprint"] for r in out)
     one = {r["state"]: r["n"] / r["batch"] for r in out if r["mode"] == "one"}
+    one_cpu = {r["state"]: r["cpu"] for r in out if r["mode"] == "one"}
     lines = [
-        "| run | cache | expl/s | speed-up | batch s | first s | build s | compile % | compiles | payload | unpickle s | load avg |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| run | cache | expl/s | speed-up | batch s | first s | build s | compile % | compiles | busiest CPU s | CPU speed-up | payload | unpickle s | load avg |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in out:
         rate = r["n"] / r["batch"]
         base = one.get(r["state"])
         share = 100 * r["compile"] / (r["build"] + r["batch"])
         extra = f" (+{r['cluster']:.1f} s cluster start)" if r["cluster"] else ""
+        cpu_up = f"{one_cpu[r['state']] / r['cpu']:.2f}x" if r["state"] in one_cpu else "-"
         lines.append(
             f"| {MODES[r['mode']]} | {r['state']} | {rate:.2f} | {f'{rate / base:.2f}x' if base else '-'} | "
             f"{r['batch']:.1f}{extra} | {r['first']:.1f} | {r['build']:.1f} | {share:.1f} % | {r['compiles']} | "
+            f"{r['cpu']:.1f} | {cpu_up} | "
             f"{r['payload'] / 1e6:.1f} MB | {r['unpickle']:.1f} | {r['load']:.1f} |"
         )
     r0 = out[0]
@@ -194,10 +202,16 @@ def main() -> None:
         f"{r0['n']} undesired Adult rows, RF-{args.trees} (engine {r0['engine']}), median "
         f"{r0['median']:.3f} s per explanation in the 1-process run; {r0['found']} with counterfactuals, "
         f"{r0['failed']} failed. The first 50 explanations are identical in every run: {same}.",
-        f"load avg: the machine's 1-minute load average when the run started ({os.cpu_count()} cores).",
+        f"load avg: the machine's 1-minute load average when the run started ({os.cpu_count()} cores). "
+        "busiest CPU s: CPU seconds of the busiest process explaining (a worker: from its start, "
+        "imports and unpickling included); CPU speed-up: the 1-process run's over it, what the "
+        "wall-clock speed-up would be with a free core per worker.",
+        f"hot-Δ JIT of the tree scorer: {args.hot_jit}.",
     ]
     table = "\n".join(lines) + "\n\n" + "\n".join(f"* {t}" for t in notes)
     print(table)
+    if args.save:
+        Path(args.save).write_text(json.dumps(out))
     if not args.no_readme:
         write_section("Batches", table, f"python benchmarks/bench_batch.py --n {args.n} --trees {args.trees}")
 

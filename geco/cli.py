@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import os
 import sys
 import time
@@ -115,8 +116,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     batch = args.rows is not None or args.all_undesired
     out_format = _out_format(args.out) if args.out is not None else None  # fail before the work
-    if args.n_jobs != 1 and not batch:
-        raise CLIError("--n-jobs needs a batch: --rows or --all-undesired")
+    if not batch and (args.n_jobs != 1 or args.backend != "loky" or args.scheduler):
+        raise CLIError("--n-jobs, --backend and --scheduler need a batch: --rows or --all-undesired")
+    if args.scheduler is not None and args.backend != "dask":
+        raise CLIError("--scheduler needs --backend dask")
+    if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
+        raise CLIError("--backend dask needs dask.distributed: pip install 'geco[dask]'")
     X, y, desired, default_constraints, name = _load_data(args)
     constraints = args.constraints if args.constraints is not None else default_constraints
     rows = _parse_rows(args.rows, len(X)) if args.rows is not None else None
@@ -211,23 +216,21 @@ def _explain_batch(args, explainer, X: pd.DataFrame, out_format: str | None, met
 
     client = None
     if args.scheduler is not None:
-        if args.backend != "dask":
-            raise CLIError("--scheduler needs --backend dask")
-        try:
-            from distributed import Client
-        except ImportError as exc:
-            raise CLIError("--backend dask needs dask.distributed: pip install 'geco[dask]'") from exc
+        from distributed import Client
+
         client = Client(args.scheduler)
     t0 = time.perf_counter()
     results = iter_explain(
         explainer, X, n_jobs=args.n_jobs, backend=args.backend, progress=not args.no_progress,
         random_state=args.seed, client=client,
     )  # fmt: skip
-    done: list[Any] = []
+    done = {"rows": 0, "found": 0, "failed": 0}  # for the summary line
 
-    def counted():  # keeps every result for the summary line
+    def counted():
         for e in results:
-            done.append(e)
+            done["rows"] += 1
+            done["found"] += e.success
+            done["failed"] += "error" in e.stats
             yield e
 
     try:
@@ -243,14 +246,12 @@ def _explain_batch(args, explainer, X: pd.DataFrame, out_format: str | None, met
         sys.stdout.flush()
     finally:
         results.close()  # a reader that went away (| head): cancel what is queued
-        shutdown_pool(kill=len(done) < len(X))
+        shutdown_pool(kill=done["rows"] < len(X))
         if client is not None:
             client.close()
     if out_format is not None:
-        found = sum(e.success for e in done)
-        failed = sum("error" in e.stats for e in done)
-        print(f"wrote {args.out}: {len(done)} rows, {found} with counterfactuals, {failed} failed "
-              f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)  # fmt: skip
+        print(f"wrote {args.out}: {done['rows']} rows, {done['found']} with counterfactuals, "
+              f"{done['failed']} failed ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)  # fmt: skip
     return 0
 
 
@@ -260,12 +261,18 @@ def _write_results(results, path: Path, fmt: str, meta: dict) -> None:
 
     if fmt == "jsonl":
         write_jsonl(results, path, meta=meta)  # streamed: a partial file is still readable
-        return
-    frame = explanations_frame(list(results))
-    if fmt == "csv":
-        frame.to_csv(path, index=False)
+    elif fmt == "csv":  # streamed in groups of rows, the header once
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            group: list = []
+            header = True
+            for e in itertools.chain(results, [None]):  # None: flush the last group
+                if e is not None:
+                    group.append(e)
+                if group and (e is None or len(group) == 256):
+                    explanations_frame(group).to_csv(fh, index=False, header=header)
+                    group, header = [], False
     else:
-        frame.to_parquet(path, index=False)
+        explanations_frame(list(results)).to_parquet(path, index=False)
 
 
 def _first_undesired(explainer) -> int:

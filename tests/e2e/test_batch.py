@@ -59,15 +59,25 @@ def adult():
     return ds, ds.X.iloc[:3000], ds.y.iloc[:3000]
 
 
-@pytest.fixture(scope="module")
-def explainers(adult):
-    ds, X, y = adult
-    out = {}
-    for name, (fit, engine, _) in MODELS.items():
+class _Explainers(dict):
+    """name -> (Explainer, undesired rows of X[:400]), built on first use."""
+
+    def __init__(self, adult):
+        super().__init__()
+        self.adult = adult
+
+    def __missing__(self, name):
+        ds, X, y = self.adult
+        fit, engine, _ = MODELS[name]
         model = fit(X, y)
         undesired = np.flatnonzero(model.predict_proba(X.iloc[:400])[:, 1] <= 0.5)
-        out[name] = (geco.Explainer(model, X, ds.constraints, 1, engine=engine), undesired)
-    return out
+        self[name] = (geco.Explainer(model, X, ds.constraints, 1, engine=engine), undesired)
+        return self[name]
+
+
+@pytest.fixture(scope="module")
+def explainers(adult):
+    return _Explainers(adult)
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +193,46 @@ def test_explain_many_order_seeds_and_failed_rows(trees, capsys):
     # a row's seed depends on its position only, not on the batch's length
     again = explainer.explain_many(batch.iloc[:2], random_state=11, progress=False)
     _same(again[1], results[1])
+
+
+def test_progress_bar_in_a_terminal(trees, monkeypatch):
+    """A bar on stderr when it is a terminal and the batch takes over a second; none with
+    progress=False."""
+    import io
+    import time
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    explainer, batch = trees
+    explain = explainer.explain
+
+    def slow(*args, **kwargs):
+        time.sleep(0.4)
+        return explain(*args, **kwargs)
+
+    monkeypatch.setattr(explainer, "explain", slow)
+    for progress in (True, False):
+        err = Terminal()
+        monkeypatch.setattr(sys, "stderr", err)
+        explainer.explain_many(batch.iloc[:4], random_state=0, progress=progress)
+        monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+        assert ("4/4" in err.getvalue() and "explaining" in err.getvalue()) == progress
+
+
+def test_failed_rows_survive_jsonl_and_the_report(trees, tmp_path):
+    from geco.result import read_jsonl, write_jsonl
+
+    explainer, batch = trees
+    results = explainer.explain_many(batch.iloc[[0, 3, 6]], random_state=1)
+    write_jsonl(results, tmp_path / "r.jsonl", meta={"engine": explainer.engine})
+    back, _ = read_jsonl(tmp_path / "r.jsonl")
+    assert [b.reason for b in back] == [r.reason for r in results]
+    assert back[2].stats["error"] == results[2].stats["error"] and np.isnan(back[2].x_probability)
+    pytest.importorskip("matplotlib")
+    out = geco.report(tmp_path / "r.jsonl", tmp_path / "r.html")
+    assert "explaining this row failed" in out.read_text(encoding="utf-8")
 
 
 def test_row_seeds_follow_seedsequence_spawn():

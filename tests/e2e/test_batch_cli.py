@@ -89,7 +89,7 @@ def test_all_undesired_and_row_errors(credit_files, capsys, monkeypatch):
     assert main(_argv(d, "--rows", "0:2", "--out", str(d / "x.txt"))) == 2
     assert "must end in .csv, .jsonl, .parquet" in capsys.readouterr().err
     assert main(_argv(d, "--n-jobs", "2", "--row", "0")) == 2
-    assert "--n-jobs needs a batch" in capsys.readouterr().err
+    assert "need a batch" in capsys.readouterr().err
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "pyarrow" else real_find_spec(n, *a))
     assert main(_argv(d, "--rows", "0:2", "--out", str(d / "x.parquet"))) == 2

@@ -5,10 +5,12 @@
 ; A split sends a row left iff  isnan(v) ? nan_goes_left : set >= 0 ? sets[set][int(v)] : v <= threshold
 ; which is sklearn's routing after codegen.trees.fold moved every split onto the user's columns.
 ;
-; @forest_eval   walks the packed forest (or a residual forest) over rows, tree-major, exact sums
-;                (in float64, or in float32 for XGBoost when %f32 != 0)
-; @partial_eval  residual forest of (x, delta) in the same node layout (native partial evaluation)
-; @bind_x        per instance: the child x takes at every node and x's path in every tree
+; @forest_eval     walks the packed forest (or a residual forest) over rows, tree-major, exact sums
+;                  (in float64, or in float32 for XGBoost when %f32 != 0)
+; @bind_x          per instance: the child x takes at every node, x's leaf and the columns below
+; @plan_deltas     per (x, delta): partial evaluation, each residual tree a constant, a
+;                  QuickScorer tree or a walk (native partial evaluation), several deltas at once
+; @score_jobs      Delta blocks by plans or x-walks, every block of a generation in one call
 
 %Node = type { double, i32, i32, i32, i32 }
 
@@ -165,63 +167,137 @@ exit:
   ret void
 }
 
-; native partial evaluation: the residual forest of (x, delta) in the kernel's node layout
-; (a node is 6 i32 slots: the stack patches slot 4 = left or 5 = right of a residual parent)
-; per instance: xstep[i] = { column of node i (-1: leaf), child x takes at i } (8 bytes) and
-;   path[t][j] = { column, node } along x's root-to-leaf path in tree t (row stride %L entries)
-; stack entries: { forest node, i32 slot of the residual parent's left/right field (-1: root) }
-define i64 @partial_eval(ptr noalias %nodes, ptr noalias %xstep, ptr noalias %path, i64 %L,
-                         ptr noalias %local, i64 %T, ptr noalias %out,
-                         ptr noalias %troot, ptr noalias %tconst, ptr noalias %stack) {
+; ---------------------------------------------------------------------------------------------
+; Per instance x (@bind_x), one entry per forest node (%XStep, 16 bytes):
+;   { column (-1: leaf), child x takes (-1 at a leaf), the leaf x reaches from here,
+;     mask of the columns tested on x's path from here down (bit = column mod 32) }
+; The mask lets partial evaluation skip in O(1) what x alone decides: a subtree whose x-path tests
+; no delta column (mask & dmask == 0) is x's leaf. Bits alias above 32 columns, which only costs a
+; skip (the walk then checks each column exactly).
+
+%XStep = type { i32, i32, i32, i32 }
+
+; %order lists every reachable node, parents before children (the mask pass runs it backwards);
+; %norder < 0 when every child has a larger index than its parent (sklearn's layout): no %order
+define void @bind_x(ptr noalias %nodes, i64 %n, ptr noalias %x, ptr noalias %sets, i64 %setw,
+                    ptr noalias %xstep, ptr noalias %order, i64 %norder) {
 entry:
-  %none = icmp sle i64 %T, 0
-  br i1 %none, label %done, label %tree
-tree:
-  %t = phi i64 [0, %entry], [%t1, %tree_next]
-  %cnt = phi i32 [0, %entry], [%cnt_next, %tree_next]
-  %prow = mul i64 %t, %L
-  br label %scan
-scan:                                        ; x's path until a leaf or the first split in delta
-  %j = phi i64 [0, %tree], [%j1, %fixed0]
-  %pj = add i64 %prow, %j
-  %pe = getelementptr inbounds { i32, i32 }, ptr %path, i64 %pj
-  %gc = load i32, ptr %pe
-  %gp = getelementptr inbounds { i32, i32 }, ptr %path, i64 %pj, i32 1
-  %g = load i32, ptr %gp
-  %gleaf = icmp slt i32 %gc, 0
-  br i1 %gleaf, label %constant, label %gchk
-gchk:
-  %gc64 = sext i32 %gc to i64
-  %glp = getelementptr inbounds i32, ptr %local, i64 %gc64
-  %gl = load i32, ptr %glp
-  %gfree = icmp sge i32 %gl, 0
-  br i1 %gfree, label %live, label %fixed0
-fixed0:
-  %j1 = add i64 %j, 1
-  br label %scan
-constant:                                    ; x alone decides the tree: its leaf value
-  %g64 = sext i32 %g to i64
-  %gvp = getelementptr inbounds %Node, ptr %nodes, i64 %g64
-  %gv = load double, ptr %gvp
-  %trp = getelementptr inbounds i32, ptr %troot, i64 %t
-  store i32 -1, ptr %trp
-  %tcp = getelementptr inbounds double, ptr %tconst, i64 %t
-  store double %gv, ptr %tcp
-  br label %tree_next
-live:
-  %trp2 = getelementptr inbounds i32, ptr %troot, i64 %t
-  store i32 %cnt, ptr %trp2
-  %tcp2 = getelementptr inbounds double, ptr %tconst, i64 %t
-  store double 0.0, ptr %tcp2
+  %none = icmp sle i64 %n, 0
+  br i1 %none, label %exit, label %start
+start:
+  %children_after = icmp slt i64 %norder, 0
+  br i1 %children_after, label %down, label %node
+down:                                        ; one pass, children (larger indices) first
+  %di = phi i64 [%n, %start], [%dm, %down_next]
+  %dm = sub i64 %di, 1
+  %dm32 = trunc i64 %dm to i32
+  %dcp = getelementptr inbounds %Node, ptr %nodes, i64 %dm, i32 1
+  %dc = load i32, ptr %dcp
+  %dleaf = icmp slt i32 %dc, 0
+  br i1 %dleaf, label %down_next, label %down_split
+down_split:
+  %dch = call i32 @child(ptr %nodes, i64 %dm, i32 %dc, ptr %x, ptr %sets, i64 %setw)
+  %dch64 = sext i32 %dch to i64
+  %dlp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 2
+  %dl = load i32, ptr %dlp
+  %dmp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 3
+  %dmk = load i32, ptr %dmp
+  %dbitn = and i32 %dc, 31
+  %dbit = shl i32 1, %dbitn
+  %dmk2 = or i32 %dmk, %dbit
+  br label %down_next
+down_next:
+  %sch = phi i32 [-1, %down], [%dch, %down_split]
+  %sleaf = phi i32 [%dm32, %down], [%dl, %down_split]
+  %smask = phi i32 [0, %down], [%dmk2, %down_split]
+  %sp0 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 0
+  store i32 %dc, ptr %sp0
+  %sp1 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 1
+  store i32 %sch, ptr %sp1
+  %sp2 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 2
+  store i32 %sleaf, ptr %sp2
+  %sp3 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 3
+  store i32 %smask, ptr %sp3
+  %ddone = icmp eq i64 %dm, 0
+  br i1 %ddone, label %exit, label %down
+node:                                        ; otherwise: child per node, then masks along %order
+  %i = phi i64 [0, %start], [%i1, %node_next]
+  %i32 = trunc i64 %i to i32
+  %cp = getelementptr inbounds %Node, ptr %nodes, i64 %i, i32 1
+  %c = load i32, ptr %cp
+  %isleaf = icmp slt i32 %c, 0
+  br i1 %isleaf, label %node_next, label %test
+test:
+  %child = call i32 @child(ptr %nodes, i64 %i, i32 %c, ptr %x, ptr %sets, i64 %setw)
+  br label %node_next
+node_next:
+  %next = phi i32 [-1, %node], [%child, %test]
+  %leaf = select i1 %isleaf, i32 %i32, i32 -1
+  %xc = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 0
+  store i32 %c, ptr %xc
+  %xg = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 1
+  store i32 %next, ptr %xg
+  %xl = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 2
+  store i32 %leaf, ptr %xl
+  %xm = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 3
+  store i32 0, ptr %xm
+  %i1 = add i64 %i, 1
+  %nd = icmp eq i64 %i1, %n
+  br i1 %nd, label %masks, label %node
+masks:
+  %noorder = icmp eq i64 %norder, 0
+  br i1 %noorder, label %exit, label %up
+up:                                          ; children before parents
+  %j = phi i64 [%norder, %masks], [%j1, %up_next]
+  %j1 = sub i64 %j, 1
+  %op = getelementptr inbounds i32, ptr %order, i64 %j1
+  %oo = load i32, ptr %op
+  %o64 = sext i32 %oo to i64
+  %occ = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 0
+  %oc = load i32, ptr %occ
+  %osplit = icmp sge i32 %oc, 0
+  br i1 %osplit, label %up_split, label %up_next
+up_split:
+  %ogp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 1
+  %og = load i32, ptr %ogp
+  %og64 = sext i32 %og to i64
+  %clp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 2
+  %cl = load i32, ptr %clp
+  %cmp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 3
+  %cm = load i32, ptr %cmp
+  %bitn = and i32 %oc, 31
+  %bit = shl i32 1, %bitn
+  %m = or i32 %cm, %bit
+  %olp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 2
+  store i32 %cl, ptr %olp
+  %omp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 3
+  store i32 %m, ptr %omp
+  br label %up_next
+up_next:
+  %jd = icmp eq i64 %j1, 0
+  br i1 %jd, label %exit, label %up
+exit:
+  ret void
+}
+
+; ---------------------------------------------------------------------------------------------
+; Partial evaluation of one tree for (x, delta): an explicit-stack DFS from forest node %g copies
+; the residual tree into %out from residual id %cnt on, following x through splits outside delta
+; (%local[column] < 0) and jumping straight to x's leaf where x's path tests no delta column.
+; Stack entries: { forest node, i32 slot of the residual parent's left/right field (-1: root) }
+; (a residual node is 6 i32 slots: slot 4 = left, 5 = right). Returns the next free residual id.
+define internal i32 @pe_tree(ptr noalias %nodes, ptr noalias %xstep, ptr noalias %local, i32 %dmask,
+                             ptr noalias %out, ptr noalias %stack, i32 %g, i32 %cnt) {
+entry:
   store i32 %g, ptr %stack
   %s1p = getelementptr inbounds i32, ptr %stack, i64 1
   store i32 -1, ptr %s1p
   br label %pop
 pop:
-  %sp = phi i64 [1, %live], [%sp1, %emit_leaf], [%sp3, %emit_split]
-  %id = phi i32 [%cnt, %live], [%id1, %emit_leaf], [%id1, %emit_split]
+  %sp = phi i64 [1, %entry], [%sp1, %emit_leaf], [%sp3, %emit_split]
+  %id = phi i32 [%cnt, %entry], [%id1, %emit_leaf], [%id1, %emit_split]
   %empty = icmp eq i64 %sp, 0
-  br i1 %empty, label %tree_next, label %popit
+  br i1 %empty, label %done, label %popit
 popit:
   %sp1 = sub i64 %sp, 1
   %e0 = shl i64 %sp1, 1
@@ -233,7 +309,7 @@ popit:
 skip:                                        ; follow x through splits outside delta
   %h = phi i32 [%h0, %popit], [%hx, %fixed]
   %h64 = sext i32 %h to i64
-  %hcp = getelementptr inbounds { i32, i32 }, ptr %xstep, i64 %h64
+  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 0
   %hc = load i32, ptr %hcp
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %emit, label %hchk
@@ -243,9 +319,16 @@ hchk:
   %hl = load i32, ptr %hlp
   %hfree = icmp sge i32 %hl, 0
   br i1 %hfree, label %emit, label %fixed
-fixed:
-  %hxp = getelementptr inbounds { i32, i32 }, ptr %xstep, i64 %h64, i32 1
-  %hx = load i32, ptr %hxp
+fixed:                                       ; x decides; no delta column below on x's path: its leaf
+  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 3
+  %hm = load i32, ptr %hmp
+  %hhit = and i32 %hm, %dmask
+  %hnone = icmp eq i32 %hhit, 0
+  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 1
+  %hxc = load i32, ptr %hxp
+  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 2
+  %hxl = load i32, ptr %hfp
+  %hx = select i1 %hnone, i32 %hxl, i32 %hxc
   br label %skip
 emit:                                        ; residual node %id = forest node %h
   %col = phi i32 [-1, %skip], [%hl, %hchk]
@@ -293,69 +376,960 @@ emit_split:                                  ; push right, then left (left is co
   store i32 %lslot, ptr %q1s
   %sp3 = add i64 %sp1, 2
   br label %pop
-tree_next:
-  %cnt_next = phi i32 [%cnt, %constant], [%id, %pop]
-  %t1 = add i64 %t, 1
-  %tdone = icmp eq i64 %t1, %T
-  br i1 %tdone, label %done, label %tree
 done:
-  %total = phi i32 [0, %entry], [%cnt_next, %tree_next]
-  %total64 = sext i32 %total to i64
-  ret i64 %total64
+  ret i32 %id
 }
 
-; per instance: xstep (column and the child x takes at every node) and x's path in every tree
-; (padded with its leaf to %L entries); the walk step is the kernel's
-define void @bind_x(ptr noalias %nodes, i64 %n, ptr noalias %x, ptr noalias %sets, i64 %setw,
-                    ptr noalias %xstep, ptr noalias %roots, i64 %T, ptr noalias %path, i64 %L) {
+; ---------------------------------------------------------------------------------------------
+; Plans: partial evaluation for (x, delta), each residual tree in the form that scores a block
+; fastest. A tree is a constant (x's path tests no delta column, or its residual is one leaf), a
+; QuickScorer tree (at most %maxleaves leaves) or a walk. QuickScorer: number the leaves left to
+; right; a split that sends a row right rules out every leaf of its left subtree, so the row's
+; leaf is the lowest bit left standing in the AND of the "false" splits' masks (exactly the leaf
+; the walk reaches). The evaluator runs every split as one compare over the whole block - vector
+; code, no branches - then adds the leaves in estimator order: sklearn's additions, bit for bit.
+;
+; Plan layout (owned by the caller):
+;   tinfo[t] = { kind (0 constant, 1 QuickScorer, 2 walk), first qrec record or walk root,
+;                number of records, offset of the tree's leaves in leafval }; tconst[t]
+;   qrec     = per split { payload (threshold double, or the 64-bit set of codes going left),
+;                i32 column (local to delta), i32 test (0: v <= threshold, 1: code in set,
+;                2: never left), i64 mask clearing the left subtree's leaves }
+;   rn       = residual nodes of the walk trees (%Node layout, columns local to delta)
+
+%QRec = type { i64, i32, i32, i64 }
+
+define internal ptr @aptr(ptr %a, i64 %i) alwaysinline {
 entry:
-  br label %node
-node:
-  %i = phi i64 [0, %entry], [%i1, %node_next]
-  %cp = getelementptr inbounds %Node, ptr %nodes, i64 %i, i32 1
-  %c = load i32, ptr %cp
-  %isleaf = icmp slt i32 %c, 0
-  br i1 %isleaf, label %node_next, label %test
-test:
-  %child = call i32 @child(ptr %nodes, i64 %i, i32 %c, ptr %x, ptr %sets, i64 %setw)
-  br label %node_next
-node_next:
-  %next = phi i32 [-1, %node], [%child, %test]
-  %xc = getelementptr inbounds { i32, i32 }, ptr %xstep, i64 %i
-  store i32 %c, ptr %xc
-  %xg = getelementptr inbounds { i32, i32 }, ptr %xstep, i64 %i, i32 1
-  store i32 %next, ptr %xg
-  %i1 = add i64 %i, 1
-  %nd = icmp eq i64 %i1, %n
-  br i1 %nd, label %tree, label %node
-tree:
-  %t = phi i64 [0, %node_next], [%t1, %tree_next]
+  %p = getelementptr inbounds i64, ptr %a, i64 %i
+  %v = load i64, ptr %p
+  %q = inttoptr i64 %v to ptr
+  ret ptr %q
+}
+
+define internal i64 @aint(ptr %a, i64 %i) alwaysinline {
+entry:
+  %p = getelementptr inbounds i64, ptr %a, i64 %i
+  %v = load i64, ptr %p
+  ret i64 %v
+}
+
+define internal void @put_tinfo(ptr %tinfo, i64 %t, i32 %kind, i32 %a, i32 %b, i32 %c) alwaysinline {
+entry:
+  %o = mul i64 %t, 4
+  %p0 = getelementptr inbounds i32, ptr %tinfo, i64 %o
+  store i32 %kind, ptr %p0
+  %p1 = getelementptr inbounds i32, ptr %p0, i64 1
+  store i32 %a, ptr %p1
+  %p2 = getelementptr inbounds i32, ptr %p0, i64 2
+  store i32 %b, ptr %p2
+  %p3 = getelementptr inbounds i32, ptr %p0, i64 3
+  store i32 %c, ptr %p3
+  ret void
+}
+
+; The QuickScorer form of tree root %g for (x, delta), straight from the DFS of @pe_tree (no
+; residual nodes): records appended from %nq0, leaves (left to right) from %nl0. Returns the
+; number of records, or -1 when the tree has more than %maxleaves leaves or a code set over more
+; than 64 categories (the caller then walks it); the leaf count goes to %nlout. Until its right
+; child is popped - which closes its left subtree - a record's mask holds that subtree's first leaf.
+define internal i64 @qs_dfs(ptr noalias %nodes, ptr noalias %xstep, ptr noalias %local, i32 %dmask,
+                            ptr noalias %ncat, ptr noalias %setbits, ptr noalias %stack, i32 %g,
+                            ptr noalias %qrec, i64 %nq0, ptr noalias %leafval, i64 %nl0,
+                            i64 %maxleaves, ptr noalias %nlout) {
+entry:
+  %sp.a = alloca i64
+  %nq.a = alloca i64
+  %nl.a = alloca i64
+  store i64 1, ptr %sp.a
+  store i64 %nq0, ptr %nq.a
+  store i64 0, ptr %nl.a
+  %maxrec = add i64 %nq0, %maxleaves
+  %maxrec1 = sub i64 %maxrec, 1
+  store i32 %g, ptr %stack
+  %s1p = getelementptr inbounds i32, ptr %stack, i64 1
+  store i32 -1, ptr %s1p
+  br label %pop
+pop:
+  %sp = load i64, ptr %sp.a
+  %empty = icmp eq i64 %sp, 0
+  br i1 %empty, label %done, label %popit
+popit:
+  %sp1 = sub i64 %sp, 1
+  store i64 %sp1, ptr %sp.a
+  %e0 = shl i64 %sp1, 1
+  %ep = getelementptr inbounds i32, ptr %stack, i64 %e0
+  %h0 = load i32, ptr %ep
+  %pp = getelementptr inbounds i32, ptr %ep, i64 1
+  %rec = load i32, ptr %pp
+  %closes = icmp sge i32 %rec, 0
+  br i1 %closes, label %close, label %skip
+close:                                       ; the parent's left subtree is leaves lo .. nl-1
+  %rec64 = sext i32 %rec to i64
+  %mp = getelementptr inbounds %QRec, ptr %qrec, i64 %rec64, i32 3
+  %lo = load i64, ptr %mp
+  %nlc = load i64, ptr %nl.a
+  %w = sub i64 %nlc, %lo
+  %wide = icmp uge i64 %w, 64
+  %one = shl i64 1, %w
+  %ones0 = sub i64 %one, 1
+  %ones = select i1 %wide, i64 -1, i64 %ones0
+  %bits = shl i64 %ones, %lo
+  %mask = xor i64 %bits, -1
+  store i64 %mask, ptr %mp
+  br label %skip
+skip:                                        ; follow x through splits outside delta
+  %h = phi i32 [%h0, %popit], [%h0, %close], [%hx, %fixed]
+  %h64 = sext i32 %h to i64
+  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 0
+  %hc = load i32, ptr %hcp
+  %hleaf = icmp slt i32 %hc, 0
+  br i1 %hleaf, label %leaf, label %hchk
+hchk:
+  %hc64 = sext i32 %hc to i64
+  %hlp = getelementptr inbounds i32, ptr %local, i64 %hc64
+  %hl = load i32, ptr %hlp
+  %hfree = icmp sge i32 %hl, 0
+  br i1 %hfree, label %split, label %fixed
+fixed:                                       ; x decides; no delta column below on x's path: its leaf
+  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 3
+  %hm = load i32, ptr %hmp
+  %hhit = and i32 %hm, %dmask
+  %hnone = icmp eq i32 %hhit, 0
+  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 1
+  %hxc = load i32, ptr %hxp
+  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 2
+  %hxl = load i32, ptr %hfp
+  %hx = select i1 %hnone, i32 %hxl, i32 %hxc
+  br label %skip
+leaf:
+  %nl = load i64, ptr %nl.a
+  %lfull = icmp sge i64 %nl, %maxleaves
+  br i1 %lfull, label %abort, label %leaf_store
+leaf_store:
+  %hvp = getelementptr inbounds %Node, ptr %nodes, i64 %h64
+  %hv = load double, ptr %hvp
+  %li = add i64 %nl0, %nl
+  %lp = getelementptr inbounds double, ptr %leafval, i64 %li
+  store double %hv, ptr %lp
+  %nl1 = add i64 %nl, 1
+  store i64 %nl1, ptr %nl.a
+  br label %pop
+split:                                       ; a delta split: its record, then both children
+  %nq = load i64, ptr %nq.a
+  %rfull = icmp sge i64 %nq, %maxrec1
+  br i1 %rfull, label %abort, label %split_kind
+split_kind:
+  %sap = getelementptr inbounds %Node, ptr %nodes, i64 %h64, i32 2
+  %saux = load i32, ptr %sap
+  %sset1 = ashr i32 %saux, 1
+  %sisset = icmp sgt i32 %sset1, 0
+  br i1 %sisset, label %split_set, label %split_num
+split_set:
+  %hl64 = sext i32 %hl to i64
+  %nkq = getelementptr inbounds i32, ptr %ncat, i64 %hl64
+  %nk = load i32, ptr %nkq
+  %setwide = icmp sgt i32 %nk, 64
+  br i1 %setwide, label %abort, label %split_set_ok
+split_set_ok:
+  %sset = sub i32 %sset1, 1
+  %sset64 = sext i32 %sset to i64
+  %sbp = getelementptr inbounds i64, ptr %setbits, i64 %sset64
+  %sb = load i64, ptr %sbp
+  br label %split_store
+split_num:
+  %svp = getelementptr inbounds %Node, ptr %nodes, i64 %h64
+  %sv = load double, ptr %svp
+  %svbits = bitcast double %sv to i64
+  %svnan = fcmp uno double %sv, 0.0
+  %test = select i1 %svnan, i32 2, i32 0
+  br label %split_store
+split_store:
+  %payload = phi i64 [%sb, %split_set_ok], [%svbits, %split_num]
+  %kind = phi i32 [1, %split_set_ok], [%test, %split_num]
+  %qp0 = getelementptr inbounds %QRec, ptr %qrec, i64 %nq, i32 0
+  store i64 %payload, ptr %qp0
+  %qp1 = getelementptr inbounds %QRec, ptr %qrec, i64 %nq, i32 1
+  store i32 %hl, ptr %qp1
+  %qp2 = getelementptr inbounds %QRec, ptr %qrec, i64 %nq, i32 2
+  store i32 %kind, ptr %qp2
+  %nlo = load i64, ptr %nl.a
+  %qp3 = getelementptr inbounds %QRec, ptr %qrec, i64 %nq, i32 3
+  store i64 %nlo, ptr %qp3
+  %nq1 = add i64 %nq, 1
+  store i64 %nq1, ptr %nq.a
+  %hrp = getelementptr inbounds %Node, ptr %nodes, i64 %h64, i32 4
+  %hr = load i32, ptr %hrp
+  %hlcp = getelementptr inbounds %Node, ptr %nodes, i64 %h64, i32 3
+  %hlc = load i32, ptr %hlcp
+  %spn = load i64, ptr %sp.a
+  %f0 = shl i64 %spn, 1
+  %fp = getelementptr inbounds i32, ptr %stack, i64 %f0
+  store i32 %hr, ptr %fp
+  %nq32 = trunc i64 %nq to i32
+  %fp1 = getelementptr inbounds i32, ptr %fp, i64 1
+  store i32 %nq32, ptr %fp1
+  %fp2 = getelementptr inbounds i32, ptr %fp, i64 2
+  store i32 %hlc, ptr %fp2
+  %fp3 = getelementptr inbounds i32, ptr %fp, i64 3
+  store i32 -1, ptr %fp3
+  %spn2 = add i64 %spn, 2
+  store i64 %spn2, ptr %sp.a
+  br label %pop
+done:
+  %nlf = load i64, ptr %nl.a
+  store i64 %nlf, ptr %nlout
+  %nqf = load i64, ptr %nq.a
+  %cnt = sub i64 %nqf, %nq0
+  ret i64 %cnt
+abort:
+  ret i64 -1
+}
+
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+declare double @llvm.floor.f64(double)
+
+; Tree %t of the plan of (x, delta) described by the argument block %a (i64 slots, named in
+; codegen.trees.native_partial): a constant, a QuickScorer tree (@qs_dfs) or a walk over its
+; residual nodes (@pe_tree), which stay in %out. The running sizes { residual nodes, qrec records,
+; leaves } are in the block's sizes array.
+define internal void @plan_tree(ptr noalias %a, i64 %t) {
+entry:
+  %nodes = call ptr @aptr(ptr %a, i64 0)
+  %xstep = call ptr @aptr(ptr %a, i64 1)
+  %roots = call ptr @aptr(ptr %a, i64 2)
+  %local = call ptr @aptr(ptr %a, i64 4)
+  %dm64 = call i64 @aint(ptr %a, i64 5)
+  %dmask = trunc i64 %dm64 to i32
+  %out = call ptr @aptr(ptr %a, i64 6)
+  %stack = call ptr @aptr(ptr %a, i64 7)
+  %tinfo = call ptr @aptr(ptr %a, i64 8)
+  %tconst = call ptr @aptr(ptr %a, i64 9)
+  %ncat = call ptr @aptr(ptr %a, i64 10)
+  %setbits = call ptr @aptr(ptr %a, i64 12)
+  %qs = call i64 @aint(ptr %a, i64 14)
+  %maxleaves = call i64 @aint(ptr %a, i64 15)
+  %qrec = call ptr @aptr(ptr %a, i64 16)
+  %leafval = call ptr @aptr(ptr %a, i64 17)
+  %sizes = call ptr @aptr(ptr %a, i64 18)
+  %nlout = call ptr @aptr(ptr %a, i64 19)
+  %cnt64 = load i64, ptr %sizes
+  %cnt = trunc i64 %cnt64 to i32
+  %nqp = getelementptr inbounds i64, ptr %sizes, i64 1
+  %nq0 = load i64, ptr %nqp
+  %nlp = getelementptr inbounds i64, ptr %sizes, i64 2
+  %nl0 = load i64, ptr %nlp
   %rp = getelementptr inbounds i32, ptr %roots, i64 %t
-  %g0 = load i32, ptr %rp
-  %prow = mul i64 %t, %L
-  br label %walk
-walk:
-  %j = phi i64 [0, %tree], [%j1, %walk]
-  %g = phi i32 [%g0, %tree], [%g1, %walk]
-  %g64 = sext i32 %g to i64
-  %sc = getelementptr inbounds { i32, i32 }, ptr %xstep, i64 %g64
-  %gcol = load i32, ptr %sc
-  %sg = getelementptr inbounds { i32, i32 }, ptr %xstep, i64 %g64, i32 1
-  %gnext = load i32, ptr %sg
-  %pj = add i64 %prow, %j
-  %pc = getelementptr inbounds { i32, i32 }, ptr %path, i64 %pj
-  store i32 %gcol, ptr %pc
-  %pn = getelementptr inbounds { i32, i32 }, ptr %path, i64 %pj, i32 1
-  store i32 %g, ptr %pn
-  %atleaf = icmp slt i32 %gcol, 0
-  %g1 = select i1 %atleaf, i32 %g, i32 %gnext
+  %r = load i32, ptr %rp
+  %r64 = sext i32 %r to i64
+  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 3
+  %xm = load i32, ptr %xmp
+  %hit = and i32 %xm, %dmask
+  %isconst = icmp eq i32 %hit, 0
+  %tcp = getelementptr inbounds double, ptr %tconst, i64 %t
+  br i1 %isconst, label %const_x, label %live
+const_x:                                     ; x's path tests no delta column: x's leaf
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 2
+  %xl = load i32, ptr %xlp
+  %xl64 = sext i32 %xl to i64
+  %xvp = getelementptr inbounds %Node, ptr %nodes, i64 %xl64
+  %xv = load double, ptr %xvp
+  br label %set_const
+live:
+  %useqs = icmp ne i64 %qs, 0
+  br i1 %useqs, label %try_qs, label %residual
+try_qs:
+  %nrec = call i64 @qs_dfs(ptr %nodes, ptr %xstep, ptr %local, i32 %dmask, ptr %ncat, ptr %setbits,
+                           ptr %stack, i32 %r, ptr %qrec, i64 %nq0, ptr %leafval, i64 %nl0,
+                           i64 %maxleaves, ptr %nlout)
+  %qsfail = icmp slt i64 %nrec, 0
+  br i1 %qsfail, label %residual, label %qs_done
+qs_done:
+  %oneleaf = icmp eq i64 %nrec, 0
+  br i1 %oneleaf, label %const_qs, label %as_qs
+const_qs:                                    ; no delta split reached (mask bits aliased): a constant
+  %cqp = getelementptr inbounds double, ptr %leafval, i64 %nl0
+  %cqv = load double, ptr %cqp
+  br label %set_const
+as_qs:
+  %nlt = load i64, ptr %nlout
+  %nq1 = add i64 %nq0, %nrec
+  store i64 %nq1, ptr %nqp
+  %nl1 = add i64 %nl0, %nlt
+  store i64 %nl1, ptr %nlp
+  store double 0.0, ptr %tcp
+  %nq0_32 = trunc i64 %nq0 to i32
+  %nrec32 = trunc i64 %nrec to i32
+  %nl0_32 = trunc i64 %nl0 to i32
+  call void @put_tinfo(ptr %tinfo, i64 %t, i32 1, i32 %nq0_32, i32 %nrec32, i32 %nl0_32)
+  br label %exit
+residual:
+  %end = call i32 @pe_tree(ptr %nodes, ptr %xstep, ptr %local, i32 %dmask, ptr %out, ptr %stack, i32 %r, i32 %cnt)
+  %rcp = getelementptr inbounds %Node, ptr %out, i64 %cnt64, i32 1
+  %rc = load i32, ptr %rcp
+  %rleaf = icmp slt i32 %rc, 0
+  br i1 %rleaf, label %const_leaf, label %as_walk
+const_leaf:                                  ; the residual is one leaf (mask bits aliased)
+  %rvp = getelementptr inbounds %Node, ptr %out, i64 %cnt64
+  %rv = load double, ptr %rvp
+  br label %set_const
+set_const:
+  %cv = phi double [%xv, %const_x], [%rv, %const_leaf], [%cqv, %const_qs]
+  call void @put_tinfo(ptr %tinfo, i64 %t, i32 0, i32 -1, i32 0, i32 0)
+  store double %cv, ptr %tcp
+  br label %exit
+as_walk:                                     ; keep the residual nodes
+  store double 0.0, ptr %tcp
+  call void @put_tinfo(ptr %tinfo, i64 %t, i32 2, i32 %cnt, i32 0, i32 0)
+  %end64 = sext i32 %end to i64
+  store i64 %end64, ptr %sizes
+  br label %exit
+exit:
+  ret void
+}
+
+; The plans of %nd deltas for the same x, argument blocks of 32 slots at %as: tree-major, so
+; each tree is read from memory once for all of them (partial evaluation is bound by those
+; reads). A delta whose outputs would overflow their capacities (slots 21-23: residual nodes,
+; records, leaves) is given up (slot 25 = 1) and rebuilt alone by the caller.
+define void @plan_deltas(ptr noalias %as, i64 %nd) {
+entry:
+  %T = call i64 @aint(ptr %as, i64 3)
+  %tsize = call ptr @aptr(ptr %as, i64 24)
+  %empty = icmp sle i64 %nd, 0
+  br i1 %empty, label %exit, label %reset
+reset:
+  %rj = phi i64 [0, %entry], [%rj1, %reset]
+  %rb = mul i64 %rj, 32
+  %ra = getelementptr inbounds i64, ptr %as, i64 %rb
+  %rsz = call ptr @aptr(ptr %ra, i64 18)
+  call void @llvm.memset.p0.i64(ptr %rsz, i8 0, i64 24, i1 false)
+  %rof = getelementptr inbounds i64, ptr %ra, i64 25
+  store i64 0, ptr %rof
+  %rj1 = add i64 %rj, 1
+  %rjd = icmp eq i64 %rj1, %nd
+  br i1 %rjd, label %trees, label %reset
+trees:
+  %none = icmp sle i64 %T, 0
+  br i1 %none, label %exit, label %tree
+tree:
+  %t = phi i64 [0, %trees], [%t1, %tree_next]
+  %tsp = getelementptr inbounds i32, ptr %tsize, i64 %t
+  %ts = load i32, ptr %tsp
+  %ts64 = sext i32 %ts to i64
+  br label %delta
+delta:
+  %j = phi i64 [0, %tree], [%j1, %delta_next]
+  %jb = mul i64 %j, 32
+  %a = getelementptr inbounds i64, ptr %as, i64 %jb
+  %ofp = getelementptr inbounds i64, ptr %a, i64 25
+  %of = load i64, ptr %ofp
+  %gone = icmp ne i64 %of, 0
+  br i1 %gone, label %delta_next, label %check
+check:                                       ; room for this whole tree and 64 leaves' records
+  %sizes = call ptr @aptr(ptr %a, i64 18)
+  %cnt = load i64, ptr %sizes
+  %nqp = getelementptr inbounds i64, ptr %sizes, i64 1
+  %nq = load i64, ptr %nqp
+  %nlp = getelementptr inbounds i64, ptr %sizes, i64 2
+  %nl = load i64, ptr %nlp
+  %capn = call i64 @aint(ptr %a, i64 21)
+  %capq = call i64 @aint(ptr %a, i64 22)
+  %capl = call i64 @aint(ptr %a, i64 23)
+  %needn = add i64 %cnt, %ts64
+  %needq = add i64 %nq, 64
+  %needl = add i64 %nl, 64
+  %okn = icmp sle i64 %needn, %capn
+  %okq = icmp sle i64 %needq, %capq
+  %okl = icmp sle i64 %needl, %capl
+  %ok1 = and i1 %okn, %okq
+  %ok = and i1 %ok1, %okl
+  br i1 %ok, label %build, label %overflow
+overflow:
+  store i64 1, ptr %ofp
+  br label %delta_next
+build:
+  call void @plan_tree(ptr %a, i64 %t)
+  br label %delta_next
+delta_next:
   %j1 = add i64 %j, 1
-  %jd = icmp eq i64 %j1, %L
-  br i1 %jd, label %tree_next, label %walk
+  %jd = icmp eq i64 %j1, %nd
+  br i1 %jd, label %tree_next, label %delta
 tree_next:
   %t1 = add i64 %t, 1
   %td = icmp eq i64 %t1, %T
   br i1 %td, label %exit, label %tree
+exit:
+  ret void
+}
+
+; Copy the plans built in batch slots into one buffer: %table holds per plan 8 i64
+; { slot, byte offsets of tinfo, tconst, qrec, leafval, residual nodes, ncat, unused }
+; (codegen.trees.plan.PLAN_PARTS)
+define void @pack_plans(ptr noalias %as, i64 %nd, ptr noalias %table, ptr noalias %dest) {
+entry:
+  %none = icmp sle i64 %nd, 0
+  br i1 %none, label %exit, label %plan
+plan:
+  %j = phi i64 [0, %entry], [%j1, %plan]
+  %tb = mul i64 %j, 8
+  %row = getelementptr inbounds i64, ptr %table, i64 %tb
+  %slot = load i64, ptr %row
+  %ab = mul i64 %slot, 32
+  %a = getelementptr inbounds i64, ptr %as, i64 %ab
+  %T = call i64 @aint(ptr %a, i64 3)
+  %k = call i64 @aint(ptr %a, i64 11)
+  %sizes = call ptr @aptr(ptr %a, i64 18)
+  %m = load i64, ptr %sizes
+  %nqp = getelementptr inbounds i64, ptr %sizes, i64 1
+  %nq = load i64, ptr %nqp
+  %nlp = getelementptr inbounds i64, ptr %sizes, i64 2
+  %nl = load i64, ptr %nlp
+  %b0 = mul i64 %T, 16
+  %b1 = mul i64 %T, 8
+  %b2 = mul i64 %nq, 24
+  %b3 = mul i64 %nl, 8
+  %b4 = mul i64 %m, 24
+  %b5 = mul i64 %k, 4
+  %s0 = call ptr @aptr(ptr %a, i64 8)
+  %s1 = call ptr @aptr(ptr %a, i64 9)
+  %s2 = call ptr @aptr(ptr %a, i64 16)
+  %s3 = call ptr @aptr(ptr %a, i64 17)
+  %s4 = call ptr @aptr(ptr %a, i64 6)
+  %s5 = call ptr @aptr(ptr %a, i64 10)
+  %o0 = call i64 @aint(ptr %row, i64 1)
+  %o1 = call i64 @aint(ptr %row, i64 2)
+  %o2 = call i64 @aint(ptr %row, i64 3)
+  %o3 = call i64 @aint(ptr %row, i64 4)
+  %o4 = call i64 @aint(ptr %row, i64 5)
+  %o5 = call i64 @aint(ptr %row, i64 6)
+  %d0 = getelementptr inbounds i8, ptr %dest, i64 %o0
+  %d1 = getelementptr inbounds i8, ptr %dest, i64 %o1
+  %d2 = getelementptr inbounds i8, ptr %dest, i64 %o2
+  %d3 = getelementptr inbounds i8, ptr %dest, i64 %o3
+  %d4 = getelementptr inbounds i8, ptr %dest, i64 %o4
+  %d5 = getelementptr inbounds i8, ptr %dest, i64 %o5
+  call void @llvm.memcpy.p0.p0.i64(ptr %d0, ptr %s0, i64 %b0, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr %d1, ptr %s1, i64 %b1, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr %d2, ptr %s2, i64 %b2, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr %d3, ptr %s3, i64 %b3, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr %d4, ptr %s4, i64 %b4, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr %d5, ptr %s5, i64 %b5, i1 false)
+  %j1 = add i64 %j, 1
+  %jd = icmp eq i64 %j1, %nd
+  br i1 %jd, label %exit, label %plan
+exit:
+  ret void
+}
+
+declare void @llvm.memcpy.p0.p0.i64(ptr noalias, ptr noalias, i64, i1)
+
+; ---------------------------------------------------------------------------------------------
+; Scoring Delta blocks (@score_jobs). A job is one block - n rows of the k delta columns,
+; row-major - and either a plan or an x-walk: the whole forest walked with x's bound steps
+; (splits outside delta follow x, a subtree whose x-path tests no delta column is x's leaf), which
+; needs no setup and serves a Delta's first rows. Both are tree-major like @forest_eval: acc starts
+; at init, every tree adds its leaf in estimator order, forests divide at the end. Rows are padded
+; to a multiple of 8 (copies of row 0) so the QuickScorer loops run on whole 8-lane vectors; lane i
+; computes exactly what the scalar code computes for row i.
+
+; cols[kk*n8 + i] = rows[i*k + kk] (rows n..n8-1: row 0 again). True if a value is NaN or a
+; categorical value is not a category code (the block is then left to the full forest kernel).
+define internal i1 @load_block(ptr noalias %rows, i64 %n, i64 %n8, i64 %k, ptr noalias %ncat,
+                               ptr noalias %cols) {
+entry:
+  %nocols = icmp sle i64 %k, 0
+  br i1 %nocols, label %none, label %col
+col:
+  %kk = phi i64 [0, %entry], [%kk1, %pad_done]
+  %bad0 = phi i1 [false, %entry], [%bad2, %pad_done]
+  %nkp = getelementptr inbounds i32, ptr %ncat, i64 %kk
+  %nk = load i32, ptr %nkp
+  %nkf = sitofp i32 %nk to double
+  %iscat = icmp sgt i32 %nk, 0
+  %cbase = mul i64 %kk, %n8
+  br label %row
+row:
+  %i = phi i64 [0, %col], [%i1, %row]
+  %bad = phi i1 [%bad0, %col], [%bad2, %row]
+  %ri0 = mul i64 %i, %k
+  %ri = add i64 %ri0, %kk
+  %rp = getelementptr inbounds double, ptr %rows, i64 %ri
+  %v = load double, ptr %rp
+  %ci = add i64 %cbase, %i
+  %cp = getelementptr inbounds double, ptr %cols, i64 %ci
+  store double %v, ptr %cp
+  %isnan = fcmp uno double %v, 0.0
+  %lo = fcmp oge double %v, 0.0
+  %hi = fcmp olt double %v, %nkf
+  %fl = call double @llvm.floor.f64(double %v)
+  %integ = fcmp oeq double %fl, %v
+  %c1 = and i1 %lo, %hi
+  %codeok = and i1 %c1, %integ
+  %notcode = xor i1 %codeok, true
+  %catbad = and i1 %iscat, %notcode
+  %b1 = or i1 %isnan, %catbad
+  %bad2 = or i1 %bad, %b1
+  %i1 = add i64 %i, 1
+  %id = icmp eq i64 %i1, %n
+  br i1 %id, label %pad, label %row
+pad:
+  %v0p = getelementptr inbounds double, ptr %rows, i64 %kk
+  %v0 = load double, ptr %v0p
+  br label %pad_loop
+pad_loop:
+  %pi = phi i64 [%n, %pad], [%pi1, %pad_body]
+  %pd = icmp eq i64 %pi, %n8
+  br i1 %pd, label %pad_done, label %pad_body
+pad_body:
+  %ppi = add i64 %cbase, %pi
+  %pp = getelementptr inbounds double, ptr %cols, i64 %ppi
+  store double %v0, ptr %pp
+  %pi1 = add i64 %pi, 1
+  br label %pad_loop
+pad_done:
+  %kk1 = add i64 %kk, 1
+  %kd = icmp eq i64 %kk1, %k
+  br i1 %kd, label %done, label %col
+done:
+  ret i1 %bad2
+none:
+  ret i1 false
+}
+
+define internal <8 x double> @splat_f64(double %v) alwaysinline {
+entry:
+  %ins = insertelement <8 x double> poison, double %v, i64 0
+  %s = shufflevector <8 x double> %ins, <8 x double> poison, <8 x i32> zeroinitializer
+  ret <8 x double> %s
+}
+
+define internal <8 x i64> @splat_i64(i64 %v) alwaysinline {
+entry:
+  %ins = insertelement <8 x i64> poison, i64 %v, i64 0
+  %s = shufflevector <8 x i64> %ins, <8 x i64> poison, <8 x i32> zeroinitializer
+  ret <8 x i64> %s
+}
+
+; acc[o*n8 + i] = init[o]
+define internal void @init_acc(ptr noalias %acc, i64 %n8, ptr noalias %init, i64 %K) {
+entry:
+  br label %out
+out:
+  %o = phi i64 [0, %entry], [%o1, %out_next]
+  %ivp = getelementptr inbounds double, ptr %init, i64 %o
+  %iv = load double, ptr %ivp
+  %splat = call <8 x double> @splat_f64(double %iv)
+  %ob = mul i64 %o, %n8
+  br label %fill
+fill:
+  %j = phi i64 [0, %out], [%j8, %fill]
+  %oj = add i64 %ob, %j
+  %p = getelementptr inbounds double, ptr %acc, i64 %oj
+  store <8 x double> %splat, ptr %p, align 8
+  %j8 = add i64 %j, 8
+  %jd = icmp eq i64 %j8, %n8
+  br i1 %jd, label %out_next, label %fill
+out_next:
+  %o1 = add i64 %o, 1
+  %od = icmp eq i64 %o1, %K
+  br i1 %od, label %exit, label %out
+exit:
+  ret void
+}
+
+; acc[j*8 .. j*8+7] += c for the whole padded block (a constant tree)
+define internal void @add_const(ptr noalias %accp, i64 %n8, double %c) alwaysinline {
+entry:
+  %cv = call <8 x double> @splat_f64(double %c)
+  br label %loop
+loop:
+  %j = phi i64 [0, %entry], [%j8, %loop]
+  %p = getelementptr inbounds double, ptr %accp, i64 %j
+  %a = load <8 x double>, ptr %p, align 8
+  %a2 = fadd <8 x double> %a, %cv
+  store <8 x double> %a2, ptr %p, align 8
+  %j8 = add i64 %j, 8
+  %jd = icmp eq i64 %j8, %n8
+  br i1 %jd, label %exit, label %loop
+exit:
+  ret void
+}
+
+; out[o*n + i] = acc[o*n8 + i] (/ div for forests: the mean over the trees)
+define internal void @store_acc(ptr noalias %acc, i64 %n, i64 %n8, i64 %K, double %div, ptr noalias %out) {
+entry:
+  %isdiv = fcmp one double %div, 0.0
+  br label %outer
+outer:
+  %o = phi i64 [0, %entry], [%o1, %outer_next]
+  %ab = mul i64 %o, %n8
+  %ob = mul i64 %o, %n
+  br label %inner
+inner:
+  %i = phi i64 [0, %outer], [%i1, %inner]
+  %ai = add i64 %ab, %i
+  %ap = getelementptr inbounds double, ptr %acc, i64 %ai
+  %a = load double, ptr %ap
+  %q = fdiv double %a, %div
+  %v = select i1 %isdiv, double %q, double %a
+  %oi = add i64 %ob, %i
+  %op = getelementptr inbounds double, ptr %out, i64 %oi
+  store double %v, ptr %op
+  %i1 = add i64 %i, 1
+  %id = icmp eq i64 %i1, %n
+  br i1 %id, label %outer_next, label %inner
+outer_next:
+  %o1 = add i64 %o, 1
+  %od = icmp eq i64 %o1, %K
+  br i1 %od, label %exit, label %outer
+exit:
+  ret void
+}
+
+declare <8 x i64> @llvm.cttz.v8i64(<8 x i64>, i1)
+declare <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr>, i32, <8 x i1>, <8 x double>)
+
+; every tree of a plan over the padded block (cols: k x n8, acc: K x n8)
+define internal void @plan_trees(ptr noalias %cols, i64 %n, i64 %n8, ptr noalias %bv,
+                                 ptr noalias %tinfo, ptr noalias %tconst, i64 %T, ptr noalias %tout,
+                                 ptr noalias %qrec, ptr noalias %leafval, ptr noalias %rn,
+                                 ptr noalias %sets, i64 %setw, ptr noalias %acc) {
+entry:
+  %ones = call <8 x i64> @splat_i64(i64 -1)
+  %none = icmp sle i64 %T, 0
+  br i1 %none, label %exit, label %tree
+tree:
+  %t = phi i64 [0, %entry], [%t1, %tree_next]
+  %tb = mul i64 %t, 4
+  %tkp = getelementptr inbounds i32, ptr %tinfo, i64 %tb
+  %tk = load i32, ptr %tkp
+  %tap = getelementptr inbounds i32, ptr %tkp, i64 1
+  %ta = load i32, ptr %tap
+  %tbp = getelementptr inbounds i32, ptr %tkp, i64 2
+  %tbn = load i32, ptr %tbp
+  %tcp = getelementptr inbounds i32, ptr %tkp, i64 3
+  %tc = load i32, ptr %tcp
+  %top = getelementptr inbounds i32, ptr %tout, i64 %t
+  %to = load i32, ptr %top
+  %to64 = sext i32 %to to i64
+  %ab = mul i64 %to64, %n8
+  %accp = getelementptr inbounds double, ptr %acc, i64 %ab
+  switch i32 %tk, label %t_walk [ i32 0, label %t_const
+                                  i32 1, label %t_qs ]
+
+t_const:
+  %cvp = getelementptr inbounds double, ptr %tconst, i64 %t
+  %cv = load double, ptr %cvp
+  call void @add_const(ptr %accp, i64 %n8, double %cv)
+  br label %tree_next
+
+t_qs:                                        ; bv = all leaves, then AND every false split's mask
+  br label %bv_init
+bv_init:
+  %bj = phi i64 [0, %t_qs], [%bj8, %bv_init]
+  %bjp = getelementptr inbounds i64, ptr %bv, i64 %bj
+  store <8 x i64> %ones, ptr %bjp, align 8
+  %bj8 = add i64 %bj, 8
+  %bjd = icmp eq i64 %bj8, %n8
+  br i1 %bjd, label %splits, label %bv_init
+splits:
+  %ta64 = sext i32 %ta to i64
+  %tbn64 = sext i32 %tbn to i64
+  %send = add i64 %ta64, %tbn64
+  %tc64 = sext i32 %tc to i64
+  %leaves = getelementptr inbounds double, ptr %leafval, i64 %tc64
+  br label %split
+split:
+  %s = phi i64 [%ta64, %splits], [%s1, %split_next]
+  %sdone = icmp eq i64 %s, %send
+  br i1 %sdone, label %exit_leaf, label %split_body
+split_body:
+  %pay_p = getelementptr inbounds %QRec, ptr %qrec, i64 %s, i32 0
+  %pay = load i64, ptr %pay_p
+  %scp = getelementptr inbounds %QRec, ptr %qrec, i64 %s, i32 1
+  %sc = load i32, ptr %scp
+  %skp = getelementptr inbounds %QRec, ptr %qrec, i64 %s, i32 2
+  %sk = load i32, ptr %skp
+  %smp = getelementptr inbounds %QRec, ptr %qrec, i64 %s, i32 3
+  %mask = load i64, ptr %smp
+  %maskv = call <8 x i64> @splat_i64(i64 %mask)
+  %sc64 = sext i32 %sc to i64
+  %colb = mul i64 %sc64, %n8
+  %colp = getelementptr inbounds double, ptr %cols, i64 %colb
+  switch i32 %sk, label %s_never [ i32 0, label %s_num
+                                   i32 1, label %s_set ]
+s_num:                                       ; false (right) iff v > threshold (no NaN here)
+  %thr = bitcast i64 %pay to double
+  %thrv = call <8 x double> @splat_f64(double %thr)
+  br label %sn_loop
+sn_loop:
+  %ni = phi i64 [0, %s_num], [%ni8, %sn_loop]
+  %nvp = getelementptr inbounds double, ptr %colp, i64 %ni
+  %nv = load <8 x double>, ptr %nvp, align 8
+  %above = fcmp ogt <8 x double> %nv, %thrv
+  %nm = select <8 x i1> %above, <8 x i64> %maskv, <8 x i64> %ones
+  %nbp = getelementptr inbounds i64, ptr %bv, i64 %ni
+  %nb = load <8 x i64>, ptr %nbp, align 8
+  %nb2 = and <8 x i64> %nb, %nm
+  store <8 x i64> %nb2, ptr %nbp, align 8
+  %ni8 = add i64 %ni, 8
+  %nid = icmp eq i64 %ni8, %n8
+  br i1 %nid, label %split_next, label %sn_loop
+s_set:                                       ; false iff the code's bit is clear
+  %payv = call <8 x i64> @splat_i64(i64 %pay)
+  br label %ss_loop
+ss_loop:
+  %si = phi i64 [0, %s_set], [%si8, %ss_loop]
+  %svp = getelementptr inbounds double, ptr %colp, i64 %si
+  %sv = load <8 x double>, ptr %svp, align 8
+  %code = fptosi <8 x double> %sv to <8 x i64>
+  %sh = lshr <8 x i64> %payv, %code
+  %bit = trunc <8 x i64> %sh to <8 x i1>
+  %sm = select <8 x i1> %bit, <8 x i64> %ones, <8 x i64> %maskv
+  %sbp = getelementptr inbounds i64, ptr %bv, i64 %si
+  %sb = load <8 x i64>, ptr %sbp, align 8
+  %sb2 = and <8 x i64> %sb, %sm
+  store <8 x i64> %sb2, ptr %sbp, align 8
+  %si8 = add i64 %si, 8
+  %sid = icmp eq i64 %si8, %n8
+  br i1 %sid, label %split_next, label %ss_loop
+s_never:                                     ; a split no value passes: always false
+  br label %sv_loop
+sv_loop:
+  %vi = phi i64 [0, %s_never], [%vi8, %sv_loop]
+  %vbp = getelementptr inbounds i64, ptr %bv, i64 %vi
+  %vb = load <8 x i64>, ptr %vbp, align 8
+  %vb2 = and <8 x i64> %vb, %maskv
+  store <8 x i64> %vb2, ptr %vbp, align 8
+  %vi8 = add i64 %vi, 8
+  %vid = icmp eq i64 %vi8, %n8
+  br i1 %vid, label %split_next, label %sv_loop
+split_next:
+  %s1 = add i64 %s, 1
+  br label %split
+exit_leaf:                                   ; the lowest leaf left standing
+  br label %l_loop
+l_loop:
+  %li = phi i64 [0, %exit_leaf], [%li8, %l_loop]
+  %lbp = getelementptr inbounds i64, ptr %bv, i64 %li
+  %lb = load <8 x i64>, ptr %lbp, align 8
+  %lz = call <8 x i64> @llvm.cttz.v8i64(<8 x i64> %lb, i1 true)
+  %lps = getelementptr inbounds double, ptr %leaves, <8 x i64> %lz
+  %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lps, i32 8, <8 x i1> <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>, <8 x double> poison)
+  %lap = getelementptr inbounds double, ptr %accp, i64 %li
+  %la = load <8 x double>, ptr %lap, align 8
+  %la2 = fadd <8 x double> %la, %lv
+  store <8 x double> %la2, ptr %lap, align 8
+  %li8 = add i64 %li, 8
+  %lid = icmp eq i64 %li8, %n8
+  br i1 %lid, label %tree_next, label %l_loop
+
+t_walk:                                      ; the residual tree, row by row (real rows only)
+  br label %w_row
+w_row:
+  %wi = phi i64 [0, %t_walk], [%wi1, %w_leaf]
+  br label %w_node
+w_node:
+  %wr = phi i32 [%ta, %w_row], [%wnext, %w_split]
+  %wr64 = sext i32 %wr to i64
+  %wnp = getelementptr inbounds %Node, ptr %rn, i64 %wr64
+  %wnv = load double, ptr %wnp
+  %wcp = getelementptr inbounds %Node, ptr %rn, i64 %wr64, i32 1
+  %wc = load i32, ptr %wcp
+  %wisleaf = icmp slt i32 %wc, 0
+  br i1 %wisleaf, label %w_leaf, label %w_split
+w_split:
+  %wc64 = sext i32 %wc to i64
+  %wvb = mul i64 %wc64, %n8
+  %wvi = add i64 %wvb, %wi
+  %wvp = getelementptr inbounds double, ptr %cols, i64 %wvi
+  %wv = load double, ptr %wvp
+  %wgo = call i1 @goes_left(ptr %rn, i64 %wr64, double %wv, ptr %sets, i64 %setw)
+  %wlp = getelementptr inbounds %Node, ptr %rn, i64 %wr64, i32 3
+  %wl = load i32, ptr %wlp
+  %wrq = getelementptr inbounds %Node, ptr %rn, i64 %wr64, i32 4
+  %wrr = load i32, ptr %wrq
+  %wnext = select i1 %wgo, i32 %wl, i32 %wrr
+  br label %w_node
+w_leaf:
+  %wap = getelementptr inbounds double, ptr %accp, i64 %wi
+  %wa = load double, ptr %wap
+  %wa2 = fadd double %wa, %wnv
+  store double %wa2, ptr %wap
+  %wi1 = add i64 %wi, 1
+  %wid = icmp eq i64 %wi1, %n
+  br i1 %wid, label %tree_next, label %w_row
+
+tree_next:
+  %t1 = add i64 %t, 1
+  %td = icmp eq i64 %t1, %T
+  br i1 %td, label %exit, label %tree
+exit:
+  ret void
+}
+
+; every tree of the forest over the padded block, walked with x's bound steps (see @bind_x):
+; columns in delta (%local[column] >= 0) are read from the block, the others follow x
+define internal void @xwalk_trees(ptr noalias %cols, i64 %n, i64 %n8, ptr noalias %nodes,
+                                  ptr noalias %xstep, ptr noalias %roots, i64 %T, ptr noalias %tout,
+                                  ptr noalias %local, i32 %dmask, ptr noalias %sets, i64 %setw,
+                                  ptr noalias %acc) {
+entry:
+  %none = icmp sle i64 %T, 0
+  br i1 %none, label %exit, label %tree
+tree:
+  %t = phi i64 [0, %entry], [%t1, %tree_next]
+  %rp = getelementptr inbounds i32, ptr %roots, i64 %t
+  %r = load i32, ptr %rp
+  %r64 = sext i32 %r to i64
+  %top = getelementptr inbounds i32, ptr %tout, i64 %t
+  %to = load i32, ptr %top
+  %to64 = sext i32 %to to i64
+  %ab = mul i64 %to64, %n8
+  %accp = getelementptr inbounds double, ptr %acc, i64 %ab
+  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 3
+  %xm = load i32, ptr %xmp
+  %hit = and i32 %xm, %dmask
+  %isconst = icmp eq i32 %hit, 0
+  br i1 %isconst, label %t_const, label %w_row
+t_const:                                     ; x's path tests no delta column: x's leaf
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 2
+  %xl = load i32, ptr %xlp
+  %xl64 = sext i32 %xl to i64
+  %xvp = getelementptr inbounds %Node, ptr %nodes, i64 %xl64
+  %xv = load double, ptr %xvp
+  call void @add_const(ptr %accp, i64 %n8, double %xv)
+  br label %tree_next
+w_row:
+  %wi = phi i64 [0, %tree], [%wi1, %w_leaf]
+  br label %w_node
+w_node:
+  %h = phi i32 [%r, %w_row], [%hn, %w_free], [%hx, %w_fixed]
+  %h64 = sext i32 %h to i64
+  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 0
+  %hc = load i32, ptr %hcp
+  %hleaf = icmp slt i32 %hc, 0
+  br i1 %hleaf, label %w_leaf, label %w_split
+w_split:
+  %hc64 = sext i32 %hc to i64
+  %hlp = getelementptr inbounds i32, ptr %local, i64 %hc64
+  %hl = load i32, ptr %hlp
+  %hfree = icmp sge i32 %hl, 0
+  br i1 %hfree, label %w_free, label %w_fixed
+w_free:                                      ; a delta column: the row decides
+  %hl64 = sext i32 %hl to i64
+  %vb = mul i64 %hl64, %n8
+  %vi = add i64 %vb, %wi
+  %vp = getelementptr inbounds double, ptr %cols, i64 %vi
+  %v = load double, ptr %vp
+  %go = call i1 @goes_left(ptr %nodes, i64 %h64, double %v, ptr %sets, i64 %setw)
+  %lp = getelementptr inbounds %Node, ptr %nodes, i64 %h64, i32 3
+  %lc = load i32, ptr %lp
+  %rq = getelementptr inbounds %Node, ptr %nodes, i64 %h64, i32 4
+  %rc = load i32, ptr %rq
+  %hn = select i1 %go, i32 %lc, i32 %rc
+  br label %w_node
+w_fixed:                                     ; x decides; nothing of delta below: x's leaf
+  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 3
+  %hm = load i32, ptr %hmp
+  %hhit = and i32 %hm, %dmask
+  %hnone = icmp eq i32 %hhit, 0
+  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 1
+  %hxc = load i32, ptr %hxp
+  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 2
+  %hxl = load i32, ptr %hfp
+  %hx = select i1 %hnone, i32 %hxl, i32 %hxc
+  br label %w_node
+w_leaf:
+  %lvp = getelementptr inbounds %Node, ptr %nodes, i64 %h64
+  %lv = load double, ptr %lvp
+  %wap = getelementptr inbounds double, ptr %accp, i64 %wi
+  %wa = load double, ptr %wap
+  %wa2 = fadd double %wa, %lv
+  store double %wa2, ptr %wap
+  %wi1 = add i64 %wi, 1
+  %wid = icmp eq i64 %wi1, %n
+  br i1 %wid, label %tree_next, label %w_row
+tree_next:
+  %t1 = add i64 %t, 1
+  %td = icmp eq i64 %t1, %T
+  br i1 %td, label %exit, label %tree
+exit:
+  ret void
+}
+
+; Every block of a generation in one call: %jobs holds %nj records of 24 i64 slots
+;   0 rows, 1 n, 2 k, 3 cols scratch (k*n8), 4 bv scratch (n8), 5 acc scratch (K*n8), 6 mode
+;   (0 plan, 1 x-walk), 7 T, 8 tout, 9 sets, 10 setw, 11 init, 12 K, 13 div (double bits),
+;   14 ncat, 15 out (K*n), 16 status (written: 1 if the block was refused, see @load_block);
+;   plan: 17 tinfo, 18 tconst, 19 qrec, 20 leafval, 21 rn;
+;   x-walk: 17 forest nodes, 18 xstep, 19 roots, 20 local (column -> delta position or -1), 21 dmask
+define void @score_jobs(ptr noalias %jobs, i64 %nj) {
+entry:
+  %none = icmp sle i64 %nj, 0
+  br i1 %none, label %exit, label %job
+job:
+  %j = phi i64 [0, %entry], [%j1, %job_next]
+  %jb = mul i64 %j, 24
+  %a = getelementptr inbounds i64, ptr %jobs, i64 %jb
+  %rows = call ptr @aptr(ptr %a, i64 0)
+  %n = call i64 @aint(ptr %a, i64 1)
+  %k = call i64 @aint(ptr %a, i64 2)
+  %cols = call ptr @aptr(ptr %a, i64 3)
+  %bv = call ptr @aptr(ptr %a, i64 4)
+  %accs = call ptr @aptr(ptr %a, i64 5)
+  %mode = call i64 @aint(ptr %a, i64 6)
+  %T = call i64 @aint(ptr %a, i64 7)
+  %tout = call ptr @aptr(ptr %a, i64 8)
+  %sets = call ptr @aptr(ptr %a, i64 9)
+  %setw = call i64 @aint(ptr %a, i64 10)
+  %init = call ptr @aptr(ptr %a, i64 11)
+  %K = call i64 @aint(ptr %a, i64 12)
+  %divb = call i64 @aint(ptr %a, i64 13)
+  %div = bitcast i64 %divb to double
+  %ncat = call ptr @aptr(ptr %a, i64 14)
+  %out = call ptr @aptr(ptr %a, i64 15)
+  %stp = getelementptr inbounds i64, ptr %a, i64 16
+  %p17 = call ptr @aptr(ptr %a, i64 17)
+  %p18 = call ptr @aptr(ptr %a, i64 18)
+  %p19 = call ptr @aptr(ptr %a, i64 19)
+  %p20 = call ptr @aptr(ptr %a, i64 20)
+  %p21 = call ptr @aptr(ptr %a, i64 21)
+  %i21 = call i64 @aint(ptr %a, i64 21)
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %ok, label %load
+load:
+  %n7 = add i64 %n, 7
+  %n8 = and i64 %n7, -8
+  %bad = call i1 @load_block(ptr %rows, i64 %n, i64 %n8, i64 %k, ptr %ncat, ptr %cols)
+  br i1 %bad, label %refused, label %run
+run:
+  call void @init_acc(ptr %accs, i64 %n8, ptr %init, i64 %K)
+  %isplan = icmp eq i64 %mode, 0
+  br i1 %isplan, label %plan, label %xwalk
+plan:
+  call void @plan_trees(ptr %cols, i64 %n, i64 %n8, ptr %bv, ptr %p17, ptr %p18, i64 %T, ptr %tout,
+                        ptr %p19, ptr %p20, ptr %p21, ptr %sets, i64 %setw, ptr %accs)
+  br label %store
+xwalk:
+  %dmask = trunc i64 %i21 to i32
+  call void @xwalk_trees(ptr %cols, i64 %n, i64 %n8, ptr %p17, ptr %p18, ptr %p19, i64 %T, ptr %tout,
+                         ptr %p20, i32 %dmask, ptr %sets, i64 %setw, ptr %accs)
+  br label %store
+store:
+  call void @store_acc(ptr %accs, i64 %n, i64 %n8, i64 %K, double %div, ptr %out)
+  br label %ok
+ok:
+  store i64 0, ptr %stp
+  br label %job_next
+refused:
+  store i64 1, ptr %stp
+  br label %job_next
+job_next:
+  %j1 = add i64 %j, 1
+  %jd = icmp eq i64 %j1, %nj
+  br i1 %jd, label %exit, label %job
 exit:
   ret void
 }

@@ -45,12 +45,14 @@ _I = ctypes.c_int64
 
 @dataclass(frozen=True)
 class TreeFunctions:
-    """The compiled ``trees.ll`` module and its three entry points (see that file)."""
+    """The compiled ``trees.ll`` module and its entry points (see that file)."""
 
     module: binding.CompiledModule
     forest_eval: object
-    partial_eval: object
     bind_x: object
+    plan_deltas: object
+    pack_plans: object
+    score_jobs: object
 
 
 _functions: TreeFunctions | None = None
@@ -73,8 +75,10 @@ def tree_functions() -> TreeFunctions:
                 forest_eval=cm.function(
                     "forest_eval", None, _P, _I, _I, _P, _P, _I, _P, _P, _P, _I, _P, _I, ctypes.c_double, _I, _P
                 ),
-                partial_eval=cm.function("partial_eval", _I, _P, _P, _P, _I, _P, _I, _P, _P, _P, _P),
-                bind_x=cm.function("bind_x", None, _P, _I, _P, _P, _I, _P, _P, _I, _P, _I),
+                bind_x=cm.function("bind_x", None, _P, _I, _P, _P, _I, _P, _P, _I),
+                plan_deltas=cm.function("plan_deltas", None, _P, _I),
+                pack_plans=cm.function("pack_plans", None, _P, _I, _P, _P),
+                score_jobs=cm.function("score_jobs", None, _P, _I),
             )
         return _functions
 

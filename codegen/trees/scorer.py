@@ -3,19 +3,23 @@
 Tiers, all bit-identical to ``predict_proba`` (same compares, same ordered sums, sklearn's own
 link function), so the search takes the same path whichever tier scored a block:
 
-* full kernel: the whole folded forest on materialised rows (:mod:`codegen.trees.kernel`);
-* residual kernel: native partial evaluation per (x, Δ) (:mod:`codegen.trees.native_partial`),
-  then the same kernel on the Δ block;
+* full kernel: the whole folded forest on materialised rows (:mod:`codegen.trees.kernel`), for
+  blocks where every feature is free;
+* x-walk: the whole forest walked with x's bound steps (:class:`codegen.trees.plan.XWalk`), no
+  setup per Δ;
+* plan: native partial evaluation per (x, Δ) into a :class:`codegen.trees.plan.Plan` (constant
+  trees, QuickScorer trees, residual walks), built once per Δ;
 * jit: the residual emitted as IR and compiled (:mod:`codegen.trees.jit`);
 * numpy: partial evaluation and the walk in numpy (:mod:`codegen.trees.partial`), no LLVM.
 
 ``engine="auto"`` per (x, Δ), every constant measured online: a cold Δ (while its rows times the
-full-vs-residual cost gap stay below the cost of partial evaluation) joins one batched
-full-kernel call per generation; every other Δ is partially evaluated once and scored by the
-residual kernel; a hot Δ (the residual kernel has spent twice the predicted compile time) is
-compiled on a background thread and switches to the compiled function once ready.
-``engine="jit"`` always compiles the residual; ``engine="numpy"`` never touches LLVM. Why this
-design: the measurements in ``benchmarks/README.md`` (section "bench_trees.py").
+x-walk-vs-plan cost gap stay below the measured cost of building a plan of its size) is x-walked;
+every other Δ gets its plan once; x-walk and plan blocks of a generation each go to one native
+call. A hot Δ (its plan has spent twice the predicted compile time) is compiled on a background thread and switches to
+the compiled function once ready. ``engine="jit"`` is the same policy - compile where it pays, so
+never slower than "auto" (compiling every (x, Δ) costs 100x more than it saves within an
+explanation); ``engine="numpy"`` never touches LLVM. Why this design: the measurements in
+``benchmarks/README.md`` (section "bench_trees.py").
 """
 
 from __future__ import annotations
@@ -44,12 +48,16 @@ from codegen.trees.kernel import (
 )
 from codegen.trees.native_partial import BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
+from codegen.trees.plan import BlockRunner, Plan, XWalk
 from codegen.trees.reader import read_trees
 
 __all__ = ["BoundTreeScorer", "TreeScorer", "tree_scorer"]
 
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
+
+#: plan costs are tracked per |Δ| up to this size (larger Δ share the last estimate)
+_SIZES = 8
 
 
 def _background() -> ThreadPoolExecutor:
@@ -60,24 +68,31 @@ def _background() -> ThreadPoolExecutor:
         return _executor
 
 
-class _Ewma:
-    """A running estimate (exponentially weighted) seeded with a prior."""
+class _Rate:
+    """Seconds per unit (row, plan, split), estimated from measured calls: exponentially decayed
+    sums of seconds and of units, seeded with a prior worth ``prior_units``. Weighting by units
+    keeps a small call's fixed overhead (or a first call's page faults) from swinging it."""
 
-    def __init__(self, prior: float, alpha: float = 0.3):
-        self.value = prior
-        self.alpha = alpha
-        self.n = 0
+    def __init__(self, per_unit: float, prior_units: float, decay: float = 0.95):
+        self.seconds = per_unit * prior_units
+        self.units = prior_units
+        self.decay = decay
 
-    def add(self, v: float) -> None:
-        self.value = v if self.n == 0 else (1 - self.alpha) * self.value + self.alpha * v
-        self.n += 1
+    @property
+    def value(self) -> float:
+        return self.seconds / self.units
+
+    def add(self, seconds: float, units: float) -> None:
+        self.seconds = self.decay * self.seconds + seconds
+        self.units = self.decay * self.units + units
 
 
 class TreeScorer:
     """A :class:`codegen.ModelScorer` for a folded tree model (bare or in a pipeline).
 
     ``stats`` (a dict, cumulative over every bound instance) reports blocks and rows per tier,
-    seconds in partial evaluation and compilation, compiles and cache hits/misses."""
+    plans built and seconds spent building them (partial evaluation), seconds in the plan and
+    full kernels, compiles and cache hits/misses."""
 
     #: every tier is bit-identical to predict_proba, so the Explainer may report its numbers
     exact = True
@@ -90,10 +105,10 @@ class TreeScorer:
         self.name = f"trees-{engine}"
         self.max_residuals = max_residuals
         self.stats: dict[str, Any] = {
-            "blocks_full_kernel": 0, "rows_full_kernel": 0,
-            "blocks_residual_kernel": 0, "rows_residual_kernel": 0,
-            "blocks_jit": 0, "rows_jit": 0,
-            "blocks_numpy": 0, "rows_numpy": 0,
+            "blocks_full_kernel": 0, "rows_full_kernel": 0, "blocks_xwalk": 0, "rows_xwalk": 0,
+            "blocks_plan": 0, "rows_plan": 0, "blocks_jit": 0, "rows_jit": 0, "blocks_numpy": 0, "rows_numpy": 0,
+            "plans": 0, "plan_seconds": 0.0, "plan_kernel_seconds": 0.0, "xwalk_seconds": 0.0,
+            "full_kernel_seconds": 0.0, "bind_seconds": 0.0,
             "partial_evaluations": 0, "pe_seconds": 0.0,
             "compiles": 0, "compile_seconds": 0.0, "cache_hits": 0, "cache_misses": 0,
             "background_compiles": 0,
@@ -101,18 +116,19 @@ class TreeScorer:
         self._lock = threading.Lock()
         self.full: KernelArrays | None = None
         self.native: NativePartial | None = None
-        if engine == "auto":
+        if engine != "numpy":
             self.full = kernel_arrays_forest(forest)
             self.native = NativePartial(forest, self.full)
             # compile the once-per-process kernels now, so their compile time never enters
-            # the measured costs below (it would make partial evaluation look 1000x dearer)
+            # the measured costs below (it would make a plan look 1000x dearer)
             tree_functions()
         # cost model (seconds); priors from benchmarks/README.md, then measured
-        self.c_full = _Ewma(4e-10 * len(forest.feature) + 2e-7)  # ~100 µs/row at 250k nodes
-        self.c_res = _Ewma(5e-6)
-        self.c_pe = _Ewma(1e-4)
+        T = forest.n_trees
+        self.c_xwalk = _Rate(4e-8 * T, 500)  # per row, ~20 µs at 500 trees
+        self.c_row = _Rate(4e-9 * T, 500)  # per row of a plan, ~2 µs
+        self.c_plan = [_Rate(2e-7 * T * k, 2) for k in range(1, _SIZES + 1)]  # per plan, by |Δ|
         self.c_compile_base = 0.05
-        self.c_compile_split = _Ewma(3e-4)
+        self.c_compile_split = _Rate(3e-4, 100)  # per live split
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
         if self.engine == "auto":
@@ -146,6 +162,10 @@ class TreeScorer:
             return binding.optimize_ir(ir, max(1, jit_opt_level(res.n_splits)))
         return ir
 
+    def plan_cost(self, k: int) -> _Rate:
+        """The running cost estimate of building a plan for a Δ of ``k`` features."""
+        return self.c_plan[min(max(k, 1), _SIZES) - 1]
+
     def _count(self, tier: str, n: int) -> None:
         self.stats[f"blocks_{tier}"] += 1
         self.stats[f"rows_{tier}"] += n
@@ -159,18 +179,18 @@ class TreeScorer:
             if not cached:
                 self.stats["compile_seconds"] += dt
                 if jit_opt_level(res.n_splits) == 1 and res.n_splits > 0:
-                    self.c_compile_split.add(max(dt - self.c_compile_base, 0.0) / res.n_splits)
+                    self.c_compile_split.add(max(dt - self.c_compile_base, 0.0), res.n_splits)
         return compiled
 
 
 class _DeltaState:
-    __slots__ = ("arrays", "compiled", "future", "n_splits", "residual", "rows")
+    __slots__ = ("compiled", "future", "plan", "residual", "rows", "xwalk")
 
     def __init__(self) -> None:
         self.rows = 0
         self.residual: Residual | None = None
-        self.arrays = None
-        self.n_splits = 0
+        self.xwalk: XWalk | None = None
+        self.plan: Plan | None = None
         self.compiled: CompiledResidual | None = None
         self.future: Future | None = None
 
@@ -184,40 +204,58 @@ class BoundTreeScorer:
         self.x = x
         self._xchild: np.ndarray | None = None
         self._bx: BoundX | None = None
+        self._runner = BlockRunner(parent.full) if parent.full is not None else None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
 
     # -------------------------------------------------------------- helpers
     def residual(self, delta: tuple[int, ...]) -> Residual:
-        """The numpy residual (engines "numpy" and "jit"; the source of a specialised module)."""
+        """The numpy residual (engine "numpy"; the source of a specialised module)."""
         st = self._state(delta)
         if st.residual is None:
             t0 = time.perf_counter()
             if self._xchild is None:
-                self._xchild = self._bx.xchild if self._bx is not None else bind_x(self.forest, self.x)
+                self._xchild = bind_x(self.forest, self.x)
             st.residual = partial_evaluate(self.forest, self._xchild, delta)
-            dt = time.perf_counter() - t0
-            p = self.parent
-            if p.engine != "auto":
-                p.stats["partial_evaluations"] += 1
-                p.stats["pe_seconds"] += dt
+            if self.parent.engine == "numpy":
+                self.parent.stats["partial_evaluations"] += 1
+                self.parent.stats["pe_seconds"] += time.perf_counter() - t0
         return st.residual
 
-    def kernel_arrays(self, delta: tuple[int, ...]) -> KernelArrays:
-        """The residual forest of Δ in the kernel's layout, by the native partial evaluator."""
-        st = self._state(delta)
-        if st.arrays is None:
+    def bound_x(self) -> BoundX:
+        """The native binding of ``x`` (once per instance)."""
+        if self._bx is None:
             p = self.parent
             assert p.native is not None
-            if self._bx is None:  # once per instance, not part of a Δ's cost
-                self._bx = p.native.bind(self.x)
             t0 = time.perf_counter()
-            st.arrays = p.native(self._bx, delta)
-            st.n_splits = int(np.count_nonzero(st.arrays.nodes["col"] >= 0))
-            dt = time.perf_counter() - t0
-            p.c_pe.add(dt)
-            p.stats["partial_evaluations"] += 1
-            p.stats["pe_seconds"] += dt
-        return st.arrays
+            self._bx = p.native.bind(self.x)
+            p.stats["bind_seconds"] += time.perf_counter() - t0
+        return self._bx
+
+    def plan(self, delta: tuple[int, ...]) -> Plan:
+        """The plan of (x, Δ), built natively once per Δ."""
+        st = self._state(delta)
+        if st.plan is None:
+            self._build_plans([(delta, st)])
+        assert st.plan is not None
+        return st.plan
+
+    def _build_plans(self, todo: Sequence[tuple[tuple[int, ...], _DeltaState]]) -> None:
+        """Build the plans of every Δ in one native pass over the trees."""
+        p = self.parent
+        assert p.native is not None
+        bx = self.bound_x()
+        deltas = [d for d, _ in todo]
+        t0 = time.perf_counter()
+        plans = p.native.plans(bx, deltas)
+        dt = time.perf_counter() - t0
+        for (delta, st), plan in zip(todo, plans):
+            st.plan = plan
+            p.plan_cost(len(delta)).add(dt / len(deltas), 1)
+        s = p.stats
+        s["plans"] += len(deltas)
+        s["plan_seconds"] += dt
+        s["partial_evaluations"] += len(deltas)
+        s["pe_seconds"] += dt
 
     def _state(self, delta: tuple[int, ...]) -> _DeltaState:
         st = self._states.get(delta)
@@ -243,14 +281,16 @@ class BoundTreeScorer:
     def score_blocks(self, blocks: Sequence[Block]) -> list[np.ndarray]:
         """All blocks of a generation (the search makes one such call per generation).
 
-        Cold blocks of every Δ are materialised into one matrix and scored by one call of the
-        full-forest kernel, so a generation costs one native call plus one per warm/hot Δ."""
+        x-walk blocks go to one native call, plan blocks to another, blocks with every feature
+        free (and blocks a plan refused: NaN) to one call of the full-forest kernel."""
         p = self.parent
-        f = self.forest
         out: list[np.ndarray | None] = [None] * len(blocks)
-        cold: list[tuple[int, tuple[int, ...], np.ndarray]] = []
+        full: list[tuple[int, tuple[int, ...], np.ndarray]] = []
+        walked: list[tuple[int, _DeltaState, np.ndarray]] = []
+        planned: list[tuple[int, _DeltaState, np.ndarray]] = []
+        new: dict[tuple[int, ...], _DeltaState] = {}
         for b, (delta, columns) in enumerate(blocks):
-            delta = tuple(int(d) for d in delta)
+            delta = tuple(delta)
             cols = np.ascontiguousarray(columns, dtype=np.float64).reshape(len(columns), len(delta))
             n = len(cols)
             if n == 0:
@@ -258,62 +298,111 @@ class BoundTreeScorer:
             elif p.engine == "numpy":
                 p._count("numpy", n)
                 out[b] = self.residual(delta).predict(cols)
-            elif p.engine == "jit":
-                st = self._state(delta)
-                if st.compiled is None:
-                    st.compiled = p.compile(self.residual(delta))
-                p._count("jit", n)
-                out[b] = st.compiled(cols)
             else:
-                r = self._auto(delta, cols)
-                if r is None:
-                    cold.append((b, delta, cols))
+                tier = self._tier(delta, n)
+                if tier == "full":
+                    full.append((b, delta, cols))
+                elif tier == "xwalk":
+                    walked.append((b, self._states[delta], cols))
+                elif tier == "plan" or tier == "new":
+                    planned.append((b, self._states[delta], cols))
+                    if tier == "new":
+                        new[delta] = self._states[delta]
                 else:
-                    out[b] = r
-        if cold:
-            rows = np.concatenate([self._full_rows(d, c) for _, d, c in cold])
-            t0 = time.perf_counter()
-            acc = run_kernel(p.full, rows)
-            p.c_full.add((time.perf_counter() - t0) / len(rows))
-            probs = acc[:, 0] if f.divisor is not None else f.finish(acc)
-            start = 0
-            for b, _, c in cold:
-                out[b] = probs[start : start + len(c)]
-                start += len(c)
-                p._count("full_kernel", len(c))
+                    p._count("jit", n)
+                    out[b] = tier(cols)
+        if new:
+            self._build_plans(list(new.items()))
+            for delta, st in new.items():
+                self._maybe_compile(delta, st)
+        if walked:
+            full += self._run_jobs("xwalk", walked, out)
+        if planned:
+            full += self._run_jobs("plan", planned, out)
+        if full:
+            self._run_full(full, out)
         return out  # type: ignore[return-value]
 
-    def _auto(self, delta: tuple[int, ...], cols: np.ndarray) -> np.ndarray | None:
-        """Score with the residual kernel or compiled code, or return None: full kernel (batched)."""
+    def _tier(self, delta: tuple[int, ...], n: int):
+        """"full", "xwalk", "plan", "new" (a plan to build) or a compiled function for the next
+        ``n`` rows of Δ."""
         p = self.parent
-        f = self.forest
-        n = len(cols)
         if len(delta) >= len(self.x):  # every feature free: nothing to specialise
-            return None
+            return "full"
         st = self._state(delta)
         st.rows += n
         if st.future is not None and st.future.done():
             st.compiled, st.future = st.future.result(), None
         if st.compiled is not None:
-            p._count("jit", n)
-            return st.compiled(cols)
-        if st.arrays is None:
-            gain = p.c_full.value - p.c_res.value
-            if st.rows * gain < p.c_pe.value:
-                return None
-            self.kernel_arrays(delta)
-        if st.future is None and st.n_splits > 0:
-            compile_cost = p.c_compile_base + p.c_compile_split.value * st.n_splits
-            # compile when the residual kernel has already spent twice what compiling would cost
-            if st.rows * p.c_res.value > 2 * compile_cost:
-                p.stats["background_compiles"] += 1
-                xchild = self._bx.xchild if self._bx is not None else bind_x(f, self.x)
-                st.future = _background().submit(lambda: p.compile(partial_evaluate(f, xchild, delta)))
+            return st.compiled
+        if st.plan is None:
+            # a plan's row never costs more than an x-walk's (it walks a subset of the same trees)
+            gain = p.c_xwalk.value - min(p.c_row.value, 0.5 * p.c_xwalk.value)
+            if st.rows * gain < p.plan_cost(len(delta)).value:
+                if st.xwalk is None:
+                    assert p.native is not None
+                    st.xwalk = p.native.xwalk(self.bound_x(), delta)
+                return "xwalk"
+            return "new"
+        if st.future is None:
+            self._maybe_compile(delta, st)
+        return "plan"
+
+    def _maybe_compile(self, delta: tuple[int, ...], st: _DeltaState) -> None:
+        """Compile (x, Δ) in the background once its plan has spent twice the predicted compile
+        time (never within one explanation on Adult or Credit: ``benchmarks/README.md``)."""
+        p = self.parent
+        splits = st.plan.n_splits if st.plan is not None else 0
+        compile_cost = p.c_compile_base + p.c_compile_split.value * splits
+        if splits > 0 and st.rows * p.c_row.value > 2 * compile_cost:
+            p.stats["background_compiles"] += 1
+            f = self.forest
+            xchild = self.bound_x().xchild
+            st.future = _background().submit(lambda: p.compile(partial_evaluate(f, xchild, delta)))
+
+    def _run_jobs(self, tier: str, blocks, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
+        """Score x-walk or plan blocks in one native call; returns the blocks it refused (NaN or
+        invalid category codes) for the full kernel."""
+        p = self.parent
+        f = self.forest
+        assert self._runner is not None
         t0 = time.perf_counter()
-        acc = run_kernel(st.arrays, cols)
-        p.c_res.add((time.perf_counter() - t0) / n)
-        p._count("residual_kernel", n)
-        return acc[:, 0] if f.divisor is not None else f.finish(acc)
+        jobs = [(st.xwalk if tier == "xwalk" else st.plan, c) for _, st, c in blocks]
+        acc, starts, bad = self._runner.run(jobs)
+        dt = time.perf_counter() - t0
+        p.stats["xwalk_seconds" if tier == "xwalk" else "plan_kernel_seconds"] += dt
+        if bad.any():  # refused blocks left their rows unset: keep the link function away from them
+            for (_, _, c), a, no in zip(blocks, starts.tolist(), bad.tolist()):
+                if no:
+                    acc[a : a + len(c)] = 0.0
+        probs = acc[:, 0] if f.divisor is not None else f.finish(acc)
+        refused = []
+        rows = 0
+        for (b, _, c), (job, _), a, no in zip(blocks, jobs, starts.tolist(), bad.tolist()):
+            if no:
+                refused.append((b, job.delta, c))
+                continue
+            out[b] = probs[a : a + len(c)]
+            rows += len(c)
+            p._count(tier, len(c))
+        if rows:
+            (p.c_xwalk if tier == "xwalk" else p.c_row).add(dt, rows)
+        return refused
+
+    def _run_full(self, blocks, out: list) -> None:
+        """Materialise the blocks' full rows and score them with one full-forest kernel call."""
+        p = self.parent
+        f = self.forest
+        rows = np.concatenate([self._full_rows(d, c) for _, d, c in blocks])
+        t0 = time.perf_counter()
+        acc = run_kernel(p.full, rows)
+        p.stats["full_kernel_seconds"] += time.perf_counter() - t0
+        probs = acc[:, 0] if f.divisor is not None else f.finish(acc)
+        start = 0
+        for b, _, c in blocks:
+            out[b] = probs[start : start + len(c)]
+            start += len(c)
+            p._count("full_kernel", len(c))
 
 
 def tree_scorer(model_input: ModelInput, desired_class: Any, engine: str = "auto") -> TreeScorer:

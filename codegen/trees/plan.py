@@ -1,0 +1,186 @@
+"""Plans: the residual forest of (x, Δ) with every small residual tree in QuickScorer form.
+
+Why: after partial evaluation most live trees are small (a few to a few dozen leaves over Δ's
+columns), but walking them row by row costs a data-dependent branch per level - most of an
+explanation before plans. QuickScorer (Lucchese et al., SIGIR 2015) scores such a tree without
+branches: number its leaves left to right; a split that sends the row right rules out its left
+subtree's leaves, so the row's leaf is the lowest bit left standing after ANDing one mask per
+"false" split. Every split then costs one compare over the whole block in vector code, and the
+plan is built in one linear pass over the residual (``benchmarks/README.md``). Trees with more than
+64 leaves stay walks.
+
+A plan is built natively (:meth:`codegen.trees.native_partial.NativePartial.plan`) and run by
+``@plan_eval_jobs`` in ``codegen/llvm/trees.ll``: every block of a generation in one call.
+Exactness: the lowest standing bit is the leaf the walk reaches, and the evaluator adds one leaf
+per tree in estimator order - sklearn's additions, bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from codegen.llvm.buffers import Pinned
+from codegen.trees.kernel import NODE, KernelArrays, tree_functions
+
+__all__ = ["PLAN_PARTS", "PLAN_ROW_BYTES", "QREC", "TINFO_WALK_ROOT", "BlockRunner", "Plan", "XWalk"]
+
+#: a QuickScorer split: payload (threshold bits, or the set of codes going left), column local to
+#: Δ, test (0: v <= threshold, 1: code in set, 2: never left), mask clearing the left subtree
+QREC = np.dtype([("payload", "<i8"), ("col", "<i4"), ("test", "<i4"), ("mask", "<i8")])
+
+#: tinfo columns: kind (0 constant, 1 QuickScorer, 2 walk); first record (QuickScorer) or root
+#: (walk; -1 for a constant); record count; offset of the leaves
+TINFO_KIND, TINFO_WALK_ROOT = 0, 1
+
+# job table of @score_jobs (codegen/llvm/trees.ll): 24 i64 slots per block
+_JOB_SLOTS = 24
+_J_ROWS, _J_N, _J_K, _J_COLS, _J_BV, _J_ACCS, _J_MODE, _J_OUT, _J_STATUS = 0, 1, 2, 3, 4, 5, 6, 15, 16
+
+
+def _job(full: KernelArrays, k: int, mode: int, ncat: int, specific: Sequence[int]) -> np.ndarray:
+    """A job row with everything but the block filled in."""
+    fb = full.buffers
+    row = [0, 0, k, 0, 0, 0, mode, len(full.troot), fb.address("tout"), fb.address("sets"), full.setw,
+           fb.address("init"), full.K, int(np.float64(full.div).view(np.int64)), ncat, 0, 0, *specific, 0, 0]  # fmt: skip
+    return np.array(row, dtype=np.int64)
+
+
+#: a plan's parts in buffer order: (name, dtype, columns); @pack_plans copies them in this order
+PLAN_PARTS = (("tinfo", np.dtype(np.int32), 4), ("tconst", np.dtype(np.float64), 1), ("qrec", QREC, 1),
+              ("leafval", np.dtype(np.float64), 1), ("nodes", NODE, 1), ("ncat", np.dtype(np.int32), 1))  # fmt: skip
+#: bytes per row of each part
+PLAN_ROW_BYTES = np.array([dt.itemsize * w for _, dt, w in PLAN_PARTS], dtype=np.int64)
+
+
+class Plan:
+    """The plan of one (x, Δ) (layout: ``codegen/llvm/trees.ll``, section "Plans"): tinfo, tconst,
+    QuickScorer records, their leaves, the walk trees' residual nodes and the category counts of
+    Δ's columns, at byte ``offsets`` of a buffer that the plans of one batch share (``buffers``).
+    ``job`` is its row of the evaluator's job table, addresses filled in; the plan keeps alive
+    everything they point to (``buffers``, and ``full`` for the forest's shared arrays)."""
+
+    __slots__ = ("buffers", "delta", "full", "job", "offsets", "rows")
+
+    def __init__(self, delta: tuple[int, ...], full: KernelArrays, buffers: Pinned, offsets: np.ndarray,
+                 rows: np.ndarray, job: np.ndarray):  # fmt: skip
+        self.delta = delta
+        self.full = full
+        self.buffers = buffers
+        self.offsets = offsets
+        self.rows = rows
+        self.job = job
+
+    @staticmethod
+    def jobs(full: KernelArrays, deltas: Sequence[tuple[int, ...]], addresses: np.ndarray) -> np.ndarray:
+        """Job rows of plans whose parts start at ``addresses`` (one row per plan, parts in
+        :data:`PLAN_PARTS` order)."""
+        jobs = np.repeat(_job(full, 0, 0, 0, (0, 0, 0, 0, 0))[None], len(deltas), axis=0)
+        jobs[:, _J_K] = [len(d) for d in deltas]
+        jobs[:, 14] = addresses[:, 5]  # ncat
+        jobs[:, 17:22] = addresses[:, :5]  # tinfo, tconst, qrec, leafval, nodes
+        return jobs
+
+    @property
+    def n_splits(self) -> int:
+        """Splits left after partial evaluation (QuickScorer records plus walked splits)."""
+        return int(self.rows[2] + self.rows[4] // 2)
+
+    def part(self, name: str) -> np.ndarray:
+        """A read-only view of one part (``"tinfo"``, ``"qrec"``, ...)."""
+        i = next(i for i, p in enumerate(PLAN_PARTS) if p[0] == name)
+        _, dtype, width = PLAN_PARTS[i]
+        o, n = int(self.offsets[i]), int(self.rows[i])
+        v = self.buffers["buf"][o : o + n * dtype.itemsize * width].view(dtype)
+        v = v.reshape(n, width) if width > 1 else v
+        v.flags.writeable = False
+        return v
+
+    def counts(self) -> dict[str, int]:
+        """Trees per kind, QuickScorer splits and residual nodes kept for walking."""
+        k = self.part("tinfo")[:, TINFO_KIND]
+        return {
+            "constant": int(np.count_nonzero(k == 0)),
+            "quickscorer": int(np.count_nonzero(k == 1)),
+            "walk": int(np.count_nonzero(k == 2)),
+            "qs_splits": int(self.rows[2]),
+            "walk_nodes": int(self.rows[4]),
+        }
+
+
+class XWalk:
+    """The cold tier for one (x, Δ): the whole forest walked with ``x``'s bound steps (splits
+    outside Δ follow ``x``; a subtree whose x-path tests no Δ column is ``x``'s leaf). No setup
+    beyond this job row; per row it costs about what the residual walk costs. ``owner`` is the
+    object owning ``xstep`` (the instance binding), kept alive with the job."""
+
+    __slots__ = ("buffers", "delta", "full", "job", "owner")
+
+    def __init__(self, delta: tuple[int, ...], full: KernelArrays, ncat: np.ndarray, owner: object, xstep: int):
+        local = np.full(len(ncat), -1, dtype=np.int32)
+        mask = 0
+        for k, d in enumerate(delta):
+            local[d] = k
+            mask |= 1 << (d & 31)
+        self.buffers = Pinned(local=local, ncat=np.ascontiguousarray(ncat[list(delta)], dtype=np.int32)
+                              if delta else np.zeros(1, dtype=np.int32))  # fmt: skip
+        self.delta, self.full, self.owner = delta, full, owner
+        fb, b = full.buffers, self.buffers
+        self.job = _job(full, len(delta), 1, b.address("ncat"),
+                        (fb.address("nodes"), xstep, fb.address("troot"), b.address("local"), mask))  # fmt: skip
+
+
+class BlockRunner:
+    """Runs jobs (a :class:`Plan` or an :class:`XWalk` with a Δ block each), every block of a
+    call in one native call. Owns the scratch the evaluator writes (padded columns, leaf bit
+    vectors, accumulators), grown on demand; not thread-safe."""
+
+    def __init__(self, full: KernelArrays):
+        self.full = full
+        self._scratch = Pinned(cols=np.empty(8), bv=np.empty(8, dtype=np.int64), acc=np.empty(8))
+
+    def _ensure(self, cells: int, rows: int) -> Pinned:
+        s = self._scratch
+        K = self.full.K
+        if len(s["cols"]) < cells or len(s["bv"]) < rows:
+            cells, rows = max(cells, 2 * len(s["cols"])), max(rows, 2 * len(s["bv"]))
+            s = self._scratch = Pinned(cols=np.empty(cells), bv=np.empty(rows, dtype=np.int64), acc=np.empty(K * rows))
+        return s
+
+    def run(self, blocks: Sequence[tuple[Plan | XWalk, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Scores every block in one native call. Returns ``(acc, starts, bad)``: the accumulators
+        of all rows, block after block (``(total, K)``; forests: P(desired) already divided), the
+        first row of each block, and a bool per block, True where it was refused (NaN, or a value
+        that is not a category code): those rows are meaningless and must be rescored."""
+        nb = len(blocks)
+        K = self.full.K
+        if nb == 0:
+            return np.empty((0, K)), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        jobs = np.stack([p.job for p, _ in blocks])
+        sizes = np.fromiter((len(c) for _, c in blocks), dtype=np.int64, count=nb)
+        flat = np.concatenate([np.ravel(c) for _, c in blocks]).astype(np.float64, copy=False)
+        padded = (sizes + 7) & ~7
+        total = int(sizes.sum())
+        acc = np.empty(max(total * K, 1))
+        s = self._ensure(int((padded * jobs[:, _J_K]).max()), int(padded.max()))
+        starts = np.zeros(nb, dtype=np.int64)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        cell_starts = np.zeros(nb, dtype=np.int64)
+        np.cumsum((sizes * jobs[:, _J_K])[:-1], out=cell_starts[1:])
+        call = Pinned(flat=np.ascontiguousarray(flat), acc=acc, jobs=jobs)
+        jobs[:, _J_ROWS] = call.address("flat") + 8 * cell_starts
+        jobs[:, _J_N] = sizes
+        jobs[:, _J_COLS] = s.address("cols")
+        jobs[:, _J_BV] = s.address("bv")
+        jobs[:, _J_ACCS] = s.address("acc")
+        jobs[:, _J_OUT] = call.address("acc") + 8 * K * starts
+        tree_functions().score_jobs(call.address("jobs"), nb)
+        bad = jobs[:, _J_STATUS] != 0
+        if K == 1:
+            return acc[:total].reshape(total, 1), starts, bad
+        # each block wrote its outputs one after the other (K x n): back to rows
+        out = np.empty((total, K))
+        for a, n in zip(starts.tolist(), sizes.tolist()):
+            out[a : a + n] = acc[K * a : K * (a + n)].reshape(K, n).T
+        return out, starts, bad

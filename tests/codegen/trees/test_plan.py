@@ -1,0 +1,155 @@
+"""Plans (QuickScorer trees, residual walks, constants) and x-walks against the numpy residual,
+which equals the full folded model (test_partial) and predict_proba (test_compiled)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from tree_cases import WITH_NAN, blackbox, case, delta_block
+
+from codegen.registry import scorer_for
+from codegen.trees.kernel import kernel_arrays_forest
+from codegen.trees.native_partial import PLAN_BATCH, NativePartial, children_after_parents
+from codegen.trees.partial import bind_x, partial_evaluate
+from codegen.trees.plan import BlockRunner
+
+
+def _check(forest, native, runner, X, schema, name, rng, trials=6, deltas_per_trial=4):
+    """Score random blocks by plans and x-walks in one runner call each; compare with numpy."""
+    d = len(schema)
+    a = schema.index("a") if "a" in schema else None
+    compared = refused = 0
+    kinds = np.zeros(3, dtype=int)
+    for trial in range(trials):
+        x = X[rng.integers(len(X))].copy()
+        with_nan = name in WITH_NAN and trial % 2 == 1
+        if with_nan and trial % 4 == 3:
+            x[a] = np.nan  # x itself takes the learned NaN route
+        bx = native.bind(x)
+        xchild = bind_x(forest, x)
+        deltas = [tuple(sorted(rng.choice(d, k, replace=False).tolist())) for k in (1, 2, 3)][:deltas_per_trial]
+        deltas.append(tuple(range(d)))
+        plans = native.plans(bx, deltas)
+        blocks, wants = [], []
+        for delta, plan in zip(deltas, plans):
+            for c in plan.counts()["constant"], plan.counts()["quickscorer"], plan.counts()["walk"]:
+                assert c >= 0
+            kinds += [plan.counts()[k] for k in ("constant", "quickscorer", "walk")]
+            res = partial_evaluate(forest, xchild, delta)
+            for job in (plan, native.xwalk(bx, delta)):
+                cols = delta_block(forest, X, delta, rng, int(rng.integers(1, 20)), nan_in=a if with_nan else None)
+                blocks.append((job, cols))
+                wants.append(res.predict(cols))
+        acc, starts, bad = runner.run(blocks)
+        probs = acc[:, 0] if forest.divisor is not None else forest.finish(acc)
+        for (job, cols), s, no, want in zip(blocks, starts.tolist(), bad.tolist(), wants):
+            assert no == bool(np.isnan(cols).any()), f"{name} {job.delta}: refused iff a value is NaN"
+            if no:
+                refused += 1
+                continue
+            np.testing.assert_array_equal(probs[s : s + len(cols)], want, err_msg=f"{name} {type(job).__name__} {job.delta}")
+            compared += 1
+    return compared, refused, kinds
+
+
+def test_plans_and_xwalks_equal_the_numpy_residual(fitted, forests):
+    rng = np.random.default_rng(3)
+    total = refused = 0
+    kinds = np.zeros(3, dtype=int)
+    for name, _model, schema, X, _desired in fitted:
+        forest = forests[name]
+        full = kernel_arrays_forest(forest)
+        for leaves in (1, 3, 64):  # 1: every live tree walked; 64: QuickScorer for all of these
+            native = NativePartial(forest, full, max_qs_leaves=leaves)
+            c, r, k = _check(forest, native, BlockRunner(full), X, schema, name, rng)
+            total, refused, kinds = total + c, refused + r, kinds + k
+    assert total > 500 and refused > 10
+    assert kinds.min() > 100, kinds  # constants, QuickScorer trees and walks all occurred
+
+
+def test_batched_plans_overflow_and_equal_single_plans(fitted, forests):
+    """More Δ than a batch holds, slots too small for any walked tree: every such plan is rebuilt
+    alone, and each plan scores exactly like the one built on its own."""
+    _name, _model, schema, X, _desired = case(fitted, "rf-bare")
+    forest = forests["rf-bare"]
+    full = kernel_arrays_forest(forest)
+    batch = NativePartial(forest, full, max_qs_leaves=2, slot_nodes=1)
+    single = NativePartial(forest, full, max_qs_leaves=2)
+    runner = BlockRunner(full)
+    rng = np.random.default_rng(8)
+    x = X[4]
+    bx, bx1 = batch.bind(x), single.bind(x)
+    d = len(schema)
+    deltas = [tuple(sorted(rng.choice(d, int(rng.integers(1, d + 1)), replace=False).tolist()))
+              for _ in range(PLAN_BATCH + 3)]  # fmt: skip
+    plans = batch.plans(bx, deltas)
+    assert sum(p.counts()["walk"] for p in plans) > 0
+    for delta, plan in zip(deltas, plans):
+        alone = single.plan(bx1, delta)
+        assert plan.counts() == alone.counts()
+        cols = delta_block(forest, X, delta, rng, 13)
+        (a1, _, _), (a2, _, _) = runner.run([(plan, cols)]), runner.run([(alone, cols)])
+        np.testing.assert_array_equal(a1, a2)
+
+
+def _renumbered(forest, rng):
+    """The same forest with its nodes shuffled (children no longer after their parents)."""
+    n = len(forest.feature)
+    new = rng.permutation(n)  # old node i -> new index new[i]
+    inv = np.argsort(new)
+    split = forest.feature >= 0
+
+    def child(c):
+        out = np.where(split, new[np.maximum(c, 0)], -1)
+        return out[inv]
+
+    return dataclasses.replace(
+        forest,
+        feature=forest.feature[inv], threshold=forest.threshold[inv], cat=forest.cat[inv],
+        missing_left=forest.missing_left[inv], value=forest.value[inv],
+        left=child(forest.left), right=child(forest.right), roots=new[forest.roots],
+    )  # fmt: skip
+
+
+def test_binding_follows_parents_before_children_in_any_layout(fitted, forests):
+    rng = np.random.default_rng(2)
+    name, _model, schema, X, _desired = case(fitted, "gb2-pipe")
+    forest = _renumbered(forests[name], rng)
+    assert not children_after_parents(forest)
+    np.testing.assert_array_equal(forest.predict(X[:50]), forests[name].predict(X[:50]))
+    full = kernel_arrays_forest(forest)
+    native = NativePartial(forest, full)
+    assert native.norder > 0
+    compared, _, _ = _check(forest, native, BlockRunner(full), X, schema, name, rng, trials=4)
+    assert compared >= 4 * 4 * 2
+
+
+def test_auto_scores_each_tier_exactly(fitted):
+    """x-walk for a cold Δ, a plan once it pays, the full kernel for NaN blocks and for every
+    feature free: each equals predict_proba."""
+    _name, model, schema, X, desired = case(fitted, "rf-bare")
+    sc = scorer_for(model, schema, desired, engine="auto")
+    a = schema.index("a")
+    delta = (a, schema.index("g"))
+    rows = X[~np.isnan(X[:, a])]
+    x = rows[1]
+    b = sc.bind(x)
+    cols = np.ascontiguousarray(rows[:30][:, list(delta)])
+    want = blackbox(model, schema, desired, x, delta, cols)
+    for c in sc.c_plan:
+        c.seconds = 1e9  # a plan never pays: x-walk
+    np.testing.assert_array_equal(b.score_block(delta, cols), want)
+    assert sc.stats["blocks_xwalk"] == 1 and sc.stats["plans"] == 0
+    for c in sc.c_plan:
+        c.seconds = 0.0  # now it always does
+    np.testing.assert_array_equal(b.score_block(delta, cols), want)
+    assert sc.stats["plans"] == 1 and sc.stats["blocks_plan"] == 1
+    nan_cols = cols.copy()
+    nan_cols[::3, 0] = np.nan
+    everything = np.ascontiguousarray(rows[:7])
+    parts = b.score_blocks([(delta, nan_cols), (tuple(range(len(schema))), everything), (delta, cols)])
+    np.testing.assert_array_equal(parts[0], blackbox(model, schema, desired, x, delta, nan_cols))
+    np.testing.assert_array_equal(parts[1], blackbox(model, schema, desired, x, tuple(range(len(schema))), everything))
+    np.testing.assert_array_equal(parts[2], want)
+    assert sc.stats["blocks_full_kernel"] == 2 and sc.stats["blocks_plan"] == 2

@@ -27,7 +27,13 @@ __all__ = ["GBMTreeScorer", "gbm_scorer"]
 
 
 class GBMTreeScorer(TreeScorer):
-    """A :class:`TreeScorer` whose inputs pass through :meth:`Forest.read_missing` first."""
+    """A :class:`TreeScorer` whose inputs pass through :meth:`Forest.read_missing` first.
+
+    Δ blocks go to the full forest kernel, which rounds every sum to float32 where XGBoost does
+    and reads the libraries' variable-width category bitsets; the per-(x, Δ) plan tiers assume
+    sklearn's float64 sums and fixed-width sets."""
+
+    specialises = False
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
         x = self.forest.read_missing(np.asarray(x, dtype=np.float64))

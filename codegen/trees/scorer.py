@@ -97,6 +97,10 @@ class TreeScorer:
     #: every tier is bit-identical to predict_proba, so the Explainer may report its numbers
     exact = True
 
+    #: whether Δ blocks may be scored by plans, x-walks and specialised code (else by the full
+    #: forest kernel on materialised rows)
+    specialises = True
+
     def __init__(self, forest: Forest, engine: str = "auto", *, max_residuals: int = 256):
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -328,6 +332,8 @@ class BoundTreeScorer:
         ``n`` rows of Δ."""
         p = self.parent
         if len(delta) >= len(self.x):  # every feature free: nothing to specialise
+            return "full"
+        if not p.specialises:  # e.g. gradient-boosting libraries: see their scorer
             return "full"
         st = self._state(delta)
         st.rows += n

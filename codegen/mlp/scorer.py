@@ -60,7 +60,9 @@ _RACE_AGREEMENT = 1e-9
 class _FirstLayerPacked:
     """The first layer in the kernel's buffer layout: term blocks and where each feature's are."""
 
-    first: np.ndarray  # float64: per affine term [sub, div, mul, add, lo, hi, 0, 0, w row (h1p)]; per table (n_codes, h1p)
+    #: float64: per affine term [sub, div, mul, add, lo, hi, 0, 0, w row (h1p)]; per table
+    #: [n_codes, 0 x 7, (n_codes + 1, h1p) rows] (the last row NaN: a value that is not a code)
+    first: np.ndarray
     offsets: dict[int, list[tuple[int, int]]]  # feature index -> [(kind, offset)]
 
 
@@ -74,11 +76,13 @@ def _pack_first(layer: FirstLayer) -> _FirstLayerPacked:
     for f in layer.inputs:
         entries = []
         if f.is_table:
-            tab = np.zeros((f.n_codes, h1p))
+            tab = np.zeros((f.n_codes + 1, h1p))
             tab[:, :h1] = layer.tables[f.index]
-            chunks.append(tab.ravel())
+            head = np.zeros(LANES)
+            head[0] = f.n_codes
+            chunks += [head, tab.ravel()]
             entries.append((_KIND_TABLE, pos))
-            pos += tab.size
+            pos += LANES + tab.size
         else:
             for t in f.affine:
                 blk = np.zeros(LANES + h1p)

@@ -20,12 +20,13 @@ import pandas as pd
 import plaf_grammar
 from codegen import ModelScorer, UnsupportedModel
 from codegen.registry import scorer_for
+from geco.admissible import check_data, check_instance
 from geco.distance import DistanceSpec, feature_ranges
 from geco.feasible_space import feasible_space, group_domains
 from geco.operators import Context, implication_spaces
 from geco.result import Explanation
 from geco.scoring import ENGINES, BlackBoxScorer
-from geco.search import SearchConfig, run_search
+from geco.search import SearchConfig, SearchOutcome, run_search
 from plaf_grammar import Schema, SchemaError
 
 __all__ = ["ENGINES", "Explainer"]
@@ -101,6 +102,9 @@ class Explainer:
         self.desired_class = desired_class
         self.schema = schema if schema is not None else Schema.from_dataframe(X)
         self.data = self.schema.encode(X, what="X")
+        self.blackbox = BlackBoxScorer(model, self.schema, desired_class)
+        #: what the search draws from X; every such value was asked of the model once
+        self._data_values = check_data(self.blackbox.predict, self.schema, self.data, X.index)
         self.config = SearchConfig(
             k=k, q=q, m_init=m_init, m_mut=m_mut, min_generations=min_generations,
             max_generations=max_generations, threshold=threshold,
@@ -128,7 +132,6 @@ class Explainer:
         self.ranges = feature_ranges(self.schema, self.data)
         self.categorical = np.array([f.kind == "categorical" for f in self.schema.features])
 
-        self.blackbox = BlackBoxScorer(model, self.schema, desired_class)
         self._check_model(X)
         #: why the model is scored by the black box under engine="auto" ("" when compiled)
         self.engine_reason = ""
@@ -198,6 +201,7 @@ class Explainer:
             raise ValueError(f"explain() takes exactly one row, got {len(x)}; use explain_many()")
         x = x.infer_objects()
         enc = self.schema.encode(x, what="instance")[0]
+        check_instance(self.blackbox.predict, self.schema, self._data_values, self.ranges, enc)
         return enc, self.schema.decode(enc[None], index=x.index)
 
     def _config(self, overrides: dict[str, Any]) -> SearchConfig:
@@ -298,8 +302,18 @@ class Explainer:
             return np.asarray(bound.score_block(tuple(range(rows.shape[1])), rows), dtype=np.float64)
         return self.blackbox.predict(rows)
 
+    def _model_decisions(self, outcome: SearchOutcome, threshold: float) -> tuple[SearchOutcome, np.ndarray]:
+        """The final candidates with the model's own probabilities, and which of them are
+        counterfactuals. An engine that is not bit-exact (MLP) rounds differently from
+        ``predict_proba`` and may put a row on the other side of the threshold, so its scores
+        are replaced by ``predict_proba``'s (one model call on the final population)."""
+        if self.scorer.exact or len(outcome.rows) == 0:
+            return outcome, outcome.score == outcome.dist
+        prob = self.blackbox.predict(outcome.rows)
+        return replace(outcome, prob=prob), prob > threshold
+
     def _result(self, x_frame, x_enc, p_x, outcome, ground, dist_spec, cfg, stats, t_start, bound):
-        is_cf = outcome.score == outcome.dist
+        outcome, is_cf = self._model_decisions(outcome, cfg.threshold)
         rows = outcome.rows
         if len(rows):
             ok = np.asarray(ground.check(dict(zip(self.schema.names, rows.T))), dtype=bool)

@@ -31,7 +31,7 @@ import numpy as np
 
 from codegen.llvm import binding
 from codegen.pipeline import ModelInput
-from codegen.protocol import ENGINES, Block
+from codegen.protocol import ENGINES, Block, checked_delta, checked_instance
 from codegen.trees.emit import emit_residual
 from codegen.trees.fold import Forest, fold
 from codegen.trees.jit import CompiledResidual, compile_residual, jit_opt_level
@@ -109,7 +109,7 @@ class TreeScorer:
         self.c_compile_split = _Ewma(3e-4)
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
-        return BoundTreeScorer(self, np.asarray(x, dtype=np.float64))
+        return BoundTreeScorer(self, checked_instance(x, len(self.forest.schema)))
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
         """The specialised module for (x, Δ) that the jit tier compiles; ``optimized=True``: after
@@ -160,6 +160,7 @@ class BoundTreeScorer:
         self._xchild: np.ndarray | None = None
         self._bx: BoundX | None = None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
+        self._checked: set[tuple[int, ...]] = set()  # every Δ seen, validated once
 
     # -------------------------------------------------------------- helpers
     def residual(self, delta: tuple[int, ...]) -> Residual:
@@ -226,6 +227,8 @@ class BoundTreeScorer:
         cold: list[tuple[int, tuple[int, ...], np.ndarray]] = []
         for b, (delta, columns) in enumerate(blocks):
             delta = tuple(int(d) for d in delta)
+            if delta not in self._checked:
+                self._checked.add(checked_delta(delta, len(self.x)))
             cols = np.ascontiguousarray(columns, dtype=np.float64).reshape(len(columns), len(delta))
             n = len(cols)
             if n == 0:

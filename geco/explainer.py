@@ -21,6 +21,7 @@ import pandas as pd
 import plaf_grammar
 from codegen import ModelScorer, UnsupportedModel
 from codegen.registry import scorer_for
+from geco.admissible import check_data, check_instance
 from geco.diagnosis import blocking_rules, cite, emptying_rules, rules_x_breaks
 from geco.distance import DistanceSpec, feature_ranges
 from geco.diversity import pick_distinct
@@ -147,6 +148,9 @@ class Explainer:
             )  # fmt: skip
         self.schema = schema if schema is not None else Schema.from_dataframe(X)
         self.data = self.schema.encode(X, what="X")
+        self.blackbox = BlackBoxScorer(model, self.schema, desired_class)
+        #: what the search draws from X; every such value was asked of the model once
+        self._data_values = check_data(self.blackbox.predict, self.schema, self.data, X.index)
         self.config = SearchConfig(
             k=k, q=q, m_init=m_init, m_mut=m_mut, min_generations=min_generations,
             max_generations=max_generations, threshold=threshold,
@@ -175,7 +179,6 @@ class Explainer:
         self.ranges = feature_ranges(self.schema, self.data)
         self.categorical = np.array([f.kind == "categorical" for f in self.schema.features])
 
-        self.blackbox = BlackBoxScorer(model, self.schema, desired_class)
         self._check_model(X)
         #: why the model is scored by the black box under engine="auto" ("" when compiled)
         self.engine_reason = ""
@@ -273,6 +276,7 @@ class Explainer:
             raise ValueError(f"explain() takes exactly one row, got {len(x)}; use explain_many()")
         x = x.drop(columns=[c for c in x.columns if str(c) in self.ignored_columns]).infer_objects()
         enc = self.schema.encode(x, what="instance")[0]
+        check_instance(self.blackbox.predict, self.schema, self._data_values, self.ranges, enc)
         return enc, self.schema.decode(enc[None], index=x.index)
 
     def _config(self, overrides: dict[str, Any]) -> SearchConfig:
@@ -480,6 +484,16 @@ class Explainer:
             return np.asarray(bound.score_block(tuple(range(rows.shape[1])), rows), dtype=np.float64)
         return self.blackbox.predict(rows)
 
+    def _model_decisions(self, outcome: SearchOutcome, threshold: float) -> tuple[SearchOutcome, np.ndarray]:
+        """The final candidates with the model's own probabilities, and which of them are
+        counterfactuals. An engine that is not bit-exact (MLP) rounds differently from
+        ``predict_proba`` and may put a row on the other side of the threshold, so its scores
+        are replaced by ``predict_proba``'s (one model call on the final population)."""
+        if self.scorer.exact or len(outcome.rows) == 0:
+            return outcome, (outcome.score == outcome.dist) & (outcome.score < 1.0)
+        prob = self.blackbox.predict(outcome.rows)
+        return replace(outcome, prob=prob), prob > threshold
+
     def _pick_counterfactuals(self, rows, cand, x_enc, cfg, bound) -> tuple[np.ndarray, np.ndarray, int]:
         """Up to k distinct counterfactuals among ``cand`` (indices into ``rows``, best first),
         each confirmed by the model's own probabilities; a candidate a compiled engine scored
@@ -499,8 +513,8 @@ class Explainer:
 
     def _result(self, x_frame, x_enc, p_x, outcome: SearchOutcome, ground, ctx, dist_spec, cfg,
                 stats, t_start, bound) -> Explanation:  # fmt: skip
+        outcome, is_cf = self._model_decisions(outcome, cfg.threshold)
         rows = outcome.rows
-        is_cf = (outcome.score == outcome.dist) & (outcome.score < 1.0)
         ok = np.asarray(ground.check(dict(zip(self.schema.names, rows.T))), dtype=bool) if len(rows) else np.zeros(0, bool)
         cand = np.flatnonzero(is_cf & ok)
         picked, prob, dropped = self._pick_counterfactuals(rows, cand, x_enc, cfg, bound)

@@ -3,6 +3,7 @@
 ; Node layout (24 bytes, the numpy dtype codegen.trees.kernel.NODE):
 ;   { threshold or leaf value, column (-1: leaf), aux = 2*(set+1) + nan_goes_left, left, right }
 ; A split sends a row left iff  isnan(v) ? nan_goes_left : set >= 0 ? sets[set][int(v)] : v <= threshold
+; (a code outside the set's width goes right: no read outside the sets)
 ; which is sklearn's routing after codegen.trees.fold moved every split onto the user's columns.
 ;
 ; @forest_eval     walks the packed forest (or a residual forest) over rows, tree-major, exact sums
@@ -29,7 +30,15 @@ notnan:
   %set1 = ashr i32 %aux, 1
   %iscat = icmp sgt i32 %set1, 0
   br i1 %iscat, label %cat_bb, label %num_bb
-cat_bb:
+cat_bb:                                      ; a code outside [0, setw) is in no set: right
+  %setwf = sitofp i64 %setw to double
+  %lo_ok = fcmp oge double %v, 0.0
+  %hi_ok = fcmp olt double %v, %setwf
+  %inset = and i1 %lo_ok, %hi_ok
+  br i1 %inset, label %code_bb, label %out_bb
+out_bb:
+  ret i1 false
+code_bb:
   %set = sub i32 %set1, 1
   %set64 = sext i32 %set to i64
   %base = mul i64 %set64, %setw

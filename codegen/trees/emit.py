@@ -114,18 +114,31 @@ def _tree_function(res: Residual, t: int, r0: int, names: _Names, attrs: str, ta
             mask = f.cat_left[cat]
             ncat = len(f.schema.features[res.delta[k]].categories or ())
             text = f"{names.col(k)} in {names.cats(k, mask)}"
-            lines.append(f"n{r}:  ; {text}\n  %k{r} = fptosi double %v{k} to i64")
+            # a code outside [0, ncat) (NaN too) is in no set, as in the kernel: it is never
+            # converted, so no poison shift and no read outside the table
+            lines.append(
+                f"n{r}:  ; {text}\n  %lo{r} = fcmp oge double %v{k}, 0.0\n"
+                f"  %hi{r} = fcmp olt double %v{k}, {hexf(float(ncat))}\n  %in{r} = and i1 %lo{r}, %hi{r}\n"
+                f"  %w{r} = select i1 %in{r}, double %v{k}, double 0.0\n  %k{r} = fptosi double %w{r} to i64"
+            )
             if ncat <= 64:
                 bits = sum(1 << int(i) for i in np.flatnonzero(mask[:ncat]))
-                lines.append(f"  %s{r} = lshr i64 {bits}, %k{r}\n  %c{r} = trunc i64 %s{r} to i1")
+                lines.append(f"  %s{r} = lshr i64 {bits}, %k{r}\n  %t{r} = trunc i64 %s{r} to i1")
             else:
                 g = f"@set{len(tables)}"
                 vals = ", ".join(f"i8 {int(b)}" for b in mask[:ncat])
                 tables.append(f"{g} = internal unnamed_addr constant [{ncat} x i8] [{vals}]")
                 lines.append(
                     f"  %q{r} = getelementptr inbounds [{ncat} x i8], ptr {g}, i64 0, i64 %k{r}\n"
-                    f"  %b{r} = load i8, ptr %q{r}\n  %c{r} = icmp ne i8 %b{r}, 0"
+                    f"  %b{r} = load i8, ptr %q{r}\n  %t{r} = icmp ne i8 %b{r}, 0"
                 )
+            if miss:
+                lines.append(
+                    f"  %i{r} = and i1 %in{r}, %t{r}\n  %m{r} = fcmp uno double %v{k}, 0.0\n"
+                    f"  %c{r} = or i1 %i{r}, %m{r}"
+                )
+            else:
+                lines.append(f"  %c{r} = and i1 %in{r}, %t{r}")
         lines.append(f"  br i1 %c{r}, label %n{lo}, label %n{hi}")
     lines.append("}")
     return "\n".join(lines)

@@ -41,7 +41,8 @@ __all__ = ["Forest", "fold", "read_forest"]
 @dataclass(eq=False)
 class Forest:
     """Trees over schema features. Node ``i``: leaf iff ``feature[i] < 0``; a split goes left iff
-    ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``.
+    ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``
+    (a code outside ``cat_left``'s width is in no set: it goes right).
     ``float32_sums``: boosting adds in float32 (XGBoost), every addition rounded to float32
     (``init`` and ``value`` then hold float32 values); else in float64. ``missing_values``:
     ``(feature, below, upto)`` - user values ``below < v <= upto`` of that feature are read as
@@ -134,8 +135,11 @@ def goes_left(threshold, cat, cat_left, missing_left, nodes, v) -> np.ndarray:
         go = v <= threshold[nodes]
     is_set = c >= 0
     if is_set.any():
-        code = np.where(is_set & ~nan, v, 0).astype(np.int64)
-        go = np.where(is_set, cat_left[np.where(is_set, c, 0), code], go)
+        # a code outside [0, width) is in no set (goes right), as in the kernels; no wrap-around
+        with np.errstate(invalid="ignore"):
+            inside = is_set & (v >= 0) & (v < cat_left.shape[1])
+        code = np.where(inside, v, 0).astype(np.int64)
+        go = np.where(is_set, inside & cat_left[np.where(is_set, c, 0), code], go)
     return np.where(nan, missing_left[nodes], go)
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from codegen.llvm import binding
 from codegen.pipeline import ModelInput
-from codegen.protocol import ENGINES, Block
+from codegen.protocol import ENGINES, Block, checked_delta, checked_instance
 from codegen.trees.emit import emit_residual
 from codegen.trees.fold import Forest, fold
 from codegen.trees.jit import CompiledResidual, compile_residual, jit_opt_level
@@ -137,7 +137,7 @@ class TreeScorer:
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
         if self.engine == "auto":
             tree_functions()  # after unpickling: compiled (or loaded) here, outside any measurement
-        return BoundTreeScorer(self, np.asarray(x, dtype=np.float64))
+        return BoundTreeScorer(self, checked_instance(x, len(self.forest.schema)))
 
     def __getstate__(self) -> dict[str, Any]:
         """The forest and the measured costs; the kernel arrays and the native evaluator's
@@ -210,6 +210,7 @@ class BoundTreeScorer:
         self._bx: BoundX | None = None
         self._runner = BlockRunner(parent.full) if parent.full is not None else None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
+        self._checked: set[tuple[int, ...]] = set()  # every Δ seen, validated once
 
     # -------------------------------------------------------------- helpers
     def residual(self, delta: tuple[int, ...]) -> Residual:
@@ -294,7 +295,9 @@ class BoundTreeScorer:
         planned: list[tuple[int, _DeltaState, np.ndarray]] = []
         new: dict[tuple[int, ...], _DeltaState] = {}
         for b, (delta, columns) in enumerate(blocks):
-            delta = tuple(delta)
+            delta = tuple(int(d) for d in delta)
+            if delta not in self._checked:
+                self._checked.add(checked_delta(delta, len(self.x)))
             cols = np.ascontiguousarray(columns, dtype=np.float64).reshape(len(columns), len(delta))
             n = len(cols)
             if n == 0:

@@ -1,9 +1,12 @@
 """The public entry point: ``Explainer(model, X, constraints).explain(x)``.
 
-An Explainer is built once per (model, data, constraints): it infers the schema, checks the
-constraints against it, computes every group's domain and prepares the fastest scoring engine the
-model allows. ``explain`` then grounds the constraints on one instance and runs the search. The
-knobs carry the paper's names and defaults and can be overridden per call.
+An Explainer is built once per (model, data, constraints): it keeps the columns the model was
+fitted on, infers the schema, checks the constraints against it, computes every group's domain,
+prepares the fastest scoring engine the model allows and scores the data once, so that every
+explanation can seed its search with the rows of the desired class. ``explain`` then grounds the
+constraints on one instance, runs the search and returns up to k distinct counterfactuals - or,
+when there is none, the reason in terms of the rules as written (:mod:`geco.diagnosis`). The knobs
+carry the paper's names and defaults and can be overridden per call.
 """
 
 from __future__ import annotations
@@ -584,13 +587,15 @@ class Explainer:
             return (
                 f"no candidate satisfies {cite(rules[:3])}: "
                 f"{'it rejects' if len(rules) == 1 else 'together they reject'} all {tried} "
-                "candidates tried (every value combination the data offers for the groups it reads)"
+                "candidates tried (each group changed alone, and the data's rows of the desired class)"
             )
-        run = (
-            f"after {outcome.generations} generations and {outcome.candidates_scored} candidates"
-            f" ({'no improvement for ' + str(cfg.patience) + ' generations' if outcome.stop == 'stagnated' else 'the generation limit'}"
-            f"{', ' + str(outcome.restarts) + ' restart(s)' if outcome.restarts else ''})"
-        )
+        why_stop = (
+            f"no improvement for {cfg.patience} generations" if outcome.stop == "stagnated"
+            else "the generation limit"
+        )  # fmt: skip
+        if outcome.restarts:
+            why_stop += f", {outcome.restarts} restart(s)"
+        run = f"after {outcome.generations} generations and {outcome.candidates_scored} candidates ({why_stop})"
         best = (
             f"the best candidates shown reach p = {float(np.max(shown_prob)):.3f}"
             if len(shown_prob) else "no candidate satisfies every rule"

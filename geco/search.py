@@ -380,8 +380,9 @@ def run_search(
     while population and generation < max(config.min_generations, config.max_generations):
         parents, parent_is_cf = best_per_delta(population)
         with timer("crossover"):
-            best_first = np.argsort(np.concatenate([population[k].score.min(keepdims=True) for k in sorted(population)]), kind="stable")
-            children = crossover(ctx, parents.take(np.sort(best_first[:CROSSOVER_PARENTS])))
+            best_scores = np.array([population[key].score.min() for key in sorted(population)])
+            best_first = np.argsort(best_scores, kind="stable")[:CROSSOVER_PARENTS]
+            children = crossover(ctx, parents.take(np.sort(best_first)))
             moved = selective_mutation(ctx, parents, dist_spec, config.m_mut, parent_is_cf, MUTATION_BREADTH)
             back = walk_back(ctx, parents.take(np.flatnonzero(parent_is_cf)))
         with timer("mutation"):
@@ -390,10 +391,9 @@ def run_search(
                 # each Δ (an added change makes a counterfactual farther, so near-copies of one
                 # add nothing but cost)
                 rows, changed, _ = population_rows(population)
-                is_cf = np.concatenate([population[k].score == population[k].dist for k in sorted(population)])
-                kept = Candidates.concat(
-                    [Candidates(rows[~is_cf], changed[~is_cf]), parents.take(np.flatnonzero(parent_is_cf))], d, G
-                )
+                is_cf = np.concatenate([population[key].score == population[key].dist for key in sorted(population)])
+                short = Candidates(rows[~is_cf], changed[~is_cf])
+                kept = Candidates.concat([short, parents.take(np.flatnonzero(parent_is_cf))], d, G)
             else:
                 kept, _ = best_per_delta(population, config.mutate_top)
             mutants = mutation(ctx, kept, config.m_mut, MUTATION_BREADTH)

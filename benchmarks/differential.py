@@ -53,7 +53,7 @@ from plaf_grammar import Schema  # noqa: E402
 
 FAMILIES = ("dt", "rf", "et", "gb", "hgb", "hgb-cat", "mlp")
 PIPELINES = ("bare", "onehot", "ordinal", "standard", "minmax")
-TREE_TIERS = ("numpy", "jit", "auto", "native", "full")
+TREE_TIERS = ("numpy", "jit", "auto", "plan", "xwalk", "full")
 MLP_TIERS = ("numpy", "jit", "auto")
 #: magnitudes every numeric feature is also tried at (float32's largest finite value included)
 HUGE = (1e15, -1e15, 1e30, -3.4028234663852886e38, 3.4028234663852886e38, 1e300)
@@ -301,22 +301,26 @@ def _decode(schema: Schema, rows: np.ndarray) -> pd.DataFrame:
 def tree_tiers(case: Case) -> dict[str, Any]:
     from codegen.registry import scorer_for
 
-    return {t: scorer_for(case.model, case.schema, case.desired, "auto" if t in ("native", "full") else t) for t in TREE_TIERS}
+    tiers = {t: scorer_for(case.model, case.schema, case.desired, "auto" if t in ("plan", "xwalk", "full") else t) for t in TREE_TIERS}
+    if hasattr(tiers["plan"], "c_xwalk"):  # steer the auto scorer's cost model to one tier
+        tiers["plan"].c_xwalk.seconds = 1e9 * tiers["plan"].c_xwalk.units
+        for rate in tiers["xwalk"].c_plan:
+            rate.seconds = 1e9 * rate.units
+    return tiers
 
 
 def score_tree_tier(tier: str, scorer, x: np.ndarray, delta: tuple[int, ...], cols: np.ndarray) -> list[np.ndarray]:
-    """One tier on one block; ``native`` / ``full`` force that kernel path of the auto scorer;
-    ``auto`` scores the block twice (cold, then with the Δ warm)."""
+    """One tier on one block; ``plan`` / ``xwalk`` are the auto scorer steered to that native
+    path (see :func:`tree_tiers`), ``full`` the full-forest kernel on materialised rows; ``auto``
+    scores the block twice (cold, then with the Δ warm)."""
     from codegen.trees.kernel import run_kernel
 
     bound = scorer.bind(x)
     f = scorer.forest
-    if tier == "native":
-        acc = run_kernel(bound.kernel_arrays(delta), cols)
-    elif tier == "full":
+    if tier == "full":
         acc = run_kernel(scorer.full, full_rows(x, delta, cols))
     else:
-        return [bound.score_block(delta, cols) for _ in range(2 if tier == "auto" else 1)]
+        return [bound.score_block(delta, cols) for _ in range(1 if tier in ("numpy", "jit") else 2)]
     return [acc[:, 0] if f.divisor is not None else f.finish(acc)]
 
 
@@ -334,8 +338,9 @@ def hot_delta(case: Case, scorer, rng: np.random.Generator, n: int = 100, second
     rows = full_rows(x, delta, cols)
     ref, took = reference(case, rows)
     # partially evaluate and compile at once (small forests would otherwise never pay for it)
-    scorer.c_res.value = scorer.c_pe.value = scorer.c_compile_base = 0.0
-    scorer.c_compile_split.value = 1e-12
+    scorer.c_compile_base = 0.0
+    scorer.c_compile_split.seconds = 1e-12 * scorer.c_compile_split.units
+    scorer.c_xwalk.seconds = 1e9 * scorer.c_xwalk.units  # plans, whose hot Δ get compiled
     bound = scorer.bind(x)
     checked = bad = 0
     start = scorer.stats["blocks_jit"]
@@ -351,7 +356,7 @@ def hot_delta(case: Case, scorer, rng: np.random.Generator, n: int = 100, second
 
 
 def bound_splits(scorer, x: np.ndarray, delta: tuple[int, ...]) -> int:
-    return int(np.count_nonzero(scorer.bind(x).kernel_arrays(delta).nodes["col"] >= 0))
+    return int(scorer.bind(x).plan(delta).n_splits)
 
 
 def mlp_tiers(case: Case) -> dict[str, Any]:

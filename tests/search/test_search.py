@@ -213,6 +213,7 @@ def test_bad_instances(adult):
         explainer.explain(x, k=10, q=5)
 
 
+@pytest.mark.filterwarnings("ignore:X has feature names")  # the model below is fitted on an array on purpose
 def test_bad_data_model_and_constraints(adult):
     ds, model, _, _, _ = adult
     with pytest.raises(SchemaError, match=r"'capital_gain'.*\(NaN\) at row 5"):

@@ -57,12 +57,23 @@ class NativeLink:
         else:
             raise ValueError(f"no compiled link for {link.kind!r}")
 
+    def __reduce__(self):
+        """Pickles as its link and column (a function pointer means nothing elsewhere); the
+        module is loaded again where it is unpickled, from the object code carried along."""
+        objects = binding.object_codes([(ir_source("gbm_links"), 2)])
+        return (_rebuild, (self.link, self.col, self.K, objects))
+
     def __call__(self, acc: np.ndarray) -> np.ndarray:
         acc = np.ascontiguousarray(acc, dtype=np.float64).reshape(-1, self.K)
         out = np.empty(len(acc))
         if len(acc):
             self._call(acc.ctypes.data, len(acc), out.ctypes.data)
         return out
+
+
+def _rebuild(link: GBMLink, col: int, n_outputs: int, objects: dict[str, bytes]) -> NativeLink:
+    binding.preload_objects(objects)
+    return NativeLink(link, col, n_outputs)
 
 
 def native_link(link: object, col: int, n_outputs: int) -> NativeLink | None:

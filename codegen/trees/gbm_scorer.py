@@ -36,6 +36,7 @@ class GBMTreeScorer(TreeScorer):
     specialises = False
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
+        self.load_kernels()
         x = self.forest.read_missing(np.asarray(x, dtype=np.float64))
         if not self.forest.missing_values:
             return BoundTreeScorer(self, x)

@@ -135,16 +135,21 @@ class TreeScorer:
         self.c_compile_split = _Rate(3e-4, 100)  # per live split
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
-        if self.engine == "auto":
-            tree_functions()  # after unpickling: compiled (or loaded) here, outside any measurement
+        self.load_kernels()
         return BoundTreeScorer(self, checked_instance(x, len(self.forest.schema)))
+
+    def load_kernels(self) -> None:
+        """The once-per-process kernels, compiled (or loaded) now: after unpickling this runs at
+        the first ``bind``, outside any measured cost."""
+        if self.engine != "numpy":
+            tree_functions()
 
     def __getstate__(self) -> dict[str, Any]:
         """The forest and the measured costs; the kernel arrays and the native evaluator's
         scratch are rebuilt where it is unpickled, the kernels loaded there at the first ``bind``
         (from the object code carried along, when this process holds it)."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("_lock", "full", "native")}
-        state["_objects"] = binding.object_codes([trees_module()]) if self.engine == "auto" else {}
+        state["_objects"] = binding.object_codes([trees_module()]) if self.engine != "numpy" else {}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -152,7 +157,7 @@ class TreeScorer:
         self.__dict__.update(state)
         self._lock = threading.Lock()
         self.full = self.native = None
-        if self.engine == "auto":
+        if self.engine != "numpy":  # as __init__ builds them
             self.full = kernel_arrays_forest(self.forest)
             self.native = NativePartial(self.forest, self.full)
 

@@ -50,6 +50,8 @@ MODELS = {  # name: (fit, engine, the engine it must get)
     "boosting": (lambda X, y: one_hot_pipeline(X, GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0)).fit(X, y), "auto", "trees-auto"),
     "mlp": (_mlp, "jit", "mlp-jit"),
     "blackbox": (_logreg, "auto", "blackbox"),
+    "xgboost": (lambda X, y: one_hot_pipeline(X, pytest.importorskip("xgboost").XGBClassifier(n_estimators=15, max_depth=3)).fit(X, y), "auto", "trees-auto"),
+    "lightgbm": (lambda X, y: one_hot_pipeline(X, pytest.importorskip("lightgbm").LGBMClassifier(n_estimators=15, verbose=-1)).fit(X, y), "auto", "trees-auto"),
 }  # fmt: skip
 
 

@@ -482,6 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2, help="models checked in parallel (one process each)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per model")
+    ap.add_argument("--log", default=None, help="append each model's result (a JSON line) to this file")
     ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker is not None:
@@ -514,8 +515,14 @@ def main(argv: list[str] | None = None) -> int:
                 how = f"signal {signal.Signals(-proc.returncode).name}" if proc.returncode < 0 else f"exit {proc.returncode}"
                 last = err.strip().splitlines()[-1] if err.strip() else ""
                 crashes.append(f"seed {s}: {how}: {last}")
+                if args.log:
+                    with open(args.log, "a") as fh:
+                        fh.write(json.dumps({"seed": s, "crash": crashes[-1]}) + "\n")
                 continue
             r = json.loads(line)
+            if args.log:
+                with open(args.log, "a") as fh:
+                    fh.write(line + "\n")
             totals.update(models=1, rows=r["rows"], hot_rows=r["hot_rows"], refused=r["refused"],
                           invalid_rows=r["invalid_rows"], hot_compiled=int(r["hot_compiled"]))
             per_family[r["family"]] += 1

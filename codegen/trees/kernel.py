@@ -88,8 +88,11 @@ class KernelArrays:
     K: int
     div: float
     buffers: Pinned = field(init=False, repr=False)
+    #: columns a row must have: the largest column a split reads, plus one
+    width: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "width", int(self.nodes["col"].max(initial=-1)) + 1)
         object.__setattr__(
             self,
             "buffers",
@@ -161,6 +164,8 @@ def run_kernel(a: KernelArrays, rows: np.ndarray) -> np.ndarray:
     out = np.empty((n, a.K))
     if n == 0:
         return out
+    if (rows.shape[1] if rows.ndim == 2 else 1) < a.width:  # the kernel would read past each row
+        raise ValueError(f"rows have {rows.shape[1] if rows.ndim == 2 else 1} columns, the forest reads {a.width}")
     buf = a.buffers
     tree_functions().forest_eval(
         rows.ctypes.data, n, rows.shape[1] if rows.ndim == 2 else 1, buf.address("nodes"),

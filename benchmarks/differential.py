@@ -262,27 +262,49 @@ def valid_codes(case: Case, rows: np.ndarray) -> np.ndarray:
 
 def reference(case: Case, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(predict_proba's P(desired) per row, which rows the model took); refused rows are NaN.
-    Rows are asked in one call, then row by row where the batch is refused."""
-    col = list(case.model.classes_).index(case.desired)
-    frame = _decode(case.schema, rows)
 
-    def ask(part: pd.DataFrame) -> np.ndarray | None:
+    A model refuses values (sklearn's trees: beyond float32), so every distinct value of the
+    block is first asked alone, in a data row (one call, results cached per model); rows holding
+    a refused value are left out, the rest asked in one call. A call that still raises is split
+    in halves until the refused rows are found."""
+    col = list(case.model.classes_).index(case.desired)
+    known: dict[tuple[int, float], bool] = case.info.setdefault("accepted", {})
+
+    def ask(part: np.ndarray) -> np.ndarray | None:
         try:
             with warnings.catch_warnings(), threadpool_limits(1):
                 warnings.simplefilter("ignore")
-                return case.model.predict_proba(part)[:, col]
+                return case.model.predict_proba(_decode(case.schema, part))[:, col]
         except ValueError:
             return None
 
-    p = ask(frame)
-    if p is not None:
-        return p, np.ones(len(rows), dtype=bool)
+    def solve(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = ask(part)
+        if p is not None:
+            return p, np.ones(len(part), dtype=bool)
+        if len(part) == 1:
+            return np.full(1, np.nan), np.zeros(1, dtype=bool)
+        h = len(part) // 2
+        (p1, ok1), (p2, ok2) = solve(part[:h]), solve(part[h:])
+        return np.concatenate([p1, p2]), np.concatenate([ok1, ok2])
+
+    new = sorted({(j, float(v)) for j in range(rows.shape[1]) for v in np.unique(rows[:, j])
+                  if (j, float(v)) not in known and not np.isnan(v)})  # fmt: skip
+    if new:
+        probes = np.repeat(case.data[:1], len(new), axis=0)
+        for r, (j, v) in enumerate(new):
+            probes[r, j] = v
+        _, took = solve(probes)
+        known.update(zip(new, took.tolist()))
+    usable = np.ones(len(rows), dtype=bool)
+    for j in range(rows.shape[1]):
+        bad = [v for (jj, v), ok in known.items() if jj == j and not ok]
+        if bad:
+            usable &= ~np.isin(rows[:, j], bad)
     out = np.full(len(rows), np.nan)
     ok = np.zeros(len(rows), dtype=bool)
-    for i in range(len(rows)):
-        q = ask(frame.iloc[[i]])
-        if q is not None:
-            out[i], ok[i] = q[0], True
+    if usable.any():
+        out[usable], ok[usable] = solve(rows[usable])
     return out, ok
 
 
@@ -465,6 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2, help="models checked in parallel (one process each)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per model")
+    ap.add_argument("--log", default=None, help="append each model's result (a JSON line) to this file")
     ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker is not None:
@@ -497,8 +520,14 @@ def main(argv: list[str] | None = None) -> int:
                 how = f"signal {signal.Signals(-proc.returncode).name}" if proc.returncode < 0 else f"exit {proc.returncode}"
                 last = err.strip().splitlines()[-1] if err.strip() else ""
                 crashes.append(f"seed {s}: {how}: {last}")
+                if args.log:
+                    with open(args.log, "a") as fh:
+                        fh.write(json.dumps({"seed": s, "crash": crashes[-1]}) + "\n")
                 continue
             r = json.loads(line)
+            if args.log:
+                with open(args.log, "a") as fh:
+                    fh.write(line + "\n")
             totals.update(models=1, rows=r["rows"], hot_rows=r["hot_rows"], refused=r["refused"],
                           invalid_rows=r["invalid_rows"], hot_compiled=int(r["hot_compiled"]))
             per_family[r["family"]] += 1

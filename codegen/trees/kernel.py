@@ -100,8 +100,11 @@ class KernelArrays:
     div: float
     float32_sums: bool = False  # XGBoost: every addition rounded to float32
     buffers: Pinned = field(init=False, repr=False)
+    #: columns a row must have: the largest column a split reads, plus one
+    width: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "width", int(self.nodes["col"].max(initial=-1)) + 1)
         object.__setattr__(
             self,
             "buffers",
@@ -175,6 +178,8 @@ def run_kernel(a: KernelArrays, rows: np.ndarray) -> np.ndarray:
     out = np.empty((n, a.K))
     if n == 0:
         return out
+    if (rows.shape[1] if rows.ndim == 2 else 1) < a.width:  # the kernel would read past each row
+        raise ValueError(f"rows have {rows.shape[1] if rows.ndim == 2 else 1} columns, the forest reads {a.width}")
     buf = a.buffers
     tree_functions().forest_eval(
         rows.ctypes.data, n, rows.shape[1] if rows.ndim == 2 else 1, buf.address("nodes"),

@@ -386,18 +386,24 @@ def parse(text: str | bytes, filename: str | None = None) -> Program:
         text = decode(bytes(text), filename)
     if not isinstance(text, str):
         raise TypeError(f"PLAF text must be a str or bytes, got {type(text).__name__}")
+    # the error is raised outside the handlers so it carries no chained parser exception: lark's
+    # exceptions hold parser state that cannot be pickled (a worker reports errors by pickling)
+    error: PLAFError | None = None
     try:
         tree = _PARSER.parse(text)
         _check_depth(tree, text, filename)
         stmts = _TO_AST.transform(tree)
     except UnexpectedInput as e:
-        raise _syntax_error(e, text, filename) from None
+        error = _syntax_error(e, text, filename)
     except VisitError as e:  # an error raised by a transformer callback
-        if isinstance(e.orig_exc, PLAFError):
-            raise e.orig_exc.with_context(filename, text) from None
-        raise  # pragma: no cover - a bug in a callback
+        if not isinstance(e.orig_exc, PLAFError):
+            raise  # pragma: no cover - a bug in a callback
+        error = e.orig_exc.with_context(filename, text)
     except PLAFError as e:
-        raise e.with_context(filename, text) from None
+        error = e.with_context(filename, text)
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps the tree shallow
-        raise PLAFSyntaxError("expression nested too deeply", 1, 1, filename, text) from None
+        error = PLAFSyntaxError("expression nested too deeply", 1, 1, filename, text)
+    if error is not None:
+        error.__context__ = error.__cause__ = None
+        raise error
     return Program(tuple(stmts), filename=filename, text=text)

@@ -197,11 +197,13 @@ def main() -> None:
         share = 100 * r["compile"] / (r["build"] + r["batch"])
         extra = f" (+{r['cluster']:.1f} s cluster start)" if r["cluster"] else ""
         cpu_up = f"{one_cpu[r['state']] / r['cpu']:.2f}x" if r["state"] in one_cpu else "-"
+        payload = f"{r['payload'] / 1e6:.1f} MB" if r["payload"] else "-"  # loky workers only
+        unpickle = f"{r['unpickle']:.1f}" if r["payload"] else "-"
         lines.append(
             f"| {MODES[r['mode']]} | {r['state']} | {rate:.2f} | {f'{rate / base:.2f}x' if base else '-'} | "
             f"{r['batch']:.1f}{extra} | {r['first']:.1f} | {r['build']:.1f} | {share:.1f} % | {r['compiles']} | "
             f"{r['cpu']:.1f} | {cpu_up} | "
-            f"{r['payload'] / 1e6:.1f} MB | {r['unpickle']:.1f} | {r['load']:.1f} |"
+            f"{payload} | {unpickle} | {r['load']:.1f} |"
         )
     r0 = out[0]
     notes = [
@@ -221,7 +223,10 @@ def main() -> None:
             n = 2000
             proj.append(
                 f"{MODES[r['mode']]}: {1e3 * r['cpu_per_row']:.0f} ms CPU per explanation (1 process: "
-                f"{1e3 * c1:.0f} ms), {r['startup_cpu']:.1f} s CPU to start a worker; with a free core per "
+                f"{1e3 * c1:.0f} ms), "
+                + (f"{r['startup_cpu']:.1f} s CPU to start a worker" if r["startup_cpu"]
+                   else "a worker's start-up counted in it")
+                + "; with a free core per "
                 f"worker {n} explanations would take {n * c1:.0f} s on one process and "
                 f"{r['startup_cpu'] + n / 2 * r['cpu_per_row']:.0f} s on two: "
                 f"{n * c1 / (r['startup_cpu'] + n / 2 * r['cpu_per_row']):.2f}x"

@@ -131,6 +131,12 @@ def run(mode: str, model_file: str, n: int, hot_jit: bool = True) -> dict:
         "compiles": parent["compiles"] + sum(w["compiles"] for w in workers.values()),
         # CPU seconds of the busiest process explaining: the batch's time on an idle machine
         "cpu": max((w["cpu_seconds"] for w in workers.values()), default=cpu),
+        # per explanation, a worker's start-up (imports, unpickling) left out
+        "cpu_per_row": (
+            sum(w["cpu_seconds"] - w.get("startup_cpu_seconds", 0.0) for w in workers.values()) / len(results)
+            if workers else cpu / len(results)
+        ),
+        "startup_cpu": max((w.get("startup_cpu_seconds", 0.0) for w in workers.values()), default=0.0),
         "loads": parent["disk_hits"] + parent["preloaded_hits"],
         "workers": len(workers),
         "payload": max((w.get("payload_bytes", 0) for w in workers.values()), default=0),
@@ -191,11 +197,13 @@ def main() -> None:
         share = 100 * r["compile"] / (r["build"] + r["batch"])
         extra = f" (+{r['cluster']:.1f} s cluster start)" if r["cluster"] else ""
         cpu_up = f"{one_cpu[r['state']] / r['cpu']:.2f}x" if r["state"] in one_cpu else "-"
+        payload = f"{r['payload'] / 1e6:.1f} MB" if r["payload"] else "-"  # loky workers only
+        unpickle = f"{r['unpickle']:.1f}" if r["payload"] else "-"
         lines.append(
             f"| {MODES[r['mode']]} | {r['state']} | {rate:.2f} | {f'{rate / base:.2f}x' if base else '-'} | "
             f"{r['batch']:.1f}{extra} | {r['first']:.1f} | {r['build']:.1f} | {share:.1f} % | {r['compiles']} | "
             f"{r['cpu']:.1f} | {cpu_up} | "
-            f"{r['payload'] / 1e6:.1f} MB | {r['unpickle']:.1f} | {r['load']:.1f} |"
+            f"{payload} | {unpickle} | {r['load']:.1f} |"
         )
     r0 = out[0]
     notes = [
@@ -208,6 +216,22 @@ def main() -> None:
         "wall-clock speed-up would be with a free core per worker.",
         f"hot-Δ JIT of the tree scorer: {args.hot_jit}.",
     ]
+    proj = []
+    for r in out:
+        if r["mode"] != "one" and r["state"] == "warm" and "one" in modes:
+            c1 = next(o["cpu_per_row"] for o in out if o["mode"] == "one" and o["state"] == "warm")
+            n = 2000
+            proj.append(
+                f"{MODES[r['mode']]}: {1e3 * r['cpu_per_row']:.0f} ms CPU per explanation (1 process: "
+                f"{1e3 * c1:.0f} ms), "
+                + (f"{r['startup_cpu']:.1f} s CPU to start a worker" if r["startup_cpu"]
+                   else "a worker's start-up counted in it")
+                + "; with a free core per "
+                f"worker {n} explanations would take {n * c1:.0f} s on one process and "
+                f"{r['startup_cpu'] + n / 2 * r['cpu_per_row']:.0f} s on two: "
+                f"{n * c1 / (r['startup_cpu'] + n / 2 * r['cpu_per_row']):.2f}x"
+            )
+    notes += [f"CPU projection ({p})." for p in proj]
     table = "\n".join(lines) + "\n\n" + "\n".join(f"* {t}" for t in notes)
     print(table)
     if args.save:

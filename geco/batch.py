@@ -213,7 +213,11 @@ def _install(token: str, payload: bytes, cache_settings: dict) -> None:
     t0 = time.perf_counter()
     _WORKER_EXPLAINERS.clear()
     _WORKER_EXPLAINERS[token] = pickle.loads(payload)
-    _WORKER_INFO.update(unpickle_seconds=time.perf_counter() - t0, payload_bytes=len(payload))
+    _WORKER_INFO.update(
+        unpickle_seconds=time.perf_counter() - t0,
+        payload_bytes=len(payload),
+        startup_cpu_seconds=time.process_time(),  # imports and unpickling: before any row
+    )
 
 
 def _loky_chunk(token: str, rows: pd.DataFrame, seeds: list, overrides: dict) -> list[Explanation]:

@@ -54,12 +54,24 @@ _executor_lock = threading.Lock()
 _SIZES = 8
 
 
+_binder: ThreadPoolExecutor | None = None
+
+
 def _background() -> ThreadPoolExecutor:
     global _executor
     with _executor_lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-llvm")
         return _executor
+
+
+def _binding() -> ThreadPoolExecutor:
+    """The thread that binds instances ahead of use (native code: runs beside the GIL)."""
+    global _binder
+    with _executor_lock:
+        if _binder is None:
+            _binder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-bind")
+        return _binder
 
 
 class _Rate:
@@ -178,6 +190,9 @@ class BoundTreeScorer:
         self.x = x
         self._xchild: np.ndarray | None = None
         self._bx: BoundX | None = None
+        # bind x now, beside whatever the caller does before its first block (an Explainer grounds
+        # its rules and builds the feasible spaces meanwhile)
+        self._bx_ahead: Future | None = _binding().submit(parent.native.bind, x) if parent.native is not None else None
         self._runner = BlockRunner(parent.full) if parent.full is not None else None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
 
@@ -196,13 +211,14 @@ class BoundTreeScorer:
         return st.residual
 
     def bound_x(self) -> BoundX:
-        """The native binding of ``x`` (once per instance)."""
+        """The native binding of ``x`` (started when the scorer was bound)."""
         if self._bx is None:
             p = self.parent
             assert p.native is not None
             t0 = time.perf_counter()
-            self._bx = p.native.bind(self.x)
-            p.stats["bind_seconds"] += time.perf_counter() - t0
+            self._bx = self._bx_ahead.result() if self._bx_ahead is not None else p.native.bind(self.x)
+            self._bx_ahead = None
+            p.stats["bind_seconds"] += time.perf_counter() - t0  # the wait: what binding still costs
         return self._bx
 
     def plan(self, delta: tuple[int, ...]) -> Plan:

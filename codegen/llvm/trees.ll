@@ -896,6 +896,20 @@ entry:
   ret <8 x i64> %s
 }
 
+; The one place the score jobs add a leaf to an accumulator (8 rows, or one): a precision
+; mode (e.g. float32 sums) needs only these two and @init_acc.
+define internal <8 x double> @acc_add8(<8 x double> %acc, <8 x double> %leaf) alwaysinline {
+entry:
+  %s = fadd <8 x double> %acc, %leaf
+  ret <8 x double> %s
+}
+
+define internal double @acc_add(double %acc, double %leaf) alwaysinline {
+entry:
+  %s = fadd double %acc, %leaf
+  ret double %s
+}
+
 ; acc[o*n8 + i] = init[o]
 define internal void @init_acc(ptr noalias %acc, i64 %n8, ptr noalias %init, i64 %K) {
 entry:
@@ -932,7 +946,7 @@ loop:
   %j = phi i64 [0, %entry], [%j8, %loop]
   %p = getelementptr inbounds double, ptr %accp, i64 %j
   %a = load <8 x double>, ptr %p, align 8
-  %a2 = fadd <8 x double> %a, %cv
+  %a2 = call <8 x double> @acc_add8(<8 x double> %a, <8 x double> %cv)
   store <8 x double> %a2, ptr %p, align 8
   %j8 = add i64 %j, 8
   %jd = icmp eq i64 %j8, %n8
@@ -1104,7 +1118,7 @@ l_loop:
   %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lps, i32 8, <8 x i1> <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>, <8 x double> poison)
   %lap = getelementptr inbounds double, ptr %accp, i64 %li
   %la = load <8 x double>, ptr %lap, align 8
-  %la2 = fadd <8 x double> %la, %lv
+  %la2 = call <8 x double> @acc_add8(<8 x double> %la, <8 x double> %lv)
   store <8 x double> %la2, ptr %lap, align 8
   %li8 = add i64 %li, 8
   %lid = icmp eq i64 %li8, %n8
@@ -1140,7 +1154,7 @@ w_split:
 w_leaf:
   %wap = getelementptr inbounds double, ptr %accp, i64 %wi
   %wa = load double, ptr %wap
-  %wa2 = fadd double %wa, %wnv
+  %wa2 = call double @acc_add(double %wa, double %wnv)
   store double %wa2, ptr %wap
   %wi1 = add i64 %wi, 1
   %wid = icmp eq i64 %wi1, %n
@@ -1231,7 +1245,7 @@ w_leaf:
   %lv = load double, ptr %lvp
   %wap = getelementptr inbounds double, ptr %accp, i64 %wi
   %wa = load double, ptr %wap
-  %wa2 = fadd double %wa, %lv
+  %wa2 = call double @acc_add(double %wa, double %lv)
   store double %wa2, ptr %wap
   %wi1 = add i64 %wi, 1
   %wid = icmp eq i64 %wi1, %n

@@ -547,6 +547,11 @@ split_store:
   %hr = load i32, ptr %hrp
   %hlcp = getelementptr inbounds %Node, ptr %nodes, i64 %h64, i32 3
   %hlc = load i32, ptr %hlcp
+  %hr64 = sext i32 %hr to i64
+  %pfx = getelementptr inbounds %XStep, ptr %xstep, i64 %hr64
+  call void @llvm.prefetch.p0(ptr %pfx, i32 0, i32 3, i32 1)
+  %pfn = getelementptr inbounds %Node, ptr %nodes, i64 %hr64
+  call void @llvm.prefetch.p0(ptr %pfn, i32 0, i32 3, i32 1)
   %spn = load i64, ptr %sp.a
   %f0 = shl i64 %spn, 1
   %fp = getelementptr inbounds i32, ptr %stack, i64 %f0
@@ -699,12 +704,34 @@ trees:
   br i1 %none, label %exit, label %tree
 tree:
   %t = phi i64 [0, %trees], [%t1, %tree_next]
+  %tnext = add i64 %t, 1
+  %more = icmp slt i64 %tnext, %T
+  br i1 %more, label %prefetch, label %tree_go
+prefetch:                                    ; the next tree's root while this one is built
+  %roots = call ptr @aptr(ptr %as, i64 2)
+  %xstep = call ptr @aptr(ptr %as, i64 1)
+  %nodes = call ptr @aptr(ptr %as, i64 0)
+  %nrp = getelementptr inbounds i32, ptr %roots, i64 %tnext
+  %nr = load i32, ptr %nrp
+  %nr64 = sext i32 %nr to i64
+  %pxs = getelementptr inbounds %XStep, ptr %xstep, i64 %nr64
+  call void @llvm.prefetch.p0(ptr %pxs, i32 0, i32 3, i32 1)
+  %pnd = getelementptr inbounds %Node, ptr %nodes, i64 %nr64
+  call void @llvm.prefetch.p0(ptr %pnd, i32 0, i32 3, i32 1)
+  %pxs4 = getelementptr inbounds i8, ptr %pxs, i64 64
+  call void @llvm.prefetch.p0(ptr %pxs4, i32 0, i32 3, i32 1)
+  %pnd3 = getelementptr inbounds i8, ptr %pnd, i64 64
+  call void @llvm.prefetch.p0(ptr %pnd3, i32 0, i32 3, i32 1)
+  %pnd6 = getelementptr inbounds i8, ptr %pnd, i64 128
+  call void @llvm.prefetch.p0(ptr %pnd6, i32 0, i32 3, i32 1)
+  br label %tree_go
+tree_go:
   %tsp = getelementptr inbounds i32, ptr %tsize, i64 %t
   %ts = load i32, ptr %tsp
   %ts64 = sext i32 %ts to i64
   br label %delta
 delta:
-  %j = phi i64 [0, %tree], [%j1, %delta_next]
+  %j = phi i64 [0, %tree_go], [%j1, %delta_next]
   %jb = mul i64 %j, 32
   %a = getelementptr inbounds i64, ptr %as, i64 %jb
   %ofp = getelementptr inbounds i64, ptr %a, i64 25
@@ -808,6 +835,7 @@ exit:
 }
 
 declare void @llvm.memcpy.p0.p0.i64(ptr noalias, ptr noalias, i64, i1)
+declare void @llvm.prefetch.p0(ptr, i32, i32, i32)
 
 ; ---------------------------------------------------------------------------------------------
 ; Scoring Delta blocks (@score_jobs). A job is one block - n rows of the k delta columns,

@@ -1,20 +1,19 @@
 """Native partial evaluation: the residual forest of (x, Δ) straight into the kernels' layouts.
 
 Why: numpy partial evaluation (:mod:`codegen.trees.partial`) plus packing its result costs
-milliseconds per (x, Δ) on a large forest. The same walk written once in LLVM IR (``@plan_delta``
-and ``@bind_x`` in ``codegen/llvm/trees.ll``) costs tens to hundreds of microseconds
-(``benchmarks/README.md``).
+milliseconds per (x, Δ) on a large forest. The same walk written once in LLVM IR (``@plan_deltas``
+and ``@bind_x`` in ``codegen/llvm/trees.ll``) costs a tenth of that (``benchmarks/README.md``).
 
 Per instance (:class:`BoundX`, one native pass per ``x``): for every forest node the column it
 tests, the child ``x`` takes, the leaf ``x`` reaches from there and a bit mask of the columns
 tested on that path. Per (x, Δ) and tree, in estimator order: a tree whose x-path tests no Δ
-column is a constant (one mask test); otherwise an explicit-stack DFS copies the residual tree,
-following ``x`` through splits outside Δ and jumping to ``x``'s leaf where nothing below tests a
-Δ column. :meth:`NativePartial.plan` then turns every small residual tree into a lookup table
-(:mod:`codegen.trees.plan`); :meth:`NativePartial.__call__` keeps every residual tree for the
-walking kernel (:func:`codegen.trees.kernel.run_kernel`). Both reach the same leaves as the numpy
-:class:`codegen.trees.partial.Residual` and add the same numbers in the same order:
-bit-identical results.
+column is a constant (one mask test); otherwise an explicit-stack DFS follows ``x`` through splits
+outside Δ, jumping to ``x``'s leaf where nothing below tests a Δ column, and emits the residual
+tree - in QuickScorer form for :meth:`NativePartial.plans` (:mod:`codegen.trees.plan`; trees with
+more than 64 leaves as residual nodes to walk), as residual nodes for the walking kernel
+(:func:`codegen.trees.kernel.run_kernel`) from :meth:`NativePartial.__call__`. Both reach the same
+leaves as the numpy :class:`codegen.trees.partial.Residual` and add the same numbers in the same
+order: bit-identical results.
 """
 
 from __future__ import annotations

@@ -149,4 +149,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from codegen.llvm import disk_cache
+
+    disk_cache.configure(False)  # measure compiles, not loads from the persistent cache
     main()

@@ -10,11 +10,12 @@ specialise per (x, Δ).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["ENGINES", "Block", "InstanceScorer", "ModelScorer"]
+__all__ = ["ENGINES", "Block", "InstanceScorer", "ModelScorer", "checked_delta", "checked_instance"]
 
 #: The compiled engine tiers: "auto" picks per model and per Δ from measured costs, "jit" compiles
 #: (tree models: only where the measured costs say it pays, so never slower than "auto"), "numpy"
@@ -58,3 +59,22 @@ class ModelScorer(Protocol):
         """LLVM IR of the model specialised to ``x`` with the features ``delta`` left free;
         raises :class:`codegen.UnsupportedModel` for an engine without IR."""
         ...
+
+
+def checked_instance(x: np.ndarray, d: int) -> np.ndarray:
+    """``x`` as the float64 vector of ``d`` values that ``bind`` takes; raises ValueError for any
+    other shape (compiled code reads ``x`` by feature index, so a short vector would be read past
+    its end)."""
+    arr = np.ascontiguousarray(x, dtype=np.float64)
+    if arr.shape != (d,):
+        raise ValueError(f"x: expected an encoded vector of {d} values, got shape {arr.shape}")
+    return arr
+
+
+def checked_delta(delta: Sequence[int], d: int) -> tuple[int, ...]:
+    """``delta`` as a Δ: strictly increasing feature indices in ``[0, d)``; raises ValueError
+    otherwise (a negative index would silently name another feature)."""
+    out = tuple(int(j) for j in delta)
+    if any(j < 0 or j >= d for j in out) or any(a >= b for a, b in pairwise(out)):
+        raise ValueError(f"delta must be strictly increasing feature indices in [0, {d}), got {out}")
+    return out

@@ -7,12 +7,18 @@ supported estimator are served too); for a ``Pipeline`` the final estimator deci
 
 A new family plugs in with one call::
 
-    register("lightgbm.LGBMClassifier", lgbm_scorer)
+    register("lightgbm.LGBMClassifier", gbm_scorer, read_input=read_gbm_input)
 
-where ``lgbm_scorer(model_input, desired_class, engine) -> ModelScorer`` receives the pipeline
+where ``gbm_scorer(model_input, desired_class, engine) -> ModelScorer`` receives the pipeline
 already read (:class:`codegen.pipeline.ModelInput`: the final estimator plus how each of its input
 columns derives from the user's features) and raises :class:`UnsupportedModel` for what it cannot
-compile.
+compile. ``read_input(model, schema)`` reads it (default :func:`codegen.pipeline.read_model_input`;
+a family whose models read the user's DataFrame in their own way - XGBoost's and LightGBM's pandas
+categoricals - brings its own).
+
+A ``Booster`` (XGBoost's, LightGBM's) has no ``classes_``: ``desired_class`` is then the column of
+its class probabilities (``1`` for the positive class of a binary model), as for any model without
+classes (:func:`codegen.class_index`).
 """
 
 from __future__ import annotations
@@ -25,15 +31,20 @@ from codegen.estimator import split_pipeline
 from codegen.mlp.scorer import mlp_scorer
 from codegen.pipeline import ModelInput, read_model_input
 from codegen.protocol import ENGINES, ModelScorer
+from codegen.trees.gbm_input import read_gbm_input
+from codegen.trees.gbm_scorer import gbm_scorer
 from codegen.trees.scorer import tree_scorer
 from plaf_grammar import Schema
 
-__all__ = ["EngineFactory", "factory_for", "model_key", "register", "scorer_for", "supported_models"]
+__all__ = ["EngineFactory", "InputReader", "factory_for", "model_key", "register", "scorer_for", "supported_models"]
 
 #: ``factory(model_input, desired_class, engine) -> ModelScorer``
 EngineFactory = Callable[[ModelInput, Any, str], ModelScorer]
+#: ``read_input(model, schema) -> ModelInput``
+InputReader = Callable[[Any, Schema], ModelInput]
 
 _FACTORIES: dict[str, EngineFactory] = {}
+_INPUT_READERS: dict[str, InputReader] = {}
 
 
 def model_key(cls: type) -> str:
@@ -41,14 +52,16 @@ def model_key(cls: type) -> str:
     return f"{cls.__module__.split('.')[0]}.{cls.__name__}"
 
 
-def register(model_class: str | type, factory: EngineFactory) -> None:
+def register(model_class: str | type, factory: EngineFactory, read_input: InputReader = read_model_input) -> None:
     """Serve ``model_class`` (a key such as ``"xgboost.XGBClassifier"``, or the class itself) and
-    its subclasses with ``factory``; a later registration of the same key replaces the earlier."""
+    its subclasses with ``factory``, fed by ``read_input``; a later registration of the same key
+    replaces the earlier."""
     key = model_class if isinstance(model_class, str) else model_key(model_class)
     package, _, name = key.rpartition(".")
     if not package or not name:
         raise ValueError(f"a model key is '<package>.<ClassName>', got {key!r}")
     _FACTORIES[key] = factory
+    _INPUT_READERS[key] = read_input
 
 
 def supported_models() -> tuple[str, ...]:
@@ -56,15 +69,19 @@ def supported_models() -> tuple[str, ...]:
     return tuple(sorted(_FACTORIES))
 
 
-def factory_for(estimator: Any) -> EngineFactory:
-    """The factory serving ``estimator`` (a final estimator, not a Pipeline)."""
+def _key_for(estimator: Any) -> str:
     for cls in type(estimator).__mro__:
-        factory = _FACTORIES.get(model_key(cls))
-        if factory is not None:
-            return factory
+        key = model_key(cls)
+        if key in _FACTORIES:
+            return key
     raise UnsupportedModel(
         f"{type(estimator).__name__} has no compiled engine; supported: {', '.join(supported_models())}"
     )
+
+
+def factory_for(estimator: Any) -> EngineFactory:
+    """The factory serving ``estimator`` (a final estimator, not a Pipeline)."""
+    return _FACTORIES[_key_for(estimator)]
 
 
 def scorer_for(model: Any, schema: Schema, desired_class: Any, engine: str = "auto") -> ModelScorer:
@@ -73,8 +90,8 @@ def scorer_for(model: Any, schema: Schema, desired_class: Any, engine: str = "au
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     _, estimator = split_pipeline(model)
-    factory = factory_for(estimator)
-    return factory(read_model_input(model, schema), desired_class, engine)
+    key = _key_for(estimator)
+    return _FACTORIES[key](_INPUT_READERS[key](model, schema), desired_class, engine)
 
 
 # ---------------------------------------------------------------------------- built-in families
@@ -84,3 +101,6 @@ register("sklearn.ExtraTreesClassifier", tree_scorer)
 register("sklearn.GradientBoostingClassifier", tree_scorer)
 register("sklearn.HistGradientBoostingClassifier", tree_scorer)
 register("sklearn.MLPClassifier", mlp_scorer)
+# XGBRFClassifier subclasses XGBClassifier; neither library is imported here
+for _key in ("xgboost.XGBClassifier", "xgboost.Booster", "lightgbm.LGBMClassifier", "lightgbm.Booster"):
+    register(_key, gbm_scorer, read_input=read_gbm_input)

@@ -18,7 +18,7 @@ results = explainer.explain_many(declined, random_state=0)
 rows = []
 for instance, result in zip(declined.index, results):
     changes = result.changes()
-    best = changes[changes["counterfactual"] == 0]
+    best = changes[changes["counterfactual"] == 1]  # numbered as printed: #1 is the best
     rows.append({
         "instance": instance,
         "found": result.success,

@@ -5,10 +5,10 @@
 """
 
 from geco import datasets
-from geco.explainer import Explainer
+from geco.explainer import Explainer, load
 from geco.report import report
 from geco.result import Explanation
 from geco.scoring import ENGINES, BlackBoxScorer, UnsupportedModelError
 
-__all__ = ["ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets", "report"]
+__all__ = ["ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets", "load", "report"]
 __version__ = "0.1.0"

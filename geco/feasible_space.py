@@ -4,7 +4,7 @@ A candidate takes, for every group it changes, a tuple of values that occurs tog
 (its *active domain*), sampled in proportion to its frequency. The domains depend only on the data
 and the groups, so an Explainer computes them once (:func:`group_domains`); per instance ``x`` the
 tuple equal to ``x`` is removed and the grounded rules of the group filter the rest
-(:func:`feasible_space`).
+(:func:`feasible_space`). :func:`project` moves whole data rows onto that space, group by group.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from geco.distance import DistanceSpec
+from geco.population import row_hashes
 
-__all__ = ["GroupDomain", "GroupSpace", "feasible_space", "group_domains", "restrict"]
+__all__ = ["GroupDomain", "GroupSpace", "feasible_space", "group_domains", "project", "restrict"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +98,30 @@ def restrict(space: GroupSpace, keep: np.ndarray) -> GroupSpace:
         space.index, space.names, space.features, space.values[keep], w, np.cumsum(w),
         space.distance[keep],
     )  # fmt: skip
+
+
+def project(
+    spaces: Sequence[GroupSpace], x: np.ndarray, rows: np.ndarray, required: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Data rows moved onto the feasible space of ``x``: every group takes the row's own value
+    tuple where that tuple is feasible and stays at ``x`` where it is not (or where the row
+    agrees with ``x``). A ``required`` group (``x`` breaks one of its rules) takes its feasible
+    tuple closest to ``x`` instead of staying. Returns the projected rows and their changed-group
+    matrix."""
+    out = rows.copy()
+    changed = np.zeros((len(rows), len(spaces)), dtype=bool)
+    for g, space in enumerate(spaces):
+        feats = space.features
+        own = rows[:, feats]
+        keep = np.any(own != x[feats], axis=1)
+        if len(space) == 0:
+            keep[:] = False
+        elif keep.any():
+            keep &= np.isin(row_hashes(own), row_hashes(space.values))
+        if required[g] and len(space):
+            out[np.ix_(~keep, feats)] = space.values[0]
+            changed[:, g] = True
+        else:
+            out[np.ix_(~keep, feats)] = x[feats]
+            changed[:, g] = keep
+    return out, changed

@@ -7,12 +7,21 @@ Differences from the reference implementation (GeCo.jl), following the paper's i
 * a crossover child is added once, and only if the cascade can repair it;
 * the population is deduplicated (by the search loop);
 * selective mutation uses the user's distance weights.
+
+Added to reach counterfactuals that need many features to move together (the paper's operators
+start from one-group changes and add one group per generation):
+
+* :func:`walk_back` reverts random halves, quarters, ... of a counterfactual's changes at once,
+  so a far counterfactual (a projected data row changing dozens of groups) sheds the changes
+  that do not matter in a logarithmic number of generations;
+* :func:`grow` adds several groups at once, used when the population stagnates short of the
+  desired class.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,7 +34,10 @@ from geco.sampling import (
     sample_with_replacement,
 )
 
-__all__ = ["Context", "action_cascade", "crossover", "initial_population", "mutation", "selective_mutation"]
+__all__ = [
+    "Context", "action_cascade", "crossover", "grow", "initial_population", "mutation",
+    "selective_mutation", "walk_back",
+]  # fmt: skip
 
 
 @dataclass
@@ -40,6 +52,8 @@ class Context:
     implication_spaces: list[GroupSpace]  # consequence group's space filtered by the consequence
     cross_rules: list
     rng: np.random.Generator
+    #: candidates each rule dropped in the cascade: ("implication" | "cross", rule index) -> count
+    rejected: dict[tuple[str, int], int] = field(default_factory=dict)
 
     @property
     def n_groups(self) -> int:
@@ -61,7 +75,7 @@ def initial_population(ctx: Context, m_init: int) -> Candidates:
     for g, space in enumerate(ctx.spaces):
         if len(space) == 0:
             continue
-        idx = sample_distinct(ctx.rng, space.weights, 1, m_init)[0]
+        idx = sample_distinct(ctx.rng, space.weights, 1, m_init, space.cumulative)[0]
         rows = np.tile(ctx.x, (len(idx), 1))
         changed = np.zeros((len(idx), G), dtype=bool)
         _with_group(ctx, rows, changed, g, space.values[idx])
@@ -69,17 +83,23 @@ def initial_population(ctx: Context, m_init: int) -> Candidates:
     return Candidates.concat(parts, d, G)
 
 
-def mutation(ctx: Context, parents: Candidates, m_mut: int) -> Candidates:
-    """Each parent gets ``m_mut`` distinct samples of every group it has not changed yet."""
+def mutation(ctx: Context, parents: Candidates, m_mut: int, breadth: int | None = None) -> Candidates:
+    """Each parent gets ``m_mut`` distinct samples of every group it has not changed yet - of at
+    most ``breadth`` of them, drawn at random per parent, when given (on wide data, trying every
+    group of every parent in every generation costs more than it finds)."""
     d, G = len(ctx.x), ctx.n_groups
+    open_ = ~parents.changed & np.array([len(s) > 0 for s in ctx.spaces])[None, :]
+    if breadth is not None and len(parents) and open_.sum(axis=1).max() > breadth:
+        keys = np.where(open_, ctx.rng.random(open_.shape), np.inf)
+        open_ &= np.argsort(np.argsort(keys, axis=1), axis=1) < breadth
     parts = []
     for g, space in enumerate(ctx.spaces):
         if len(space) == 0:
             continue
-        who = np.flatnonzero(~parents.changed[:, g])
+        who = np.flatnonzero(open_[:, g])
         if len(who) == 0:
             continue
-        idx = sample_distinct(ctx.rng, space.weights, len(who), m_mut)  # (n, m)
+        idx = sample_distinct(ctx.rng, space.weights, len(who), m_mut, space.cumulative)  # (n, m)
         m = idx.shape[1]
         rows = np.repeat(parents.rows[who], m, axis=0)
         changed = np.repeat(parents.changed[who], m, axis=0)
@@ -106,7 +126,8 @@ def crossover(ctx: Context, parents: Candidates) -> Candidates:
 
 
 def selective_mutation(
-    ctx: Context, parents: Candidates, dist_spec, m: int, parent_is_cf: np.ndarray | None = None
+    ctx: Context, parents: Candidates, dist_spec, m: int, parent_is_cf: np.ndarray | None = None,
+    breadth: int | None = None,
 ) -> Candidates:
     """Move parents towards ``x``. For every group a parent changed:
 
@@ -122,13 +143,21 @@ def selective_mutation(
 
     The reference implementation draws a single value among those closer than the parent's
     *whole* distance; the steps and reverts above are what let the search recover the exact
-    optimum in the paper's ground-truth experiment (tests/test_ground_truth.py)."""
+    optimum in the paper's ground-truth experiment (tests/search/test_ground_truth.py).
+
+    ``breadth``: a parent changing more groups than this gets the per-group children for a
+    random ``breadth`` of them (the resampling child still covers all; :func:`walk_back` sheds
+    many changes faster)."""
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0:
         return Candidates.empty(d, G)
     parts = []
     cumulative_rows = parents.rows.copy()
     cumulative_any = np.zeros(len(parents), dtype=bool)
+    focus = parents.changed
+    if breadth is not None and focus.sum(axis=1).max() > breadth:
+        keys = np.where(focus, ctx.rng.random(focus.shape), np.inf)
+        focus = focus & (np.argsort(np.argsort(keys, axis=1), axis=1) < breadth)
     for g, space in enumerate(ctx.spaces):
         if len(space) == 0:
             continue
@@ -136,7 +165,8 @@ def selective_mutation(
         if len(who) == 0:
             continue
         feats = space.features
-        several = who[parents.changed[who].sum(axis=1) > 1]
+        near = focus[who, g]
+        several = who[near & (parents.changed[who].sum(axis=1) > 1)]
         if len(several):
             back = parents.rows[several].copy()
             back[:, feats] = ctx.x[feats]
@@ -145,29 +175,82 @@ def selective_mutation(
             parts.append(Candidates(back, back_changed))
         own = dist_spec(feats, parents.rows[np.ix_(who, feats)])
         limit = np.searchsorted(space.distance, own, side="left")
-        who, limit = who[limit > 0], limit[limit > 0]
+        who, limit, near = who[limit > 0], limit[limit > 0], near[limit > 0]
         if len(who) == 0:
             continue
-        cf = np.ones(len(who), dtype=bool) if parent_is_cf is None else parent_is_cf[who]
+        pick = sample_from_prefix(ctx.rng, space.cumulative, limit) if not near.all() else None
+        wn, ln = who[near], limit[near]
+        cf = np.ones(len(wn), dtype=bool) if parent_is_cf is None else parent_is_cf[wn]
         offset = 1
-        while True:
-            ok = (limit >= offset) & (cf | (offset == 1))
+        while len(wn):
+            ok = (ln >= offset) & (cf | (offset == 1))
             if not ok.any():
                 break
-            step = parents.rows[who[ok]].copy()
-            step[:, feats] = space.values[limit[ok] - offset]
-            parts.append(Candidates(step, parents.changed[who[ok]].copy()))
+            step = parents.rows[wn[ok]].copy()
+            step[:, feats] = space.values[ln[ok] - offset]
+            parts.append(Candidates(step, parents.changed[wn[ok]].copy()))
             offset *= 2
-        idx, valid = sample_distinct_from_prefix(ctx.rng, space.weights, limit, m)
-        src = np.repeat(who, idx.shape[1])[valid.reshape(-1)]
-        rows = parents.rows[src].copy()
-        rows[:, feats] = space.values[idx[valid]]
-        parts.append(Candidates(rows, parents.changed[src].copy()))
-        pick = sample_from_prefix(ctx.rng, space.cumulative, limit)
+        if len(wn):
+            idx, valid = sample_distinct_from_prefix(ctx.rng, space.weights, ln, m, space.cumulative)
+            src = np.repeat(wn, idx.shape[1])[valid.reshape(-1)]
+            rows = parents.rows[src].copy()
+            rows[:, feats] = space.values[idx[valid]]
+            parts.append(Candidates(rows, parents.changed[src].copy()))
+        if pick is None:
+            pick = sample_from_prefix(ctx.rng, space.cumulative, limit)
         cumulative_rows[np.ix_(who, feats)] = space.values[pick]
         cumulative_any[who] = True
     parts.append(Candidates(cumulative_rows[cumulative_any], parents.changed[cumulative_any]))
     return Candidates.concat(parts, d, G)
+
+
+def walk_back(ctx: Context, parents: Candidates, rounds: int = 2) -> Candidates:
+    """Children of parents that change at least two groups, each reverting a random subset of
+    the parent's changed groups to ``x``: half of them, a quarter, ... down to one, ``rounds``
+    independent subsets per size. Reverting one group at a time (selective mutation) needs a
+    generation per group; this needs a generation per halving."""
+    d, G = len(ctx.x), ctx.n_groups
+    n_changed = parents.changed.sum(axis=1)
+    who = np.flatnonzero(n_changed >= 2)
+    if len(who) == 0:
+        return Candidates.empty(d, G)
+    rows, changed, count = parents.rows[who], parents.changed[who], n_changed[who]
+    sizes = []
+    size = count // 2
+    while (size >= 1).any():
+        sizes.append(size)
+        size = size // 2
+    parts = []
+    for _ in range(rounds):
+        keys = np.where(changed, ctx.rng.random(changed.shape), np.inf)
+        rank = np.argsort(np.argsort(keys, axis=1), axis=1)
+        for size in sizes:
+            ok = size >= 1
+            revert = (rank < size[:, None]) & changed & ok[:, None]
+            child = np.where(revert[:, ctx.group_of_feature], ctx.x, rows)
+            parts.append(Candidates(child[ok], (changed & ~revert)[ok]))
+    return Candidates.concat(parts, d, G)
+
+
+def grow(ctx: Context, parents: Candidates, n_new: int) -> Candidates:
+    """One child per parent that changes ``n_new`` more groups at once (random unchanged groups
+    with a non-empty space, each with one weighted sample)."""
+    d, G = len(ctx.x), ctx.n_groups
+    if len(parents) == 0 or n_new < 1:
+        return Candidates.empty(d, G)
+    open_ = ~parents.changed & np.array([len(s) > 0 for s in ctx.spaces])[None, :]
+    keys = np.where(open_, ctx.rng.random(open_.shape), np.inf)
+    rank = np.argsort(np.argsort(keys, axis=1), axis=1)
+    pick = (rank < n_new) & open_
+    ok = pick.any(axis=1)
+    rows, changed, pick = parents.rows[ok].copy(), parents.changed[ok].copy(), pick[ok]
+    for g in np.flatnonzero(pick.any(axis=0)):
+        space = ctx.spaces[g]
+        who = np.flatnonzero(pick[:, g])
+        idx = sample_with_replacement(ctx.rng, space.cumulative, len(who))
+        rows[np.ix_(who, space.features)] = space.values[idx]
+        changed[who, g] = True
+    return Candidates(rows, changed)
 
 
 def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
@@ -178,7 +261,7 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
         return cands
     rows, changed = cands.rows, cands.changed
     alive = np.ones(len(rows), dtype=bool)
-    for imp, space in zip(ctx.implications, ctx.implication_spaces):
+    for i, (imp, space) in enumerate(zip(ctx.implications, ctx.implication_spaces)):
         cols = ctx.columns(rows)
         bad = np.asarray(imp.condition(cols), dtype=bool) & ~np.asarray(
             imp.consequence(cols), dtype=bool
@@ -187,6 +270,7 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
         if not bad.any():
             continue
         if len(space) == 0:
+            ctx.rejected[("implication", i)] = ctx.rejected.get(("implication", i), 0) + int(bad.sum())
             alive &= ~bad
             continue
         who = np.flatnonzero(bad)
@@ -196,15 +280,18 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
     if ctx.implications:
         # a repair may have re-violated an earlier rule (only possible for unusual programs)
         cols = ctx.columns(rows)
-        for imp in ctx.implications:
-            alive &= ~(
-                np.asarray(imp.condition(cols), dtype=bool)
-                & ~np.asarray(imp.consequence(cols), dtype=bool)
+        for i, imp in enumerate(ctx.implications):
+            broken = alive & np.asarray(imp.condition(cols), dtype=bool) & ~np.asarray(
+                imp.consequence(cols), dtype=bool
             )
+            ctx.rejected[("implication", i)] = ctx.rejected.get(("implication", i), 0) + int(broken.sum())
+            alive &= ~broken
     if ctx.cross_rules:
         cols = ctx.columns(rows)
-        for rule in ctx.cross_rules:
-            alive &= np.asarray(rule(cols), dtype=bool)
+        for i, rule in enumerate(ctx.cross_rules):
+            broken = alive & ~np.asarray(rule(cols), dtype=bool)
+            ctx.rejected[("cross", i)] = ctx.rejected.get(("cross", i), 0) + int(broken.sum())
+            alive &= ~broken
     return Candidates(rows[alive], changed[alive])
 
 

@@ -126,18 +126,20 @@ def to_blocks(
     dist = dist[order] if dist is not None else None
     d = rows.shape[1]
     int_keys = uniq.dtype == np.int64
+    starts, stops = bounds[:-1], bounds[1:]
+    groups = changed[starts]  # (B, G): each block's changed groups
+    features = np.broadcast_to(np.arange(d), (len(uniq), d)) if full else groups[:, group_of_feature]
+    prob, score = np.empty(len(rows)), np.empty(len(rows))
+    dist = dist if dist is not None else np.empty(len(rows))
+    estab = np.zeros(len(rows), dtype=bool)
     blocks = []
     for b in range(len(uniq)):
-        lo, hi = int(bounds[b]), int(bounds[b + 1])
-        groups = changed[lo]
-        cols = np.arange(d) if full else np.flatnonzero(groups[group_of_feature])
-        values = np.ascontiguousarray(rows[lo:hi][:, cols])
-        n = hi - lo
+        lo, hi = int(starts[b]), int(stops[b])
+        cols = np.arange(d) if full else np.flatnonzero(features[b])
         blocks.append(
             Block(
-                int(uniq[b]) if int_keys else mask_key(groups), groups.copy(), cols, values,
-                np.empty(n), dist[lo:hi] if dist is not None else np.empty(n), np.empty(n),
-                np.zeros(n, dtype=bool),
+                int(uniq[b]) if int_keys else mask_key(groups[b]), groups[b], cols,
+                rows[lo:hi, cols], prob[lo:hi], dist[lo:hi], score[lo:hi], estab[lo:hi],
             )
         )
     blocks.sort(key=lambda blk: blk.key)

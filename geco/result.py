@@ -50,14 +50,15 @@ class Explanation:
 
     def changes(self) -> pd.DataFrame:
         """Per counterfactual, each changed feature with its value in ``x`` and in the
-        counterfactual: columns ``counterfactual, feature, from, to``."""
+        counterfactual: columns ``counterfactual, feature, from, to``. ``counterfactual`` is the
+        number printed before it (#1 is the first row of ``counterfactuals``)."""
         recs = []
         xrow = self.x.iloc[0]
         for i, (_, row) in enumerate(self.counterfactuals.iterrows()):
             for f in self.features:
                 if row[f] != xrow[f]:
                     recs.append(
-                        {"counterfactual": i, "feature": f, "from": _plain(xrow[f]), "to": _plain(row[f])}
+                        {"counterfactual": i + 1, "feature": f, "from": _plain(xrow[f]), "to": _plain(row[f])}
                     )
         return pd.DataFrame(recs, columns=["counterfactual", "feature", "from", "to"])
 
@@ -66,10 +67,14 @@ class Explanation:
 
     # ------------------------------------------------------------------ rendering
     def _header(self) -> str:
-        status = "found" if self.success else "NOT found"
-        n = int(self.counterfactuals["counterfactual"].sum()) if len(self.counterfactuals) else 0
+        if not self.success:
+            return (
+                f"No counterfactual for desired class {self.desired_class!r} "
+                f"(instance p = {self.x_probability:.3f})"
+            )
+        n = int(self.counterfactuals["counterfactual"].sum())
         return (
-            f"Counterfactuals {status}: {n} for desired class {self.desired_class!r} "
+            f"Counterfactuals found: {n} for desired class {self.desired_class!r} "
             f"(instance p = {self.x_probability:.3f})"
         )
 

@@ -4,7 +4,8 @@ Compiled functions take raw addresses. An address outlives nothing: if the array
 freed, the next call reads or writes freed memory. So an address is never stored on its own: a
 :class:`Pinned` holds the arrays and hands out their addresses (taken once: ``ndarray.ctypes.data``
 costs about a microsecond), and whoever calls compiled code keeps the ``Pinned`` (not its
-addresses) alive for as long as a call may use them.
+addresses) alive for as long as a call may use them. A ``Pinned`` pickles as its arrays: the
+addresses are taken anew where it is unpickled.
 """
 
 from __future__ import annotations
@@ -32,6 +33,14 @@ class Pinned:
 
     def addresses(self, *names: str) -> tuple[int, ...]:
         return tuple(self._addresses[n] for n in names)
+
+    def __reduce__(self):
+        return (_rebuild, (self._arrays,))
+
+
+def _rebuild(arrays: dict[str, np.ndarray]) -> Pinned:
+    # an unpickled array may be a read-only view of the received bytes: compiled code may write
+    return Pinned(**{name: np.require(a, requirements="CW") for name, a in arrays.items()})
 
 
 def _contiguous(a: np.ndarray) -> np.ndarray:

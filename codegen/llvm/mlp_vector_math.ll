@@ -17,7 +17,8 @@ declare i64 @llvm.umin.i64(i64, i64)
 ; exp(x) on 8 lanes: x clamped to [-708, 709], k = rint(x/ln2), r = x - k*ln2 (Cody-Waite, two
 ; parts), e^r by a degree-13 Taylor polynomial (|r| <= ln2/2: truncation < 2e-16), times 2^k built
 ; in the exponent bits (%h12 .. %h0: Horner steps with coefficients 1/k!, k = 13 .. 0, as exact hex
-; doubles). A few ulp: far inside the 1e-12 contract.
+; doubles). A few ulp: far inside the 1e-12 contract. NaN stays NaN (as libm's exp), although
+; the clamp alone would turn it into exp(-708).
 define internal <8 x double> @geco_vexp(<8 x double> %x0) alwaysinline {
 entry:
   %x1 = call <8 x double> @llvm.maxnum.v8f64(<8 x double> %x0, <8 x double> <double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000>)
@@ -44,5 +45,7 @@ entry:
   %ks = shl <8 x i64> %kb, <i64 52, i64 52, i64 52, i64 52, i64 52, i64 52, i64 52, i64 52>
   %scale = bitcast <8 x i64> %ks to <8 x double>
   %res = fmul <8 x double> %h0, %scale
-  ret <8 x double> %res
+  %isnan = fcmp uno <8 x double> %x0, zeroinitializer
+  %out = select <8 x i1> %isnan, <8 x double> %x0, <8 x double> %res
+  ret <8 x double> %out
 }

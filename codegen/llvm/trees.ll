@@ -3,9 +3,11 @@
 ; Node layout (24 bytes, the numpy dtype codegen.trees.kernel.NODE):
 ;   { threshold or leaf value, column (-1: leaf), aux = 2*(set+1) + nan_goes_left, left, right }
 ; A split sends a row left iff  isnan(v) ? nan_goes_left : set >= 0 ? sets[set][int(v)] : v <= threshold
+; (a code outside the set's width goes right: no read outside the sets)
 ; which is sklearn's routing after codegen.trees.fold moved every split onto the user's columns.
 ;
 ; @forest_eval     walks the packed forest (or a residual forest) over rows, tree-major, exact sums
+;                  (in float64, or in float32 for XGBoost when %f32 != 0)
 ; @bind_x          per instance: the child x takes at every node, x's leaf and the columns below
 ; @plan_deltas     per (x, delta): partial evaluation, each residual tree a constant, a
 ;                  QuickScorer tree or a walk (native partial evaluation), several deltas at once
@@ -28,7 +30,15 @@ notnan:
   %set1 = ashr i32 %aux, 1
   %iscat = icmp sgt i32 %set1, 0
   br i1 %iscat, label %cat_bb, label %num_bb
-cat_bb:
+cat_bb:                                      ; a code outside [0, setw) is in no set: right
+  %setwf = sitofp i64 %setw to double
+  %lo_ok = fcmp oge double %v, 0.0
+  %hi_ok = fcmp olt double %v, %setwf
+  %inset = and i1 %lo_ok, %hi_ok
+  br i1 %inset, label %code_bb, label %out_bb
+out_bb:
+  ret i1 false
+code_bb:
   %set = sub i32 %set1, 1
   %set64 = sext i32 %set to i64
   %base = mul i64 %set64, %setw
@@ -43,6 +53,16 @@ num_bb:
   %thr = load double, ptr %tp
   %gt = fcmp ole double %v, %thr
   ret i1 %gt
+}
+
+; an accumulator after an addition: XGBoost sums margins in float32. The double sum of two float32
+; values rounded to float32 is exactly their float32 sum (53 >= 2*24 + 2 bits: no double rounding)
+define internal double @round_sum(double %s, i1 %f32) alwaysinline {
+entry:
+  %r = fptrunc double %s to float
+  %e = fpext float %r to double
+  %o = select i1 %f32, double %e, double %s
+  ret double %o
 }
 
 ; one step of every tree walk: the child a row takes at split node %r, which tests column %c
@@ -62,12 +82,14 @@ entry:
 
 ; the forest kernel: walks packed nodes tree-major (one tree over every row, as sklearn does, so a
 ; tree's nodes stay in cache), adding trees in estimator order (exact); a tree with troot < 0 is a
-; constant (tconst) added in place; forests (div != 0) end with the mean
+; constant (tconst) added in place; forests (div != 0) end with the mean; %f32 != 0: every sum is
+; rounded to float32 (XGBoost)
 define void @forest_eval(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %nodes,
                          ptr noalias %sets, i64 %setw,
                          ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
-                         ptr noalias %init, i64 %K, double %div, ptr noalias %out) {
+                         ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out) {
 entry:
+  %r32 = icmp ne i64 %f32, 0
   %empty = icmp sle i64 %n, 0
   %nk = mul i64 %n, %K
   br i1 %empty, label %exit, label %init_loop
@@ -100,7 +122,8 @@ const_loop:                                  ; a constant tree adds the same val
   %cix = add i64 %cb, %to64
   %cap = getelementptr inbounds double, ptr %out, i64 %cix
   %ca = load double, ptr %cap
-  %ca2 = fadd double %ca, %cv
+  %ca1 = fadd double %ca, %cv
+  %ca2 = call double @round_sum(double %ca1, i1 %r32)
   store double %ca2, ptr %cap
   %ci1 = add i64 %ci, 1
   %cd = icmp eq i64 %ci1, %n
@@ -127,7 +150,8 @@ row_done:
   %oix = add i64 %ob, %to64
   %ap = getelementptr inbounds double, ptr %out, i64 %oix
   %a = load double, ptr %ap
-  %a2 = fadd double %a, %nv
+  %a1 = fadd double %a, %nv
+  %a2 = call double @round_sum(double %a1, i1 %r32)
   store double %a2, ptr %ap
   %i1 = add i64 %i, 1
   %id = icmp eq i64 %i1, %n

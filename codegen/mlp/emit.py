@@ -190,7 +190,8 @@ def _activation(fn: _Fn, name: str, v: str) -> str:
     if name == "identity":
         return v
     if name == "relu":
-        c = fn.op(f"fcmp ogt {VEC} {v}, zeroinitializer", "gt")
+        # ugt: NaN passes through like np.maximum(NaN, 0)
+        c = fn.op(f"fcmp ugt {VEC} {v}, zeroinitializer", "gt")
         return fn.op(f"select <{LANES} x i1> {c}, {VEC} {v}, {VEC} zeroinitializer", "relu")
     if name == "logistic":
         neg = fn.op(f"fneg {VEC} {v}", "neg")
@@ -350,16 +351,28 @@ class _Body:
             fn.vstore(fn.fma(svs[t], w, fn.vload(z, o)), z, o)
         fn.end_loop(st)
 
-    def table_term(self, rows, cols, ncols, k, table, z) -> None:
-        """z[t] += table[code_t] (a categorical value picks its precomputed weight row)."""
+    def table_term(self, rows, cols, ncols, k, block, z) -> None:
+        """z[t] += table[code_t] (a categorical value picks its precomputed weight row).
+
+        ``block`` holds ``n_codes`` in its first lane, then the table; a value that is not one
+        of the codes 0..n_codes-1 (NaN, out of range, fractional) picks row ``n_codes``, the NaN
+        row, and is never converted to an integer unchecked: no read outside the table."""
         fn, T = self.fn, self.tile
         h1p = self.shape.padded[0]
+        ncodes = fn.op(f"load double, ptr {block}, align 8", "ncodes")
+        table = fn.gep(block, str(LANES), "table")
         bases = []
         for t in range(T):
             idx = fn.op(f"add i64 {fn.op(f'mul i64 {rows[t]}, {ncols}', 'ri')}, {k}", "ci")
             v = fn.op(f"load double, ptr {fn.gep(cols, idx)}, align 8", "col")
-            code = fn.op(f"fptosi double {v} to i64", "code")
-            bases.append(fn.gep(table, fn.op(f"mul i64 {code}, {h1p}", "co"), "trow"))
+            lo = fn.op(f"fcmp oge double {v}, 0.0", "lo")
+            hi = fn.op(f"fcmp olt double {v}, {ncodes}", "hi")
+            inside = fn.op(f"and i1 {lo}, {hi}", "in")
+            safe = fn.op(f"select i1 {inside}, double {v}, double {ncodes}", "safe")
+            code = fn.op(f"fptosi double {safe} to i64", "code")
+            whole = fn.op(f"fcmp oeq double {fn.op(f'sitofp i64 {code} to double', 'back')}, {v}", "whole")
+            row = fn.op(f"select i1 {whole}, i64 {code}, i64 {fn.op(f'fptosi double {ncodes} to i64', 'nc')}", "trow")
+            bases.append(fn.gep(table, fn.op(f"mul i64 {row}, {h1p}", "co"), "trow"))
         st, jb, _ = fn.loop("tab", "0", str(h1p), LANES)
         for t in range(T):
             o = fn.op(f"add i64 {jb}, {t * self.pmax}", "o")

@@ -18,6 +18,10 @@ Why scalers are applied to the value and not folded into ``W1``: folding ``(v - 
 capital amount) and breaks the 1e-12 contract; the scaled value costs two flops per Δ column per
 row, nothing next to the ``h1``-wide row update that follows.
 
+A value that is not one of a feature's codes ``0..n_codes-1`` (NaN, negative, too large, not an
+integer) picks a row of NaNs, so the probability is NaN - never another code's row, never a read
+outside the table (the kernel does the same).
+
 Given ``x`` and Δ, every feature outside Δ is a constant, so its contribution folds into the bias:
 ``bias_Δ = b1 + Σ_{f ∉ Δ} contribution_f(x_f)``; only Δ's columns remain to be computed per row.
 :class:`DeltaPlan` holds that folded bias plus the Δ columns' terms; both engines (numpy here, the
@@ -33,7 +37,16 @@ import numpy as np
 
 from codegen.mlp.reader import MLP
 
-__all__ = ["AffineTerm", "CodeTerm", "DeltaPlan", "FeatureInput", "FirstLayer"]
+__all__ = ["AffineTerm", "CodeTerm", "DeltaPlan", "FeatureInput", "FirstLayer", "table_rows"]
+
+
+def table_rows(values: np.ndarray, n_codes: int) -> np.ndarray:
+    """Row of a code table per value: the code itself, or ``n_codes`` (the NaN row) for a value
+    that is not one of the codes ``0..n_codes-1``."""
+    v = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        code = (v >= 0) & (v < n_codes) & (v == np.trunc(v))
+    return np.where(code, v, n_codes).astype(np.intp)
 
 
 @dataclass(frozen=True)
@@ -122,19 +135,21 @@ class FirstLayer:
 
     mlp: MLP
     inputs: list[FeatureInput]
-    tables: dict[int, np.ndarray] = field(default_factory=dict)  # feature index -> (n_codes, h1)
+    #: feature index -> (n_codes + 1, h1); the last row (NaN) serves values that are not codes
+    tables: dict[int, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         w1 = self.mlp.weights[0]
         self.by_index = {f.index: f for f in self.inputs}
         for f in self.inputs:
             if f.is_table:
-                table = np.zeros((f.n_codes, w1.shape[1]))
+                table = np.zeros((f.n_codes + 1, w1.shape[1]))
                 for t in f.codes:
                     vals = np.asarray(t.values, dtype=np.float64)
-                    nz = vals != 0.0
+                    nz = np.flatnonzero(vals != 0.0)
                     # a one-hot row is exactly W1[c] (1.0 * w); zeros contribute nothing
                     table[nz] += vals[nz, None] * w1[t.column]
+                table[f.n_codes] = np.nan
                 self.tables[f.index] = np.ascontiguousarray(table)
 
     @property
@@ -145,7 +160,7 @@ class FirstLayer:
         """``f``'s share of ``z1`` for value ``v`` (an (h1,) vector)."""
         w1 = self.mlp.weights[0]
         if f.is_table:
-            return self.tables[f.index][int(v)]
+            return self.tables[f.index][table_rows(np.array([v]), f.n_codes)[0]]
         out = np.zeros(w1.shape[1])
         for t in f.affine:
             out += t.value(v) * w1[t.column]
@@ -181,7 +196,7 @@ class DeltaPlan:
                 continue
             col = columns[:, k]
             if f.is_table:
-                z += self.layer.tables[j][col.astype(np.intp)]
+                z += self.layer.tables[j][table_rows(col, f.n_codes)]
             else:
                 for t in f.affine:
                     z += np.multiply.outer(t.value(col), w1[t.column])

@@ -12,10 +12,21 @@ Engines:
   so it loses to BLAS's cache blocking once a matrix leaves the L2 cache (measurements in
   ``benchmarks/README.md``, section "bench_mlp.py").
 
-Exactness: the folded bias and the kernel sum in another order than sklearn's BLAS (and use FMA
-and a vector ``exp``), so results differ by rounding only (~1e-16 with scaled inputs, up to
-~1e-13 with unscaled inputs near 1e4); tests hold every engine to 1e-12 of ``predict_proba``.
-So ``exact`` is False: the Explainer reports ``predict_proba``'s own numbers.
+Exactness: the folded bias and the kernel add the same terms as sklearn's BLAS in another order
+(the kernel also uses FMA and a vector ``exp``), so they differ from ``predict_proba`` by rounding
+only, and by how much depends on the *scale of the inputs*. With ``u = 2**-53``,
+``γ(k) = k·u/(1-k·u)``, ``m`` inputs and model-input row ``x``::
+
+    |p_engine - p_sklearn| <= κ·max(E_out) + 8u
+    E_1 = 2·γ(m+1)·(|b_1| + |x|·|W_1|)                         (first layer: any summation order)
+    E_l = (L·E_{l-1} + A)·|W_l| + 2·γ(n_{l-1}+1)·(|a_{l-1}|·|W_l| + |b_l|)
+
+(``L`` the hidden activation's Lipschitz constant, ``A = 32u`` for the vector ``exp`` of tanh /
+logistic, ``κ`` = 1/4 for a logistic output, 1/2 for softmax; derivation and the per-row
+evaluator in :mod:`codegen.mlp.bound`). The first term dominates: ``~2(m+1)·u·|x|·|W_1|``, about
+1e-15 for standardised inputs and 1e-10 for raw inputs near 1e6 whose first-layer terms cancel
+(tests check both). So ``exact`` is False: the Explainer reports ``predict_proba``'s own numbers,
+and decides with them which candidates are counterfactuals.
 """
 
 from __future__ import annotations
@@ -36,7 +47,7 @@ from codegen.mlp.inputs import first_layer
 from codegen.mlp.partial import DeltaPlan, FirstLayer
 from codegen.mlp.reader import MLP
 from codegen.pipeline import ModelInput
-from codegen.protocol import ENGINES, Block
+from codegen.protocol import ENGINES, Block, checked_delta, checked_instance
 from plaf_grammar import Schema
 
 __all__ = ["DENSE_BYTES_MAX", "DeltaArguments", "MLPKernel", "MLPScorer", "jit_candidate", "mlp_scorer"]
@@ -60,7 +71,9 @@ _RACE_AGREEMENT = 1e-9
 class _FirstLayerPacked:
     """The first layer in the kernel's buffer layout: term blocks and where each feature's are."""
 
-    first: np.ndarray  # float64: per affine term [sub, div, mul, add, lo, hi, 0, 0, w row (h1p)]; per table (n_codes, h1p)
+    #: float64: per affine term [sub, div, mul, add, lo, hi, 0, 0, w row (h1p)]; per table
+    #: [n_codes, 0 x 7, (n_codes + 1, h1p) rows] (the last row NaN: a value that is not a code)
+    first: np.ndarray
     offsets: dict[int, list[tuple[int, int]]]  # feature index -> [(kind, offset)]
 
 
@@ -74,11 +87,13 @@ def _pack_first(layer: FirstLayer) -> _FirstLayerPacked:
     for f in layer.inputs:
         entries = []
         if f.is_table:
-            tab = np.zeros((f.n_codes, h1p))
+            tab = np.zeros((f.n_codes + 1, h1p))
             tab[:, :h1] = layer.tables[f.index]
-            chunks.append(tab.ravel())
+            head = np.zeros(LANES)
+            head[0] = f.n_codes
+            chunks += [head, tab.ravel()]
             entries.append((_KIND_TABLE, pos))
-            pos += tab.size
+            pos += LANES + tab.size
         else:
             for t in f.affine:
                 blk = np.zeros(LANES + h1p)
@@ -178,7 +193,7 @@ class MLPScorer:
 
     ``name`` says which engine runs now (``"mlp-jit"`` / ``"mlp-numpy"``); ``decision`` why."""
 
-    #: results differ from predict_proba by rounding (module docstring)
+    #: results differ from predict_proba by rounding, bounded in the module docstring
     exact = False
 
     def __init__(
@@ -200,6 +215,7 @@ class MLPScorer:
         self.compiled: MLPKernel | None = None
         self.timings: dict[str, float] = {}
         self._thread: threading.Thread | None = None
+        self._restore = ""  # "kernel" after unpickling a scorer that used it: rebuilt at the first bind
         if engine == "numpy":
             self.decision = "numpy engine requested"
         elif engine == "jit":
@@ -218,7 +234,7 @@ class MLPScorer:
 
     @property
     def name(self) -> str:
-        return "mlp-jit" if self.kernel is not None else "mlp-numpy"
+        return "mlp-jit" if self.kernel is not None or self._restore == "kernel" else "mlp-numpy"
 
     @property
     def compile_seconds(self) -> float:
@@ -248,7 +264,32 @@ class MLPScorer:
             self.decision = f"numpy: jit {t_jit / t_np:.2f}x the numpy time on a {_RACE_ROWS}-row block"
 
     def bind(self, x: np.ndarray) -> BoundMLPScorer:
-        return BoundMLPScorer(self, np.asarray(x, dtype=np.float64))
+        if self._restore:
+            self._rebuild_kernel()
+        return BoundMLPScorer(self, checked_instance(x, len(self.schema)))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The network, the engine decision and its measurements (so the unpickled scorer scores
+        with the same engine, bit for bit); the kernel is rebuilt at the first ``bind`` where it
+        is unpickled, from the object code carried along when this process holds it."""
+        self.wait()
+        state = {k: v for k, v in self.__dict__.items() if k not in ("kernel", "compiled", "_thread")}
+        # a kernel that lost the race is not rebuilt: ir() emits the same module without it
+        state["_restore"] = "kernel" if self.kernel is not None else self._restore
+        state["_objects"] = (
+            binding.object_codes([(self.kernel.ir, self.opt_level)]) if self.kernel is not None else {}
+        )
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        binding.preload_objects(state.pop("_objects", {}))
+        self.__dict__.update(state)
+        self.kernel = self.compiled = None
+        self._thread = None
+
+    def _rebuild_kernel(self) -> None:
+        self.compiled = self.kernel = MLPKernel(self.layer, self.opt_level)
+        self._restore = ""
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
         """The module the jit engine runs, preceded by comments naming Δ's features, their
@@ -275,15 +316,16 @@ class BoundMLPScorer:
     def plan(self, delta: tuple[int, ...]) -> DeltaPlan:
         plan = self._plans.get(delta)
         if plan is None:
-            plan = self._plans[delta] = self.parent.layer.plan(self.x, delta)
+            plan = self._plans[delta] = self.parent.layer.plan(self.x, checked_delta(delta, len(self.x)))
         return plan
 
     def score_block(self, delta: tuple[int, ...], columns: np.ndarray) -> np.ndarray:
         delta = tuple(delta)
-        columns = np.asarray(columns, dtype=np.float64)
+        # the kernel reads len(delta) values per row: a narrower block must not reach it
+        columns = np.asarray(columns, dtype=np.float64).reshape(len(columns), len(delta))
         kernel = self.parent.kernel
         if kernel is None:
-            return self.plan(delta).score(columns.reshape(len(columns), len(delta)))
+            return self.plan(delta).score(columns)
         call = self._calls.get(delta)
         if call is None:
             call = self._calls[delta] = DeltaArguments(kernel, self.plan(delta))

@@ -5,6 +5,12 @@ user's columns) -> ``partial`` (numpy partial evaluation for (x, Δ)) -> ``emit`
 residual). Compiled tiers: ``kernel`` (the hand-written kernels of ``codegen/llvm/trees.ll``),
 ``native_partial`` (x bound natively; partial evaluation into plans), ``plan`` (plans - residual
 trees in QuickScorer form or walked - and x-walks, run on Δ blocks), ``jit`` (compiled residuals),
-and ``scorer`` (the tiers behind one ``ModelScorer``). Only ``kernel``, ``native_partial``,
-``plan``, ``jit`` and ``scorer`` load LLVM.
+and ``scorer`` (the tiers behind one ``ModelScorer``).
+
+XGBoost and LightGBM enter at the reader: ``xgboost_reader`` / ``lightgbm_reader`` (the same node
+arrays, with the libraries' split tests in ``gbm_split_tests`` and links in ``gbm_links``),
+``gbm_input`` (how such a model reads the user's DataFrame: pandas categoricals, sparse input),
+``gbm_native_links`` (the links compiled) and ``gbm_scorer`` (the registry factory). Only
+``kernel``, ``native_partial``, ``plan``, ``jit``, ``scorer``, ``gbm_native_links`` and
+``gbm_scorer`` load LLVM; no module imports xgboost or lightgbm.
 """

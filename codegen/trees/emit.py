@@ -15,11 +15,15 @@ output it starts from the folded bias (the initial value plus the leading run of
 summed in order - exact), then adds every remaining tree *in estimator order*: a call for a live
 tree, an ``fadd`` of the constant (commented with the tree number) for a folded one. So the sums
 are sklearn's sums, bit for bit. Forests end with ``fdiv`` by the tree count and store P(desired);
-boosting stores the raw scores ``out[i*K + k]`` and the caller applies sklearn's own link.
+boosting stores the raw scores ``out[i*K + k]`` and the caller applies sklearn's own link. XGBoost
+sums its margins in float32: there the trees return ``float`` and the sums are ``fadd float``
+(the bias folded in float32 too), widened to double only for the store.
 
 Splits: ``fcmp ole double %v, T`` (``ule`` when NaN goes left; ``T`` already folded to the user's
 scale and float32 rounding, see :mod:`codegen.trees.fold`); categorical code sets of up to 64 codes are
 one shift of a 64-bit mask, larger sets a byte-table load. Categorical inputs must be valid codes.
+Values a model reads as missing (``Forest.missing_values``: 0 behind a sparse XGBoost input) are
+turned into NaN by a ``select`` right after their load.
 """
 
 from __future__ import annotations
@@ -62,7 +66,8 @@ class _Names:
 def _tree_function(res: Residual, t: int, r0: int, names: _Names, attrs: str, tables: list[str]) -> str:
     """One live tree as a function of the row pointer (tree ``t``, residual root ``r0``)."""
     f = res.forest
-    lines = [f"define internal double @tree_{t}(ptr %row) {attrs} {{", "entry:"]
+    ty = "float" if f.float32_sums else "double"  # leaf values of float32 sums are float32 values
+    lines = [f"define internal {ty} @tree_{t}(ptr %row) {attrs} {{", "entry:"]
     # collect the subtree (DFS order) and the columns it reads
     order, stack, used = [], [r0], set()
     while stack:
@@ -71,15 +76,27 @@ def _tree_function(res: Residual, t: int, r0: int, names: _Names, attrs: str, ta
         if res.col[r] >= 0:
             used.add(int(res.col[r]))
             stack += [int(res.right[r]), int(res.left[r])]
+    missing = {s: (below, upto) for s, below, upto in f.missing_values}
     for k in sorted(used):
         lines.append(f"  %p{k} = getelementptr inbounds double, ptr %row, i64 {k}")
-        lines.append(f"  %v{k} = load double, ptr %p{k}  ; {names.col(k)}")
+        region = missing.get(res.delta[k])
+        if region is None:
+            lines.append(f"  %v{k} = load double, ptr %p{k}  ; {names.col(k)}")
+            continue
+        below, upto = region  # the model reads below < v <= upto as missing (a NaN below: no bound)
+        lines.append(
+            f"  %r{k} = load double, ptr %p{k}  ; {names.col(k)}\n"
+            f"  %lo{k} = fcmp ugt double %r{k}, {hexf(below)}\n  %hi{k} = fcmp ole double %r{k}, {hexf(upto)}\n"
+            f"  %z{k} = and i1 %lo{k}, %hi{k}\n"
+            f"  %v{k} = select i1 %z{k}, double 0x7FF8000000000000, double %r{k}"
+            f"  ; {_num(below)} < {names.col(k)} <= {_num(upto)} is read as missing"
+        )
     lines.append(f"  br label %n{r0}")
     for r in order:
         node = int(res.node[r])
         k = int(res.col[r])
         if k < 0:
-            lines.append(f"n{r}:\n  ret double {hexf(f.value[node])}  ; leaf {_num(f.value[node])}")
+            lines.append(f"n{r}:\n  ret {ty} {hexf(f.value[node])}  ; leaf {_num(f.value[node])}")
             continue
         lo, hi = int(res.left[r]), int(res.right[r])
         cat = int(f.cat[node])
@@ -97,18 +114,31 @@ def _tree_function(res: Residual, t: int, r0: int, names: _Names, attrs: str, ta
             mask = f.cat_left[cat]
             ncat = len(f.schema.features[res.delta[k]].categories or ())
             text = f"{names.col(k)} in {names.cats(k, mask)}"
-            lines.append(f"n{r}:  ; {text}\n  %k{r} = fptosi double %v{k} to i64")
+            # a code outside [0, ncat) (NaN too) is in no set, as in the kernel: it is never
+            # converted, so no poison shift and no read outside the table
+            lines.append(
+                f"n{r}:  ; {text}\n  %lo{r} = fcmp oge double %v{k}, 0.0\n"
+                f"  %hi{r} = fcmp olt double %v{k}, {hexf(float(ncat))}\n  %in{r} = and i1 %lo{r}, %hi{r}\n"
+                f"  %w{r} = select i1 %in{r}, double %v{k}, double 0.0\n  %k{r} = fptosi double %w{r} to i64"
+            )
             if ncat <= 64:
                 bits = sum(1 << int(i) for i in np.flatnonzero(mask[:ncat]))
-                lines.append(f"  %s{r} = lshr i64 {bits}, %k{r}\n  %c{r} = trunc i64 %s{r} to i1")
+                lines.append(f"  %s{r} = lshr i64 {bits}, %k{r}\n  %t{r} = trunc i64 %s{r} to i1")
             else:
                 g = f"@set{len(tables)}"
                 vals = ", ".join(f"i8 {int(b)}" for b in mask[:ncat])
                 tables.append(f"{g} = internal unnamed_addr constant [{ncat} x i8] [{vals}]")
                 lines.append(
                     f"  %q{r} = getelementptr inbounds [{ncat} x i8], ptr {g}, i64 0, i64 %k{r}\n"
-                    f"  %b{r} = load i8, ptr %q{r}\n  %c{r} = icmp ne i8 %b{r}, 0"
+                    f"  %b{r} = load i8, ptr %q{r}\n  %t{r} = icmp ne i8 %b{r}, 0"
                 )
+            if miss:
+                lines.append(
+                    f"  %i{r} = and i1 %in{r}, %t{r}\n  %m{r} = fcmp uno double %v{k}, 0.0\n"
+                    f"  %c{r} = or i1 %i{r}, %m{r}"
+                )
+            else:
+                lines.append(f"  %c{r} = and i1 %in{r}, %t{r}")
         lines.append(f"  br i1 %c{r}, label %n{lo}, label %n{hi}")
     lines.append("}")
     return "\n".join(lines)
@@ -129,13 +159,14 @@ def emit_residual(res: Residual, *, inline: bool | None = None, x: np.ndarray | 
     live_root = dict(zip((int(t) for t in res.live), (int(r) for r in res.root)))
     # leading constants per output fold exactly into the bias
     order_by_out: list[list[int]] = [[t for t in range(f.n_trees) if f.output[t] == k] for k in range(K)]
+    ty, dt = ("float", np.float32) if f.float32_sums else ("double", np.float64)
     bias, first = [], []
     for k in range(K):
         ts = order_by_out[k]
         j = 0
-        acc = np.array([f.init[k]])
+        acc = np.array([f.init[k]], dtype=dt)
         while j < len(ts) and ts[j] not in live:
-            acc = acc + f.value.dtype.type(res.const[ts[j]])  # the same IEEE addition, in order
+            acc = acc + dt(res.const[ts[j]])  # the same IEEE addition, in order
             j += 1
         bias.append(float(acc[0]))
         first.append(j)
@@ -145,6 +176,8 @@ def emit_residual(res: Residual, *, inline: bool | None = None, x: np.ndarray | 
         f"; trees: {f.n_trees} total, {len(live)} live, {f.n_trees - len(live)} folded into constants;"
         f" {res.n_splits} live splits",
     ]
+    if f.float32_sums:
+        head.append("; sums in float32, as the model adds its margins")
     if x is not None:
         fixed = [i for i in range(len(f.schema)) if i not in res.delta]
         shown = ", ".join(f"{f.schema.names[i]}={f.schema.decode_value(f.schema.names[i], x[i])!r}" for i in fixed[:8])
@@ -171,11 +204,14 @@ def emit_residual(res: Residual, *, inline: bool | None = None, x: np.ndarray | 
         for j, t in enumerate(order_by_out[k][first[k]:]):
             name = f"%a{k}_{j}"
             if t in live:
-                body.append(f"  %t{t} = call double @tree_{t}(ptr %row)")
-                body.append(f"  {name} = fadd double {acc}, %t{t}")
+                body.append(f"  %t{t} = call {ty} @tree_{t}(ptr %row)")
+                body.append(f"  {name} = fadd {ty} {acc}, %t{t}")
             else:
-                body.append(f"  {name} = fadd double {acc}, {hexf(res.const[t])}  ; tree_{t} constant")
+                body.append(f"  {name} = fadd {ty} {acc}, {hexf(res.const[t])}  ; tree_{t} constant")
             acc = name
+        if f.float32_sums:
+            body.append(f"  %w{k} = fpext float {acc} to double")
+            acc = f"%w{k}"
         if f.divisor is not None:
             body.append(f"  %p{k} = fdiv double {acc}, {hexf(f.divisor)}  ; mean over {int(f.divisor)} trees")
             acc = f"%p{k}"

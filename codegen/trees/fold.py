@@ -22,6 +22,7 @@ forests, the final link), and :meth:`Forest.predict` is the user-space numpy ref
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ import numpy as np
 
 from codegen.errors import UnsupportedModel
 from codegen.pipeline import ModelInput, read_model_input
+from codegen.trees.gbm_split_tests import gbm_reads_as_zero
 from codegen.trees.reader import RawEnsemble, raw_goes_left, read_trees
 from plaf_grammar import Schema
 
@@ -39,7 +41,12 @@ __all__ = ["Forest", "fold", "read_forest"]
 @dataclass(eq=False)
 class Forest:
     """Trees over schema features. Node ``i``: leaf iff ``feature[i] < 0``; a split goes left iff
-    ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``."""
+    ``isnan(v) ? missing_left[i] : (cat[i] < 0 ? v <= threshold[i] : cat_left[cat[i], int(v)])``
+    (a code outside ``cat_left``'s width is in no set: it goes right).
+    ``float32_sums``: boosting adds in float32 (XGBoost), every addition rounded to float32
+    (``init`` and ``value`` then hold float32 values); else in float64. ``missing_values``:
+    ``(feature, below, upto)`` - user values ``below < v <= upto`` of that feature are read as
+    missing (NaN) before any split (see :meth:`read_missing`)."""
 
     name: str
     schema: Schema
@@ -57,6 +64,8 @@ class Forest:
     init: np.ndarray  # float64 (n_outputs,)
     divisor: float | None  # forests: the tree count (p = acc / divisor)
     link: Callable[[np.ndarray], np.ndarray] | None  # boosting: raw (n, K) -> P(desired)
+    float32_sums: bool = False  # accumulate in float32 (XGBoost's margins)
+    missing_values: tuple[tuple[int, float, float], ...] = ()  # (feature, below, upto), see above
 
     @property
     def n_trees(self) -> int:
@@ -77,8 +86,28 @@ class Forest:
         """Routing at split ``nodes`` for user values ``v``."""
         return goes_left(self.threshold, self.cat, self.cat_left, self.missing_left, nodes, v)
 
-    def leaves(self, X: np.ndarray) -> np.ndarray:
+    def read_missing(self, X: np.ndarray, features: tuple[int, ...] | None = None) -> np.ndarray:
+        """``X`` (rows over ``features``, default every schema feature) with the values the model
+        reads as missing replaced by NaN; ``X`` itself when no such value can occur."""
         X = np.asarray(X, dtype=np.float64)
+        if not self.missing_values:
+            return X
+        pos = {int(f): k for k, f in enumerate(features)} if features is not None else None
+        out = X
+        for s, below, upto in self.missing_values:
+            k = s if pos is None else pos.get(s)
+            if k is None:
+                continue
+            v = X[..., k]
+            with np.errstate(invalid="ignore"):
+                hit = ~(v <= below) & (v <= upto)  # below NaN: no lower bound
+            if hit.any():
+                out = out.copy() if out is X else out
+                out[..., k] = np.where(hit, np.nan, v)
+        return out
+
+    def leaves(self, X: np.ndarray) -> np.ndarray:
+        X = self.read_missing(X)
         n = len(X)
         idx = np.broadcast_to(self.roots, (n, self.n_trees)).copy()
         rows = np.broadcast_to(np.arange(n)[:, None], idx.shape)
@@ -95,7 +124,7 @@ class Forest:
         """P(desired) for schema-encoded rows; equals the model's ``predict_proba`` column."""
         leaves = self.leaves(X)
         contrib = self.value[leaves].T  # (n_trees, n)
-        return self.finish(accumulate(contrib, self.output, self.init))
+        return self.finish(accumulate(contrib, self.output, self.init, self.float32_sums))
 
 
 def goes_left(threshold, cat, cat_left, missing_left, nodes, v) -> np.ndarray:
@@ -106,24 +135,29 @@ def goes_left(threshold, cat, cat_left, missing_left, nodes, v) -> np.ndarray:
         go = v <= threshold[nodes]
     is_set = c >= 0
     if is_set.any():
-        code = np.where(is_set & ~nan, v, 0).astype(np.int64)
-        go = np.where(is_set, cat_left[np.where(is_set, c, 0), code], go)
+        # a code outside [0, width) is in no set (goes right), as in the kernels; no wrap-around
+        with np.errstate(invalid="ignore"):
+            inside = is_set & (v >= 0) & (v < cat_left.shape[1])
+        code = np.where(inside, v, 0).astype(np.int64)
+        go = np.where(is_set, inside & cat_left[np.where(is_set, c, 0), code], go)
     return np.where(nan, missing_left[nodes], go)
 
 
-def accumulate(contrib: np.ndarray, output: np.ndarray, init: np.ndarray) -> np.ndarray:
+def accumulate(contrib: np.ndarray, output: np.ndarray, init: np.ndarray, float32: bool = False) -> np.ndarray:
     """Sum tree contributions ``(n_trees, n)`` into ``(n, n_outputs)`` in tree order, starting from
     ``init`` - the same sequence of IEEE additions as sklearn (``np.cumsum`` is sequential;
-    ``np.sum`` would be pairwise and differ in the last bit)."""
+    ``np.sum`` would be pairwise and differ in the last bit). ``float32``: every addition in
+    float32 (XGBoost); the result is float64 either way."""
     K = len(init)
     n = contrib.shape[1]
+    dt = np.float32 if float32 else np.float64
     out = np.empty((n, K))
     for k in range(K):
         rows = contrib[output == k] if K > 1 else contrib
-        stack = np.empty((len(rows) + 1, n))
+        stack = np.empty((len(rows) + 1, n), dtype=dt)
         stack[0] = init[k]
         stack[1:] = rows
-        out[:, k] = np.cumsum(stack, axis=0)[-1]
+        out[:, k] = np.cumsum(stack, axis=0, dtype=dt)[-1]
     return out
 
 
@@ -177,6 +211,8 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
     missing_left = np.zeros(n, dtype=bool)
     forward = np.arange(n)  # nodes whose outcome is constant forward to the child taken
     sets: list[np.ndarray] = []
+    missing_values: list[tuple[int, float, float]] = []  # user values read as missing (see below)
+    compare = raw if raw.zero_missing is None else dataclasses.replace(raw, zero_missing=None)
     max_codes = max([len(f.categories) for f in schema.features if f.categories] + [1])
 
     for j, cm in enumerate(mi.columns):
@@ -211,10 +247,14 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
             raise UnsupportedModel(f"categorical split on numeric feature {feats.name!r}")
 
         def test(v: np.ndarray, nodes: np.ndarray = nodes, cm=cm) -> np.ndarray:
-            return raw_goes_left(raw, nodes, cm.apply(v))
+            return raw_goes_left(compare, nodes, cm.apply(v))
 
         threshold[nodes] = _numeric_thresholds(test, len(nodes))
         missing_left[nodes] = raw.missing_left[nodes]
+        if raw.zero_missing is not None and raw.zero_missing[nodes].any():
+            region = _zero_region(raw, mi, j, nodes)
+            if region is not None:
+                missing_values.append((s, *region))
 
     # resolve forwarding chains (a constant node may lead to another constant node)
     fwd = forward.copy()
@@ -231,10 +271,7 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         link = None
     else:
         divisor = None
-        finish = raw.finish
-
-        def link(acc: np.ndarray) -> np.ndarray:
-            return finish(acc)[:, col]
+        link = _ColumnLink(raw.finish, col)
 
     return Forest(
         name=raw.name,
@@ -250,10 +287,57 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         value=np.ascontiguousarray(value, dtype=np.float64),
         roots=fwd[raw.roots],
         output=raw.output.copy(),
-        init=raw.init.copy() if not raw.mean else np.zeros(1),
+        init=raw.init.astype(np.float64) if not raw.mean else np.zeros(1),
         divisor=divisor,
         link=link,
+        float32_sums=raw.init.dtype == np.float32,
+        missing_values=tuple(missing_values),
     )
+
+
+# ------------------------------------------------------------- zero read as missing (GBM only)
+# XGBoost reading a scipy sparse matrix treats the entries it leaves out (0.0) as missing, and
+# LightGBM's zero_as_missing reads |x| <= 1e-35 as missing: at some nodes 0.0 goes the missing
+# way, against the compare. The user values whose model value reads as 0.0 form one interval
+# (below, upto] (the maps are monotone); where every node of the feature sends such a value the
+# way it sends NaN, reading them as NaN before the walk is exact, and no split changes.
+
+
+def _zero_region(raw: RawEnsemble, mi: ModelInput, j: int, nodes: np.ndarray) -> tuple[float, float] | None:
+    """(below, upto): the user values of column ``j``'s source feature read as missing (None if
+    no double is); raises :class:`UnsupportedModel` where NaN would be read otherwise."""
+    cm = mi.columns[j]
+
+    def under(v: np.ndarray) -> np.ndarray:
+        m = cm.apply(v)
+        return (m < 0) & ~gbm_reads_as_zero(raw, m)
+
+    def not_over(v: np.ndarray) -> np.ndarray:
+        m = cm.apply(v)
+        return (m <= 0) | gbm_reads_as_zero(raw, m)
+
+    below = float(_numeric_thresholds(under, 1)[0])  # NaN: nothing is under the region
+    upto = float(_numeric_thresholds(not_over, 1)[0])  # NaN: nothing reaches the region
+    if np.isnan(upto) or (not np.isnan(below) and _key(np.array(below)) >= _key(np.array(upto))):
+        return None
+    name = mi.schema.names[cm.source]
+    if sum(c.source == cm.source for c in mi.columns) > 1:
+        raise UnsupportedModel(f"numeric feature {name!r} feeds several model columns, one reading 0 as missing")
+    zero = cm.apply(np.full(len(nodes), upto))
+    if not np.array_equal(raw_goes_left(raw, nodes, zero), raw.missing_left[nodes]):
+        raise UnsupportedModel(f"numeric feature {name!r}: the model sends 0 and missing values different ways")
+    return below, upto
+
+
+class _ColumnLink:
+    """``finish(acc)[:, column]``: a class, not a closure, so a Forest pickles."""
+
+    def __init__(self, finish: Callable[[np.ndarray], np.ndarray], column: int):
+        self.finish = finish
+        self.column = column
+
+    def __call__(self, acc: np.ndarray) -> np.ndarray:
+        return np.asarray(self.finish(acc)[:, self.column], dtype=np.float64)
 
 
 def read_forest(model: Any, schema: Schema, desired_class: Any) -> Forest:

@@ -31,9 +31,10 @@ def jit_opt_level(n_splits: int) -> int:
 class CompiledResidual:
     """The compiled ``@score`` of one residual; calls keep their input and output arrays alive."""
 
-    def __init__(self, module: binding.CompiledModule, forest: Forest):
+    def __init__(self, module: binding.CompiledModule, forest: Forest, width: int | None = None):
         self.module = module
         self.forest = forest
+        self.width = width  # len(Δ): the values the compiled code reads per row (None: unchecked)
         self.fn = module.function("score", None, *_SCORE_ARGS)
 
     def __call__(self, cols: np.ndarray) -> np.ndarray:
@@ -41,6 +42,8 @@ class CompiledResidual:
         f = self.forest
         n = len(cols)
         cols = np.ascontiguousarray(cols, dtype=np.float64)
+        if self.width is not None:
+            cols = cols.reshape(n, self.width)  # a narrower block would be read past its rows
         if f.divisor is not None:
             out = np.empty(n)
             self.fn(cols.ctypes.data, n, out.ctypes.data)
@@ -57,4 +60,4 @@ def compile_residual(res: Residual) -> tuple[CompiledResidual, bool, float]:
     cached = binding.is_cached(ir, opt)
     t0 = time.perf_counter()
     cm = binding.compile_ir(ir, opt)
-    return CompiledResidual(cm, res.forest), cached, time.perf_counter() - t0
+    return CompiledResidual(cm, res.forest, len(res.delta)), cached, time.perf_counter() - t0

@@ -6,7 +6,8 @@ compiled once per process: ``forest_eval`` walks packed 24-byte nodes tree-major
 every row, as sklearn does, so the tree stays in cache) - the whole folded forest on full rows, or
 a residual forest on a Δ block. It keeps sklearn's arithmetic exactly: per row ``acc = init``,
 then ``acc[output[t]] += leaf`` for every tree in estimator order (constant trees of a residual
-add their constant in place), then ``acc / divisor`` for forests. The same module holds the
+add their constant in place), then ``acc / divisor`` for forests; XGBoost's sums are rounded to
+float32 after every addition (``float32_sums``). The same module holds the
 native partial evaluator (:mod:`codegen.trees.native_partial`), which shares the walk step.
 """
 
@@ -33,6 +34,7 @@ __all__ = [
     "pack_nodes",
     "run_kernel",
     "tree_functions",
+    "trees_module",
 ]
 
 NODE = np.dtype([("v", "<f8"), ("col", "<i4"), ("aux", "<i4"), ("left", "<i4"), ("right", "<i4")])
@@ -57,16 +59,21 @@ _functions: TreeFunctions | None = None
 _functions_lock = threading.Lock()
 
 
+def trees_module() -> tuple[str, int]:
+    """The IR text and opt level of the tree kernels' module."""
+    return ir_source("trees"), 2
+
+
 def tree_functions() -> TreeFunctions:
     """The tree kernels, compiled on first use (once per process; thread-safe)."""
     global _functions
     with _functions_lock:
         if _functions is None:
-            cm = binding.compile_ir(ir_source("trees"), 2)
+            cm = binding.compile_ir(*trees_module())
             _functions = TreeFunctions(
                 module=cm,
                 forest_eval=cm.function(
-                    "forest_eval", None, _P, _I, _I, _P, _P, _I, _P, _P, _P, _I, _P, _I, ctypes.c_double, _P
+                    "forest_eval", None, _P, _I, _I, _P, _P, _I, _P, _P, _P, _I, _P, _I, ctypes.c_double, _I, _P
                 ),
                 bind_x=cm.function("bind_x", None, _P, _I, _P, _P, _I, _P, _P, _I),
                 plan_deltas=cm.function("plan_deltas", None, _P, _I),
@@ -91,9 +98,13 @@ class KernelArrays:
     init: np.ndarray
     K: int
     div: float
+    float32_sums: bool = False  # XGBoost: every addition rounded to float32
     buffers: Pinned = field(init=False, repr=False)
+    #: columns a row must have: the largest column a split reads, plus one
+    width: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "width", int(self.nodes["col"].max(initial=-1)) + 1)
         object.__setattr__(
             self,
             "buffers",
@@ -135,6 +146,7 @@ def kernel_arrays_forest(forest: Forest) -> KernelArrays:
         init=np.ascontiguousarray(f.init, dtype=np.float64),
         K=f.n_outputs,
         div=float(f.divisor or 0.0),
+        float32_sums=f.float32_sums,
     )
 
 
@@ -155,6 +167,7 @@ def kernel_arrays_residual(res: Residual) -> KernelArrays:
         init=np.ascontiguousarray(f.init, dtype=np.float64),
         K=f.n_outputs,
         div=float(f.divisor or 0.0),
+        float32_sums=f.float32_sums,
     )
 
 
@@ -165,10 +178,12 @@ def run_kernel(a: KernelArrays, rows: np.ndarray) -> np.ndarray:
     out = np.empty((n, a.K))
     if n == 0:
         return out
+    if (rows.shape[1] if rows.ndim == 2 else 1) < a.width:  # the kernel would read past each row
+        raise ValueError(f"rows have {rows.shape[1] if rows.ndim == 2 else 1} columns, the forest reads {a.width}")
     buf = a.buffers
     tree_functions().forest_eval(
         rows.ctypes.data, n, rows.shape[1] if rows.ndim == 2 else 1, buf.address("nodes"),
         buf.address("sets"), a.setw, buf.address("troot"), buf.address("tconst"), buf.address("tout"),
-        len(a.troot), buf.address("init"), a.K, a.div, out.ctypes.data,
+        len(a.troot), buf.address("init"), a.K, a.div, int(a.float32_sums), out.ctypes.data,
     )  # fmt: skip
     return out

@@ -330,6 +330,7 @@ class NativePartial:
             init=full.init,
             K=full.K,
             div=full.div,
+            float32_sums=full.float32_sums,
         )
 
 

@@ -89,9 +89,9 @@ class Residual:
         cols = np.asarray(cols, dtype=np.float64)
         f = self.forest
         if len(self.live) == 0:  # every row scores the same: evaluate one
-            one = accumulate(self.const[:, None], f.output, f.init)
+            one = accumulate(self.const[:, None], f.output, f.init, f.float32_sums)
             return np.repeat(f.finish(one), len(cols))
-        return f.finish(accumulate(self.contributions(cols), f.output, f.init))
+        return f.finish(accumulate(self.contributions(cols), f.output, f.init, f.float32_sums))
 
 
 def partial_evaluate(forest: Forest, xchild: np.ndarray, delta: tuple[int, ...]) -> Residual:

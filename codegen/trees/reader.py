@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnsupportedModel
+from codegen.trees.gbm_split_tests import gbm_goes_left
 
 __all__ = ["RawEnsemble", "raw_goes_left", "read_trees"]
 
@@ -42,6 +43,13 @@ class RawEnsemble:
     Tree ``t`` starts at ``roots[t]`` and adds its leaf value to accumulator ``output[t]``.
     ``value`` is ``(n_nodes, n_values)``: class probabilities for forests (``n_values`` =
     n_classes), the (already learning-rate-scaled) raw contribution for boosting (``n_values=1``).
+
+    ``split`` names the library whose split test :func:`raw_goes_left` applies: ``"sklearn"``
+    (the readers here), ``"xgboost"`` or ``"lightgbm"`` (see :mod:`codegen.trees.gbm_split_tests`).
+    ``zero_missing`` (bool per node or None): 0.0 takes the missing branch there (LightGBM's
+    missing_type Zero; XGBoost reading scipy sparse rows).
+    Boosting accumulates in ``init.dtype``: float64, or float32 for XGBoost (whose leaf values
+    and base margin are float32 values).
     """
 
     name: str
@@ -63,6 +71,8 @@ class RawEnsemble:
     cat_bitset: np.ndarray  # uint32 (n_nodes, 8)
     known_cats: dict[int, np.ndarray]  # HGB: column -> uint32[8] bitset of known categories
     finish: Callable[[np.ndarray], np.ndarray] | None = None  # boosting: raw (n, K) -> proba
+    split: str = "sklearn"  # "sklearn" | "xgboost" | "lightgbm": whose split test (raw_goes_left)
+    zero_missing: np.ndarray | None = None  # bool per node: 0.0 goes to missing_left
 
     @property
     def n_trees(self) -> int:
@@ -98,10 +108,10 @@ class RawEnsemble:
                 acc += self.value[leaves[:, t]]
             acc /= self.n_trees
             return acc
-        raw = np.zeros((n, self.n_outputs))
+        raw = np.zeros((n, self.n_outputs), dtype=self.init.dtype)
         raw += self.init
         for t in range(self.n_trees):
-            raw[:, self.output[t]] += self.value[leaves[:, t], 0]
+            raw[:, self.output[t]] += self.value[leaves[:, t], 0].astype(raw.dtype)
         return raw
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
@@ -111,7 +121,10 @@ class RawEnsemble:
 
 
 def raw_goes_left(ens: RawEnsemble, nodes: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """sklearn's routing at ``nodes`` (split nodes) for estimator-input values ``v`` (float64)."""
+    """sklearn's routing at ``nodes`` (split nodes) for estimator-input values ``v`` (float64);
+    XGBoost's or LightGBM's for those ensembles (``ens.split``)."""
+    if ens.split != "sklearn":
+        return gbm_goes_left(ens, nodes, v)
     with np.errstate(over="ignore", invalid="ignore"):
         x = v.astype(np.float32).astype(np.float64) if ens.f32 else v
         nan = np.isnan(v)
@@ -203,11 +216,7 @@ def _read_gb(model: Any) -> RawEnsemble:
     d = _concat_sklearn_trees(trees, lambda t: lr * t.value[:, 0, :1])
     n = len(d["feature"])
     init_raw = model._raw_predict_init(np.zeros((1, model.n_features_in_), dtype=np.float32))
-    loss = model._loss
-
-    def finish(raw: np.ndarray) -> np.ndarray:
-        return loss.predict_proba(raw.ravel() if raw.shape[1] == 1 else raw)
-
+    finish = _GBFinish(model._loss)
     return RawEnsemble(
         name=type(model).__name__,
         classes=tuple(np.asarray(model.classes_).tolist()),
@@ -221,6 +230,16 @@ def _read_gb(model: Any) -> RawEnsemble:
         **d,
         **_no_cats(n),
     )
+
+
+class _GBFinish:
+    """sklearn's link for GradientBoosting raw scores: a class, not a closure, so it pickles."""
+
+    def __init__(self, loss: Any):
+        self.loss = loss
+
+    def __call__(self, raw: np.ndarray) -> np.ndarray:
+        return self.loss.predict_proba(raw.ravel() if raw.shape[1] == 1 else raw)
 
 
 def _read_hgb(model: Any) -> RawEnsemble:

@@ -35,11 +35,17 @@ import numpy as np
 
 from codegen.llvm import binding
 from codegen.pipeline import ModelInput
-from codegen.protocol import ENGINES, Block
+from codegen.protocol import ENGINES, Block, checked_delta, checked_instance
 from codegen.trees.emit import emit_residual
 from codegen.trees.fold import Forest, fold
 from codegen.trees.jit import CompiledResidual, compile_residual, jit_opt_level
-from codegen.trees.kernel import KernelArrays, kernel_arrays_forest, run_kernel, tree_functions
+from codegen.trees.kernel import (
+    KernelArrays,
+    kernel_arrays_forest,
+    run_kernel,
+    tree_functions,
+    trees_module,
+)
 from codegen.trees.native_partial import BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner, Plan
@@ -103,6 +109,10 @@ class TreeScorer:
     #: every tier is bit-identical to predict_proba, so the Explainer may report its numbers
     exact = True
 
+    #: whether Δ blocks may be scored by plans, x-walks and specialised code (else by the full
+    #: forest kernel on materialised rows)
+    specialises = True
+
     def __init__(self, forest: Forest, engine: str = "auto", *, max_residuals: int = 256):
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -137,7 +147,31 @@ class TreeScorer:
         self.c_compile_split = _Rate(3e-4, 100)  # per live split
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
-        return BoundTreeScorer(self, np.asarray(x, dtype=np.float64))
+        self.load_kernels()
+        return BoundTreeScorer(self, checked_instance(x, len(self.forest.schema)))
+
+    def load_kernels(self) -> None:
+        """The once-per-process kernels, compiled (or loaded) now: after unpickling this runs at
+        the first ``bind``, outside any measured cost."""
+        if self.engine != "numpy":
+            tree_functions()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The forest and the measured costs; the kernel arrays and the native evaluator's
+        scratch are rebuilt where it is unpickled, the kernels loaded there at the first ``bind``
+        (from the object code carried along, when this process holds it)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_lock", "full", "native")}
+        state["_objects"] = binding.object_codes([trees_module()]) if self.engine != "numpy" else {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        binding.preload_objects(state.pop("_objects", {}))
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self.full = self.native = None
+        if self.engine != "numpy":  # as __init__ builds them
+            self.full = kernel_arrays_forest(self.forest)
+            self.native = NativePartial(self.forest, self.full)
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
         """The specialised module for (x, Δ) that the jit tier compiles; ``optimized=True``: after
@@ -192,9 +226,11 @@ class BoundTreeScorer:
         self._bx: BoundX | None = None
         # bind x now, beside whatever the caller does before its first block (an Explainer grounds
         # its rules and builds the feasible spaces meanwhile)
-        self._bx_ahead: Future | None = _binding().submit(parent.native.bind, x) if parent.native is not None else None
+        ahead = parent.native is not None and parent.specialises
+        self._bx_ahead: Future | None = _binding().submit(parent.native.bind, x) if ahead else None
         self._runner = BlockRunner(parent.full) if parent.full is not None else None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
+        self._checked: set[tuple[int, ...]] = set()  # every Δ seen, validated once
 
     # -------------------------------------------------------------- helpers
     def residual(self, delta: tuple[int, ...]) -> Residual:
@@ -280,7 +316,9 @@ class BoundTreeScorer:
         planned: list[tuple[int, _DeltaState, np.ndarray]] = []
         new: dict[tuple[int, ...], _DeltaState] = {}
         for b, (delta, columns) in enumerate(blocks):
-            delta = tuple(delta)
+            delta = tuple(int(d) for d in delta)
+            if delta not in self._checked:
+                self._checked.add(checked_delta(delta, len(self.x)))
             cols = np.ascontiguousarray(columns, dtype=np.float64).reshape(len(columns), len(delta))
             n = len(cols)
             if n == 0:
@@ -318,6 +356,8 @@ class BoundTreeScorer:
         ``n`` rows of Δ."""
         p = self.parent
         if len(delta) >= len(self.x):  # every feature free: nothing to specialise
+            return "full"
+        if not p.specialises:  # e.g. gradient-boosting libraries: see their scorer
             return "full"
         st = self._state(delta)
         st.rows += n

@@ -83,9 +83,16 @@ def test_unsupported_model_names_it_and_what_is_supported(data):
 
 def test_keys_need_no_import():
     assert model_key(RandomForestClassifier) == "sklearn.RandomForestClassifier"
-    assert "xgboost.XGBClassifier" not in supported_models()
+    for key in ("xgboost.XGBClassifier", "xgboost.Booster", "lightgbm.LGBMClassifier", "lightgbm.Booster"):
+        assert key in supported_models()
     with pytest.raises(ValueError, match="<package>.<ClassName>"):
         register("XGBClassifier", lambda mi, desired, engine: None)
+    # registering the boosting libraries imports neither of them
+    code = (
+        "import sys\nimport codegen.registry\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('xgboost', 'lightgbm'))\nassert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_a_new_family_plugs_in_with_one_registration(data, monkeypatch):
@@ -104,6 +111,7 @@ def test_a_new_family_plugs_in_with_one_registration(data, monkeypatch):
         return BlackBoxScorer(lambda frame: np.ones(len(frame)), model_input.schema, desired_class)
 
     monkeypatch.setattr("codegen.registry._FACTORIES", dict(codegen.registry._FACTORIES))
+    monkeypatch.setattr("codegen.registry._INPUT_READERS", dict(codegen.registry._INPUT_READERS))
     with pytest.raises(UnsupportedModel, match="Thresholds has no compiled engine"):
         factory_for(Thresholds())
     register(f"{Thresholds.__module__.split('.')[0]}.Thresholds", factory)
@@ -117,8 +125,9 @@ def test_readers_do_not_load_llvm_or_geco():
         "import sys\n"
         "import codegen, codegen.pipeline, codegen.trees.reader, codegen.trees.fold, codegen.trees.partial,"
         " codegen.trees.emit, codegen.mlp.reader, codegen.mlp.inputs, codegen.mlp.partial, codegen.mlp.emit,"
-        " codegen.llvm.sources, codegen.llvm.buffers\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('llvmlite', 'geco'))\n"
+        " codegen.llvm.sources, codegen.llvm.buffers, codegen.trees.xgboost_reader, codegen.trees.lightgbm_reader,"
+        " codegen.trees.gbm_input, codegen.trees.gbm_split_tests, codegen.trees.gbm_links\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('llvmlite', 'geco', 'xgboost', 'lightgbm'))\n"
         "assert not bad, bad\n"
         "import codegen.registry\n"
         "assert 'llvmlite' in sys.modules\n"

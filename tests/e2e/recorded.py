@@ -3,6 +3,10 @@
 ``python tests/e2e/recorded.py`` rewrites ``recorded_explanations.json`` from the current code;
 ``test_recorded.py`` replays the same runs and compares. Rewrite it only when a change to the
 search is meant to change its answers (and say so in the commit).
+
+Each entry also keeps ``baseline_first_distance``: the first counterfactual's distance as the
+paper's search (before seeding, walk-back and stagnation stops) found it, ``None`` where it found
+none. A rewrite carries it over unchanged; the replay asserts the search never does worse.
 """
 
 from __future__ import annotations
@@ -72,14 +76,28 @@ def record_one(explainer, X, row: int) -> dict[str, Any]:
     }
 
 
-def record() -> dict[str, list[dict[str, Any]]]:
+def baseline(old: dict[str, Any]) -> float | None:
+    """The entry's baseline first distance: kept from an earlier rewrite, else its own."""
+    if "baseline_first_distance" in old:
+        return old["baseline_first_distance"]
+    return old["distance"][0] if old["success"] else None
+
+
+def record(previous: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
     out = {}
     for dataset, kind in settings():
         ds, explainer, rows = explainer_for(dataset, kind)
-        out[f"{dataset}/{kind}"] = [record_one(explainer, ds.X, r) for r in rows]
+        before = {e["row"]: e for e in previous.get(f"{dataset}/{kind}", [])}
+        entries = []
+        for r in rows:
+            entry = record_one(explainer, ds.X, r)
+            entry["baseline_first_distance"] = baseline(before[r]) if r in before else None
+            entries.append(entry)
+        out[f"{dataset}/{kind}"] = entries
     return out
 
 
 if __name__ == "__main__":
-    PATH.write_text(json.dumps(record(), indent=1) + "\n")
+    previous = json.loads(PATH.read_text()) if PATH.exists() else {}
+    PATH.write_text(json.dumps(record(previous), indent=1) + "\n")
     print(f"wrote {PATH}")

@@ -1,4 +1,5 @@
-"""The same seed gives the same explanations as recorded (see ``recorded.py``)."""
+"""The same seed gives the same explanations as recorded (see ``recorded.py``), and the first
+counterfactual is never farther than the paper's search found it."""
 
 import json
 
@@ -23,3 +24,7 @@ def test_explanations_unchanged(dataset, kind):
         rtol = 0 if kind != "mlp" else 1e-9
         np.testing.assert_allclose(got["probability"], want["probability"], rtol=rtol)
         np.testing.assert_allclose(got["distance"], want["distance"], rtol=1e-12)
+        base = want["baseline_first_distance"]
+        if base is not None:  # as close as the paper's search, or closer
+            assert got["success"], want["row"]
+            assert got["distance"][0] <= base * (1 + 1e-12), (want["row"], got["distance"][0], base)

@@ -45,6 +45,24 @@ def test_sample_distinct_is_distinct_and_weighted():
     assert sample_distinct(rng, w, 3, 10).shape == (3, 5)  # m capped at K
 
 
+def test_long_tables_draw_with_the_same_law():
+    """Above 32 values per wanted sample, draws with replacement skipping repeats replace the
+    exponential keys: same law (successive weighted sampling), distinct, within the prefix."""
+    from geco.sampling import _distinct_by_keys
+
+    rng = np.random.default_rng(2)
+    w = np.r_[200.0, np.arange(1.0, 400.0)]  # one heavy value, a long tail
+    fast, exact = sample_distinct(rng, w, 40000, 3), _distinct_by_keys(rng, w, 40000, 3)
+    assert all(len(set(r)) == 3 for r in fast[:2000])
+    a, b = np.bincount(fast.ravel(), minlength=len(w)), np.bincount(exact.ravel(), minlength=len(w))
+    assert abs(a[0] - b[0]) < 4 * np.sqrt(a[0] + b[0])  # the heavy value, drawn as often
+    assert np.abs(a - b).max() < 5 * np.sqrt(a + b + 1).max()
+    limit = np.repeat([5, 150, 400], 1000)
+    idx, valid = sample_distinct_from_prefix(rng, w, limit, 3, np.cumsum(w))
+    assert valid[limit > 5].all() and (idx[valid] < np.repeat(limit, 3).reshape(-1, 3)[valid]).all()
+    assert all(len(set(r)) == 3 for r in idx[1000:1100])
+
+
 def test_prefix_sampling_stays_in_prefix():
     rng = np.random.default_rng(1)
     w = np.ones(10)
@@ -80,21 +98,3 @@ def test_blocks_hold_only_their_columns():
     assert mask_key(np.array([True, False, True])) == 5
     full = to_blocks(Candidates(rows, changed), np.array([0, 1, 2]), full=True)
     assert all(b.values.shape[1] == 3 for b in full)
-
-
-def test_redundant_counterfactuals_only_fill_up():
-    from geco.explainer import _prefer_new_changes
-
-    x = np.array([0.0, 0.0, 0.0])
-    rows = np.array(
-        [
-            [5.0, 0.0, 0.0],  # best: changes feature 0
-            [5.0, 1.0, 0.0],  # repeats the best's change and adds one: redundant
-            [0.0, 2.0, 0.0],  # a different change
-            [6.0, 0.0, 0.0],  # a different value of feature 0: not redundant
-        ]
-    )
-    cand = np.arange(4)
-    assert _prefer_new_changes(rows, x, cand, 3).tolist() == [0, 2, 3]
-    assert _prefer_new_changes(rows, x, cand, 4).tolist() == [0, 1, 2, 3]  # fills up when short
-    assert _prefer_new_changes(rows, x, cand, 1).tolist() == [0]

@@ -59,8 +59,9 @@ def test_counterfactuals_satisfy_constraints_adult(adult):
         result = explainer.explain(ds.X.iloc[[r]], random_state=int(r))
         _check_result(result, ds, model, explainer.program)
         successes += result.success
-        if result.success:
-            assert len(result.counterfactuals) == 5
+        if result.success:  # k = 5 distinct options, or fewer and the reason says so
+            n = len(result.counterfactuals)
+            assert n == 5 or f"only {n} distinct counterfactual(s)" in result.reason
     assert successes >= 10
 
 
@@ -134,7 +135,8 @@ def test_constraints_no_candidate_can_meet(credit):
     explainer = geco.Explainer(model, ds.X, frozen, ds.desired_class, engine="blackbox")
     result = explainer.explain(ds.X.iloc[[bad[0]]], random_state=0)
     assert not result.success
-    assert "no feature group any feasible value" in result.reason
+    assert result.reason.startswith("no feature may change: `fixed ")
+    assert "(<string>:1) removes every other value of" in result.reason
 
 
 def test_unreachable_class_reports_best_candidates(credit):
@@ -152,7 +154,8 @@ def test_unreachable_class_reports_best_candidates(credit):
     explainer = geco.Explainer(Capped(), ds.X, ds.constraints, 1, engine="blackbox")
     result = explainer.explain(ds.X.iloc[[0]], random_state=0, max_generations=5)
     assert not result.success
-    assert "no counterfactual found in 5 generations" in result.reason
+    assert "never scores a candidate as 1" in result.reason and "after 5 generations" in result.reason
+    assert "the best candidates shown reach p = 0.400" in result.reason
     cfs = result.counterfactuals
     assert 1 <= len(cfs) <= 5 and not cfs["counterfactual"].any()
     np.testing.assert_allclose(cfs["probability"], 0.4)  # the best the model allows
@@ -210,6 +213,7 @@ def test_bad_instances(adult):
         explainer.explain(x, k=10, q=5)
 
 
+@pytest.mark.filterwarnings("ignore:X has feature names")  # the model below is fitted on an array on purpose
 def test_bad_data_model_and_constraints(adult):
     ds, model, _, _, _ = adult
     with pytest.raises(SchemaError, match=r"'capital_gain'.*\(NaN\) at row 5"):
@@ -218,7 +222,7 @@ def test_bad_data_model_and_constraints(adult):
         geco.Explainer(object(), ds.X)
     with pytest.raises(geco.UnsupportedModelError, match="desired_class 'rich'"):
         geco.Explainer(model, ds.X, desired_class="rich")
-    numeric_only = LogisticRegression().fit(ds.X[["age", "hours_per_week"]], ds.y)
+    numeric_only = LogisticRegression().fit(ds.X[["age", "hours_per_week"]].to_numpy(), ds.y)
     with pytest.raises(geco.UnsupportedModelError, match="failed to score rows of X"):
         geco.Explainer(numeric_only, ds.X)
     with pytest.raises(PLAFError) as err:

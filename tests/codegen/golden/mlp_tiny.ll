@@ -20,7 +20,8 @@ declare i64 @llvm.umin.i64(i64, i64)
 ; exp(x) on 8 lanes: x clamped to [-708, 709], k = rint(x/ln2), r = x - k*ln2 (Cody-Waite, two
 ; parts), e^r by a degree-13 Taylor polynomial (|r| <= ln2/2: truncation < 2e-16), times 2^k built
 ; in the exponent bits (%h12 .. %h0: Horner steps with coefficients 1/k!, k = 13 .. 0, as exact hex
-; doubles). A few ulp: far inside the 1e-12 contract.
+; doubles). A few ulp: far inside the 1e-12 contract. NaN stays NaN (as libm's exp), although
+; the clamp alone would turn it into exp(-708).
 define internal <8 x double> @geco_vexp(<8 x double> %x0) alwaysinline {
 entry:
   %x1 = call <8 x double> @llvm.maxnum.v8f64(<8 x double> %x0, <8 x double> <double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000, double 0xC086200000000000>)
@@ -47,7 +48,9 @@ entry:
   %ks = shl <8 x i64> %kb, <i64 52, i64 52, i64 52, i64 52, i64 52, i64 52, i64 52, i64 52>
   %scale = bitcast <8 x i64> %ks to <8 x double>
   %res = fmul <8 x double> %h0, %scale
-  ret <8 x double> %res
+  %isnan = fcmp uno <8 x double> %x0, zeroinitializer
+  %out = select <8 x i1> %isnan, <8 x double> %x0, <8 x double> %res
+  ret <8 x double> %out
 }
 
 define void @mlp_score(i64 %n, ptr noalias readonly %cols, i64 %ncols, ptr noalias readonly %terms, i64 %nterms, ptr noalias readonly %bias, ptr noalias readonly %first, ptr noalias readonly %dense, ptr noalias %out) nounwind {
@@ -63,7 +66,7 @@ entry:
   ; whole tiles of 8 rows
   br label %tile.6.head
 tile.6.head:
-  %tile.6.i = phi i64 [ 0, %entry ], [ %tile.6.next, %l2.blk.363.exit ]
+  %tile.6.i = phi i64 [ 0, %entry ], [ %tile.6.next, %l2.blk.429.exit ]
   %tile.6.cond = icmp slt i64 %tile.6.i, %nfull4
   br i1 %tile.6.cond, label %tile.6.body, label %tile.6.exit
 tile.6.body:
@@ -301,760 +304,860 @@ aff.158.body:
 aff.158.exit:
   br label %join.48
 table.47:
-  %ri201 = mul i64 %tile.6.i, %ncols
-  %ci202 = add i64 %ri201, %k40
-  %p203 = getelementptr inbounds double, ptr %cols, i64 %ci202
-  %col204 = load double, ptr %p203, align 8
-  %code205 = fptosi double %col204 to i64
-  %co206 = mul i64 %code205, 8
-  %trow207 = getelementptr inbounds double, ptr %blk44, i64 %co206
-  %ri208 = mul i64 %row7, %ncols
-  %ci209 = add i64 %ri208, %k40
-  %p210 = getelementptr inbounds double, ptr %cols, i64 %ci209
-  %col211 = load double, ptr %p210, align 8
-  %code212 = fptosi double %col211 to i64
-  %co213 = mul i64 %code212, 8
-  %trow214 = getelementptr inbounds double, ptr %blk44, i64 %co213
-  %ri215 = mul i64 %row8, %ncols
-  %ci216 = add i64 %ri215, %k40
-  %p217 = getelementptr inbounds double, ptr %cols, i64 %ci216
-  %col218 = load double, ptr %p217, align 8
-  %code219 = fptosi double %col218 to i64
-  %co220 = mul i64 %code219, 8
-  %trow221 = getelementptr inbounds double, ptr %blk44, i64 %co220
-  %ri222 = mul i64 %row9, %ncols
-  %ci223 = add i64 %ri222, %k40
-  %p224 = getelementptr inbounds double, ptr %cols, i64 %ci223
-  %col225 = load double, ptr %p224, align 8
-  %code226 = fptosi double %col225 to i64
-  %co227 = mul i64 %code226, 8
-  %trow228 = getelementptr inbounds double, ptr %blk44, i64 %co227
-  %ri229 = mul i64 %row10, %ncols
-  %ci230 = add i64 %ri229, %k40
-  %p231 = getelementptr inbounds double, ptr %cols, i64 %ci230
-  %col232 = load double, ptr %p231, align 8
-  %code233 = fptosi double %col232 to i64
-  %co234 = mul i64 %code233, 8
-  %trow235 = getelementptr inbounds double, ptr %blk44, i64 %co234
-  %ri236 = mul i64 %row11, %ncols
-  %ci237 = add i64 %ri236, %k40
-  %p238 = getelementptr inbounds double, ptr %cols, i64 %ci237
-  %col239 = load double, ptr %p238, align 8
-  %code240 = fptosi double %col239 to i64
-  %co241 = mul i64 %code240, 8
-  %trow242 = getelementptr inbounds double, ptr %blk44, i64 %co241
-  %ri243 = mul i64 %row12, %ncols
-  %ci244 = add i64 %ri243, %k40
-  %p245 = getelementptr inbounds double, ptr %cols, i64 %ci244
-  %col246 = load double, ptr %p245, align 8
-  %code247 = fptosi double %col246 to i64
-  %co248 = mul i64 %code247, 8
-  %trow249 = getelementptr inbounds double, ptr %blk44, i64 %co248
-  %ri250 = mul i64 %row13, %ncols
-  %ci251 = add i64 %ri250, %k40
-  %p252 = getelementptr inbounds double, ptr %cols, i64 %ci251
-  %col253 = load double, ptr %p252, align 8
-  %code254 = fptosi double %col253 to i64
-  %co255 = mul i64 %code254, 8
-  %trow256 = getelementptr inbounds double, ptr %blk44, i64 %co255
-  br label %tab.257.head
-tab.257.head:
-  %tab.257.i = phi i64 [ 0, %table.47 ], [ %tab.257.next, %tab.257.body ]
-  %tab.257.cond = icmp slt i64 %tab.257.i, 8
-  br i1 %tab.257.cond, label %tab.257.body, label %tab.257.exit
-tab.257.body:
-  %o258 = add i64 %tab.257.i, 0
-  %p259 = getelementptr inbounds double, ptr %buf1, i64 %o258
-  %v260 = load <8 x double>, ptr %p259, align 8
-  %p261 = getelementptr inbounds double, ptr %trow207, i64 %tab.257.i
-  %v262 = load <8 x double>, ptr %p261, align 8
-  %zt263 = fadd <8 x double> %v260, %v262
-  %p264 = getelementptr inbounds double, ptr %buf1, i64 %o258
-  store <8 x double> %zt263, ptr %p264, align 8
-  %o265 = add i64 %tab.257.i, 8
-  %p266 = getelementptr inbounds double, ptr %buf1, i64 %o265
-  %v267 = load <8 x double>, ptr %p266, align 8
-  %p268 = getelementptr inbounds double, ptr %trow214, i64 %tab.257.i
-  %v269 = load <8 x double>, ptr %p268, align 8
-  %zt270 = fadd <8 x double> %v267, %v269
-  %p271 = getelementptr inbounds double, ptr %buf1, i64 %o265
-  store <8 x double> %zt270, ptr %p271, align 8
-  %o272 = add i64 %tab.257.i, 16
-  %p273 = getelementptr inbounds double, ptr %buf1, i64 %o272
-  %v274 = load <8 x double>, ptr %p273, align 8
-  %p275 = getelementptr inbounds double, ptr %trow221, i64 %tab.257.i
-  %v276 = load <8 x double>, ptr %p275, align 8
-  %zt277 = fadd <8 x double> %v274, %v276
-  %p278 = getelementptr inbounds double, ptr %buf1, i64 %o272
-  store <8 x double> %zt277, ptr %p278, align 8
-  %o279 = add i64 %tab.257.i, 24
-  %p280 = getelementptr inbounds double, ptr %buf1, i64 %o279
-  %v281 = load <8 x double>, ptr %p280, align 8
-  %p282 = getelementptr inbounds double, ptr %trow228, i64 %tab.257.i
-  %v283 = load <8 x double>, ptr %p282, align 8
-  %zt284 = fadd <8 x double> %v281, %v283
-  %p285 = getelementptr inbounds double, ptr %buf1, i64 %o279
-  store <8 x double> %zt284, ptr %p285, align 8
-  %o286 = add i64 %tab.257.i, 32
-  %p287 = getelementptr inbounds double, ptr %buf1, i64 %o286
-  %v288 = load <8 x double>, ptr %p287, align 8
-  %p289 = getelementptr inbounds double, ptr %trow235, i64 %tab.257.i
-  %v290 = load <8 x double>, ptr %p289, align 8
-  %zt291 = fadd <8 x double> %v288, %v290
-  %p292 = getelementptr inbounds double, ptr %buf1, i64 %o286
-  store <8 x double> %zt291, ptr %p292, align 8
-  %o293 = add i64 %tab.257.i, 40
-  %p294 = getelementptr inbounds double, ptr %buf1, i64 %o293
-  %v295 = load <8 x double>, ptr %p294, align 8
-  %p296 = getelementptr inbounds double, ptr %trow242, i64 %tab.257.i
-  %v297 = load <8 x double>, ptr %p296, align 8
-  %zt298 = fadd <8 x double> %v295, %v297
-  %p299 = getelementptr inbounds double, ptr %buf1, i64 %o293
-  store <8 x double> %zt298, ptr %p299, align 8
-  %o300 = add i64 %tab.257.i, 48
-  %p301 = getelementptr inbounds double, ptr %buf1, i64 %o300
-  %v302 = load <8 x double>, ptr %p301, align 8
-  %p303 = getelementptr inbounds double, ptr %trow249, i64 %tab.257.i
-  %v304 = load <8 x double>, ptr %p303, align 8
-  %zt305 = fadd <8 x double> %v302, %v304
-  %p306 = getelementptr inbounds double, ptr %buf1, i64 %o300
-  store <8 x double> %zt305, ptr %p306, align 8
-  %o307 = add i64 %tab.257.i, 56
-  %p308 = getelementptr inbounds double, ptr %buf1, i64 %o307
-  %v309 = load <8 x double>, ptr %p308, align 8
-  %p310 = getelementptr inbounds double, ptr %trow256, i64 %tab.257.i
-  %v311 = load <8 x double>, ptr %p310, align 8
-  %zt312 = fadd <8 x double> %v309, %v311
-  %p313 = getelementptr inbounds double, ptr %buf1, i64 %o307
-  store <8 x double> %zt312, ptr %p313, align 8
-  %tab.257.next = add nuw nsw i64 %tab.257.i, 8
-  br label %tab.257.head
-tab.257.exit:
+  %ncodes201 = load double, ptr %blk44, align 8
+  %table202 = getelementptr inbounds double, ptr %blk44, i64 8
+  %ri203 = mul i64 %tile.6.i, %ncols
+  %ci204 = add i64 %ri203, %k40
+  %p205 = getelementptr inbounds double, ptr %cols, i64 %ci204
+  %col206 = load double, ptr %p205, align 8
+  %lo207 = fcmp oge double %col206, 0.0
+  %hi208 = fcmp olt double %col206, %ncodes201
+  %in209 = and i1 %lo207, %hi208
+  %safe210 = select i1 %in209, double %col206, double %ncodes201
+  %code211 = fptosi double %safe210 to i64
+  %back212 = sitofp i64 %code211 to double
+  %whole213 = fcmp oeq double %back212, %col206
+  %nc214 = fptosi double %ncodes201 to i64
+  %trow215 = select i1 %whole213, i64 %code211, i64 %nc214
+  %co216 = mul i64 %trow215, 8
+  %trow217 = getelementptr inbounds double, ptr %table202, i64 %co216
+  %ri218 = mul i64 %row7, %ncols
+  %ci219 = add i64 %ri218, %k40
+  %p220 = getelementptr inbounds double, ptr %cols, i64 %ci219
+  %col221 = load double, ptr %p220, align 8
+  %lo222 = fcmp oge double %col221, 0.0
+  %hi223 = fcmp olt double %col221, %ncodes201
+  %in224 = and i1 %lo222, %hi223
+  %safe225 = select i1 %in224, double %col221, double %ncodes201
+  %code226 = fptosi double %safe225 to i64
+  %back227 = sitofp i64 %code226 to double
+  %whole228 = fcmp oeq double %back227, %col221
+  %nc229 = fptosi double %ncodes201 to i64
+  %trow230 = select i1 %whole228, i64 %code226, i64 %nc229
+  %co231 = mul i64 %trow230, 8
+  %trow232 = getelementptr inbounds double, ptr %table202, i64 %co231
+  %ri233 = mul i64 %row8, %ncols
+  %ci234 = add i64 %ri233, %k40
+  %p235 = getelementptr inbounds double, ptr %cols, i64 %ci234
+  %col236 = load double, ptr %p235, align 8
+  %lo237 = fcmp oge double %col236, 0.0
+  %hi238 = fcmp olt double %col236, %ncodes201
+  %in239 = and i1 %lo237, %hi238
+  %safe240 = select i1 %in239, double %col236, double %ncodes201
+  %code241 = fptosi double %safe240 to i64
+  %back242 = sitofp i64 %code241 to double
+  %whole243 = fcmp oeq double %back242, %col236
+  %nc244 = fptosi double %ncodes201 to i64
+  %trow245 = select i1 %whole243, i64 %code241, i64 %nc244
+  %co246 = mul i64 %trow245, 8
+  %trow247 = getelementptr inbounds double, ptr %table202, i64 %co246
+  %ri248 = mul i64 %row9, %ncols
+  %ci249 = add i64 %ri248, %k40
+  %p250 = getelementptr inbounds double, ptr %cols, i64 %ci249
+  %col251 = load double, ptr %p250, align 8
+  %lo252 = fcmp oge double %col251, 0.0
+  %hi253 = fcmp olt double %col251, %ncodes201
+  %in254 = and i1 %lo252, %hi253
+  %safe255 = select i1 %in254, double %col251, double %ncodes201
+  %code256 = fptosi double %safe255 to i64
+  %back257 = sitofp i64 %code256 to double
+  %whole258 = fcmp oeq double %back257, %col251
+  %nc259 = fptosi double %ncodes201 to i64
+  %trow260 = select i1 %whole258, i64 %code256, i64 %nc259
+  %co261 = mul i64 %trow260, 8
+  %trow262 = getelementptr inbounds double, ptr %table202, i64 %co261
+  %ri263 = mul i64 %row10, %ncols
+  %ci264 = add i64 %ri263, %k40
+  %p265 = getelementptr inbounds double, ptr %cols, i64 %ci264
+  %col266 = load double, ptr %p265, align 8
+  %lo267 = fcmp oge double %col266, 0.0
+  %hi268 = fcmp olt double %col266, %ncodes201
+  %in269 = and i1 %lo267, %hi268
+  %safe270 = select i1 %in269, double %col266, double %ncodes201
+  %code271 = fptosi double %safe270 to i64
+  %back272 = sitofp i64 %code271 to double
+  %whole273 = fcmp oeq double %back272, %col266
+  %nc274 = fptosi double %ncodes201 to i64
+  %trow275 = select i1 %whole273, i64 %code271, i64 %nc274
+  %co276 = mul i64 %trow275, 8
+  %trow277 = getelementptr inbounds double, ptr %table202, i64 %co276
+  %ri278 = mul i64 %row11, %ncols
+  %ci279 = add i64 %ri278, %k40
+  %p280 = getelementptr inbounds double, ptr %cols, i64 %ci279
+  %col281 = load double, ptr %p280, align 8
+  %lo282 = fcmp oge double %col281, 0.0
+  %hi283 = fcmp olt double %col281, %ncodes201
+  %in284 = and i1 %lo282, %hi283
+  %safe285 = select i1 %in284, double %col281, double %ncodes201
+  %code286 = fptosi double %safe285 to i64
+  %back287 = sitofp i64 %code286 to double
+  %whole288 = fcmp oeq double %back287, %col281
+  %nc289 = fptosi double %ncodes201 to i64
+  %trow290 = select i1 %whole288, i64 %code286, i64 %nc289
+  %co291 = mul i64 %trow290, 8
+  %trow292 = getelementptr inbounds double, ptr %table202, i64 %co291
+  %ri293 = mul i64 %row12, %ncols
+  %ci294 = add i64 %ri293, %k40
+  %p295 = getelementptr inbounds double, ptr %cols, i64 %ci294
+  %col296 = load double, ptr %p295, align 8
+  %lo297 = fcmp oge double %col296, 0.0
+  %hi298 = fcmp olt double %col296, %ncodes201
+  %in299 = and i1 %lo297, %hi298
+  %safe300 = select i1 %in299, double %col296, double %ncodes201
+  %code301 = fptosi double %safe300 to i64
+  %back302 = sitofp i64 %code301 to double
+  %whole303 = fcmp oeq double %back302, %col296
+  %nc304 = fptosi double %ncodes201 to i64
+  %trow305 = select i1 %whole303, i64 %code301, i64 %nc304
+  %co306 = mul i64 %trow305, 8
+  %trow307 = getelementptr inbounds double, ptr %table202, i64 %co306
+  %ri308 = mul i64 %row13, %ncols
+  %ci309 = add i64 %ri308, %k40
+  %p310 = getelementptr inbounds double, ptr %cols, i64 %ci309
+  %col311 = load double, ptr %p310, align 8
+  %lo312 = fcmp oge double %col311, 0.0
+  %hi313 = fcmp olt double %col311, %ncodes201
+  %in314 = and i1 %lo312, %hi313
+  %safe315 = select i1 %in314, double %col311, double %ncodes201
+  %code316 = fptosi double %safe315 to i64
+  %back317 = sitofp i64 %code316 to double
+  %whole318 = fcmp oeq double %back317, %col311
+  %nc319 = fptosi double %ncodes201 to i64
+  %trow320 = select i1 %whole318, i64 %code316, i64 %nc319
+  %co321 = mul i64 %trow320, 8
+  %trow322 = getelementptr inbounds double, ptr %table202, i64 %co321
+  br label %tab.323.head
+tab.323.head:
+  %tab.323.i = phi i64 [ 0, %table.47 ], [ %tab.323.next, %tab.323.body ]
+  %tab.323.cond = icmp slt i64 %tab.323.i, 8
+  br i1 %tab.323.cond, label %tab.323.body, label %tab.323.exit
+tab.323.body:
+  %o324 = add i64 %tab.323.i, 0
+  %p325 = getelementptr inbounds double, ptr %buf1, i64 %o324
+  %v326 = load <8 x double>, ptr %p325, align 8
+  %p327 = getelementptr inbounds double, ptr %trow217, i64 %tab.323.i
+  %v328 = load <8 x double>, ptr %p327, align 8
+  %zt329 = fadd <8 x double> %v326, %v328
+  %p330 = getelementptr inbounds double, ptr %buf1, i64 %o324
+  store <8 x double> %zt329, ptr %p330, align 8
+  %o331 = add i64 %tab.323.i, 8
+  %p332 = getelementptr inbounds double, ptr %buf1, i64 %o331
+  %v333 = load <8 x double>, ptr %p332, align 8
+  %p334 = getelementptr inbounds double, ptr %trow232, i64 %tab.323.i
+  %v335 = load <8 x double>, ptr %p334, align 8
+  %zt336 = fadd <8 x double> %v333, %v335
+  %p337 = getelementptr inbounds double, ptr %buf1, i64 %o331
+  store <8 x double> %zt336, ptr %p337, align 8
+  %o338 = add i64 %tab.323.i, 16
+  %p339 = getelementptr inbounds double, ptr %buf1, i64 %o338
+  %v340 = load <8 x double>, ptr %p339, align 8
+  %p341 = getelementptr inbounds double, ptr %trow247, i64 %tab.323.i
+  %v342 = load <8 x double>, ptr %p341, align 8
+  %zt343 = fadd <8 x double> %v340, %v342
+  %p344 = getelementptr inbounds double, ptr %buf1, i64 %o338
+  store <8 x double> %zt343, ptr %p344, align 8
+  %o345 = add i64 %tab.323.i, 24
+  %p346 = getelementptr inbounds double, ptr %buf1, i64 %o345
+  %v347 = load <8 x double>, ptr %p346, align 8
+  %p348 = getelementptr inbounds double, ptr %trow262, i64 %tab.323.i
+  %v349 = load <8 x double>, ptr %p348, align 8
+  %zt350 = fadd <8 x double> %v347, %v349
+  %p351 = getelementptr inbounds double, ptr %buf1, i64 %o345
+  store <8 x double> %zt350, ptr %p351, align 8
+  %o352 = add i64 %tab.323.i, 32
+  %p353 = getelementptr inbounds double, ptr %buf1, i64 %o352
+  %v354 = load <8 x double>, ptr %p353, align 8
+  %p355 = getelementptr inbounds double, ptr %trow277, i64 %tab.323.i
+  %v356 = load <8 x double>, ptr %p355, align 8
+  %zt357 = fadd <8 x double> %v354, %v356
+  %p358 = getelementptr inbounds double, ptr %buf1, i64 %o352
+  store <8 x double> %zt357, ptr %p358, align 8
+  %o359 = add i64 %tab.323.i, 40
+  %p360 = getelementptr inbounds double, ptr %buf1, i64 %o359
+  %v361 = load <8 x double>, ptr %p360, align 8
+  %p362 = getelementptr inbounds double, ptr %trow292, i64 %tab.323.i
+  %v363 = load <8 x double>, ptr %p362, align 8
+  %zt364 = fadd <8 x double> %v361, %v363
+  %p365 = getelementptr inbounds double, ptr %buf1, i64 %o359
+  store <8 x double> %zt364, ptr %p365, align 8
+  %o366 = add i64 %tab.323.i, 48
+  %p367 = getelementptr inbounds double, ptr %buf1, i64 %o366
+  %v368 = load <8 x double>, ptr %p367, align 8
+  %p369 = getelementptr inbounds double, ptr %trow307, i64 %tab.323.i
+  %v370 = load <8 x double>, ptr %p369, align 8
+  %zt371 = fadd <8 x double> %v368, %v370
+  %p372 = getelementptr inbounds double, ptr %buf1, i64 %o366
+  store <8 x double> %zt371, ptr %p372, align 8
+  %o373 = add i64 %tab.323.i, 56
+  %p374 = getelementptr inbounds double, ptr %buf1, i64 %o373
+  %v375 = load <8 x double>, ptr %p374, align 8
+  %p376 = getelementptr inbounds double, ptr %trow322, i64 %tab.323.i
+  %v377 = load <8 x double>, ptr %p376, align 8
+  %zt378 = fadd <8 x double> %v375, %v377
+  %p379 = getelementptr inbounds double, ptr %buf1, i64 %o373
+  store <8 x double> %zt378, ptr %p379, align 8
+  %tab.323.next = add nuw nsw i64 %tab.323.i, 8
+  br label %tab.323.head
+tab.323.exit:
   br label %join.48
 join.48:
   %term.33.next = add nuw nsw i64 %term.33.i, 1
   br label %term.33.head
 term.33.exit:
   ; hidden activation (relu) of layer 1
-  br label %act1.314.head
-act1.314.head:
-  %act1.314.i = phi i64 [ 0, %term.33.exit ], [ %act1.314.next, %act1.314.body ]
-  %act1.314.cond = icmp slt i64 %act1.314.i, 8
-  br i1 %act1.314.cond, label %act1.314.body, label %act1.314.exit
-act1.314.body:
-  %o315 = add i64 %act1.314.i, 0
-  %p316 = getelementptr inbounds double, ptr %buf1, i64 %o315
-  %v317 = load <8 x double>, ptr %p316, align 8
-  %gt318 = fcmp ogt <8 x double> %v317, zeroinitializer
-  %relu319 = select <8 x i1> %gt318, <8 x double> %v317, <8 x double> zeroinitializer
-  %p320 = getelementptr inbounds double, ptr %buf2, i64 %o315
-  store <8 x double> %relu319, ptr %p320, align 8
-  %o321 = add i64 %act1.314.i, 8
-  %p322 = getelementptr inbounds double, ptr %buf1, i64 %o321
-  %v323 = load <8 x double>, ptr %p322, align 8
-  %gt324 = fcmp ogt <8 x double> %v323, zeroinitializer
-  %relu325 = select <8 x i1> %gt324, <8 x double> %v323, <8 x double> zeroinitializer
-  %p326 = getelementptr inbounds double, ptr %buf2, i64 %o321
-  store <8 x double> %relu325, ptr %p326, align 8
-  %o327 = add i64 %act1.314.i, 16
-  %p328 = getelementptr inbounds double, ptr %buf1, i64 %o327
-  %v329 = load <8 x double>, ptr %p328, align 8
-  %gt330 = fcmp ogt <8 x double> %v329, zeroinitializer
-  %relu331 = select <8 x i1> %gt330, <8 x double> %v329, <8 x double> zeroinitializer
-  %p332 = getelementptr inbounds double, ptr %buf2, i64 %o327
-  store <8 x double> %relu331, ptr %p332, align 8
-  %o333 = add i64 %act1.314.i, 24
-  %p334 = getelementptr inbounds double, ptr %buf1, i64 %o333
-  %v335 = load <8 x double>, ptr %p334, align 8
-  %gt336 = fcmp ogt <8 x double> %v335, zeroinitializer
-  %relu337 = select <8 x i1> %gt336, <8 x double> %v335, <8 x double> zeroinitializer
-  %p338 = getelementptr inbounds double, ptr %buf2, i64 %o333
-  store <8 x double> %relu337, ptr %p338, align 8
-  %o339 = add i64 %act1.314.i, 32
-  %p340 = getelementptr inbounds double, ptr %buf1, i64 %o339
-  %v341 = load <8 x double>, ptr %p340, align 8
-  %gt342 = fcmp ogt <8 x double> %v341, zeroinitializer
-  %relu343 = select <8 x i1> %gt342, <8 x double> %v341, <8 x double> zeroinitializer
-  %p344 = getelementptr inbounds double, ptr %buf2, i64 %o339
-  store <8 x double> %relu343, ptr %p344, align 8
-  %o345 = add i64 %act1.314.i, 40
-  %p346 = getelementptr inbounds double, ptr %buf1, i64 %o345
-  %v347 = load <8 x double>, ptr %p346, align 8
-  %gt348 = fcmp ogt <8 x double> %v347, zeroinitializer
-  %relu349 = select <8 x i1> %gt348, <8 x double> %v347, <8 x double> zeroinitializer
-  %p350 = getelementptr inbounds double, ptr %buf2, i64 %o345
-  store <8 x double> %relu349, ptr %p350, align 8
-  %o351 = add i64 %act1.314.i, 48
-  %p352 = getelementptr inbounds double, ptr %buf1, i64 %o351
-  %v353 = load <8 x double>, ptr %p352, align 8
-  %gt354 = fcmp ogt <8 x double> %v353, zeroinitializer
-  %relu355 = select <8 x i1> %gt354, <8 x double> %v353, <8 x double> zeroinitializer
-  %p356 = getelementptr inbounds double, ptr %buf2, i64 %o351
-  store <8 x double> %relu355, ptr %p356, align 8
-  %o357 = add i64 %act1.314.i, 56
-  %p358 = getelementptr inbounds double, ptr %buf1, i64 %o357
-  %v359 = load <8 x double>, ptr %p358, align 8
-  %gt360 = fcmp ogt <8 x double> %v359, zeroinitializer
-  %relu361 = select <8 x i1> %gt360, <8 x double> %v359, <8 x double> zeroinitializer
-  %p362 = getelementptr inbounds double, ptr %buf2, i64 %o357
-  store <8 x double> %relu361, ptr %p362, align 8
-  %act1.314.next = add nuw nsw i64 %act1.314.i, 8
-  br label %act1.314.head
-act1.314.exit:
-  ; layer 2 (3 -> 1, output): 8 units x 8 rows per block, one weight vector feeds 8 rows
-  br label %l2.blk.363.head
-l2.blk.363.head:
-  %l2.blk.363.i = phi i64 [ 0, %act1.314.exit ], [ %l2.blk.363.next, %l2.in.366.exit ]
-  %l2.blk.363.cond = icmp slt i64 %l2.blk.363.i, 8
-  br i1 %l2.blk.363.cond, label %l2.blk.363.body, label %l2.blk.363.exit
-l2.blk.363.body:
-  %p364 = getelementptr inbounds double, ptr %b2, i64 %l2.blk.363.i
-  %v365 = load <8 x double>, ptr %p364, align 8
-  br label %l2.in.366.head
-l2.in.366.head:
-  %l2.in.366.i = phi i64 [ 0, %l2.blk.363.body ], [ %l2.in.366.next, %l2.in.366.body ]
-  %l2.in.366.c0 = phi <8 x double> [ %v365, %l2.blk.363.body ], [ %l2.in.366.c0.next, %l2.in.366.body ]
-  %l2.in.366.c1 = phi <8 x double> [ %v365, %l2.blk.363.body ], [ %l2.in.366.c1.next, %l2.in.366.body ]
-  %l2.in.366.c2 = phi <8 x double> [ %v365, %l2.blk.363.body ], [ %l2.in.366.c2.next, %l2.in.366.body ]
-  %l2.in.366.c3 = phi <8 x double> [ %v365, %l2.blk.363.body ], [ %l2.in.366.c3.next, %l2.in.366.body ]
-  %l2.in.366.c4 = phi <8 x double> [ %v365, %l2.blk.363.body ], [ %l2.in.366.c4.next, %l2.in.366.body ]
-  %l2.in.366.c5 = phi <8 x double> [ %v365, %l2.blk.363.body ], [ %l2.in.366.c5.next, %l2.in.366.body ]
-  %l2.in.366.c6 = phi <8 x double> [ %v365, %l2.blk.363.body ], [ %l2.in.366.c6.next, %l2.in.366.body ]
-  %l2.in.366.c7 = phi <8 x double> [ %v365, %l2.blk.363.body ], [ %l2.in.366.c7.next, %l2.in.366.body ]
-  %l2.in.366.cond = icmp slt i64 %l2.in.366.i, 3
-  br i1 %l2.in.366.cond, label %l2.in.366.body, label %l2.in.366.exit
-l2.in.366.body:
-  %wr367 = mul nuw nsw i64 %l2.in.366.i, 8
-  %wo368 = add i64 %wr367, %l2.blk.363.i
-  %p369 = getelementptr inbounds double, ptr %W2, i64 %wo368
-  %v370 = load <8 x double>, ptr %p369, align 8
-  %ai371 = add i64 %l2.in.366.i, 0
-  %p372 = getelementptr inbounds double, ptr %buf2, i64 %ai371
-  %a373 = load double, ptr %p372, align 8
-  %s374 = insertelement <8 x double> poison, double %a373, i64 0
-  %sv375 = shufflevector <8 x double> %s374, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc376 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv375, <8 x double> %v370, <8 x double> %l2.in.366.c0)
-  %ai377 = add i64 %l2.in.366.i, 8
-  %p378 = getelementptr inbounds double, ptr %buf2, i64 %ai377
-  %a379 = load double, ptr %p378, align 8
-  %s380 = insertelement <8 x double> poison, double %a379, i64 0
-  %sv381 = shufflevector <8 x double> %s380, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc382 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv381, <8 x double> %v370, <8 x double> %l2.in.366.c1)
-  %ai383 = add i64 %l2.in.366.i, 16
-  %p384 = getelementptr inbounds double, ptr %buf2, i64 %ai383
-  %a385 = load double, ptr %p384, align 8
-  %s386 = insertelement <8 x double> poison, double %a385, i64 0
-  %sv387 = shufflevector <8 x double> %s386, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc388 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv387, <8 x double> %v370, <8 x double> %l2.in.366.c2)
-  %ai389 = add i64 %l2.in.366.i, 24
-  %p390 = getelementptr inbounds double, ptr %buf2, i64 %ai389
-  %a391 = load double, ptr %p390, align 8
-  %s392 = insertelement <8 x double> poison, double %a391, i64 0
-  %sv393 = shufflevector <8 x double> %s392, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc394 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv393, <8 x double> %v370, <8 x double> %l2.in.366.c3)
-  %ai395 = add i64 %l2.in.366.i, 32
-  %p396 = getelementptr inbounds double, ptr %buf2, i64 %ai395
-  %a397 = load double, ptr %p396, align 8
-  %s398 = insertelement <8 x double> poison, double %a397, i64 0
-  %sv399 = shufflevector <8 x double> %s398, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc400 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv399, <8 x double> %v370, <8 x double> %l2.in.366.c4)
-  %ai401 = add i64 %l2.in.366.i, 40
-  %p402 = getelementptr inbounds double, ptr %buf2, i64 %ai401
-  %a403 = load double, ptr %p402, align 8
-  %s404 = insertelement <8 x double> poison, double %a403, i64 0
-  %sv405 = shufflevector <8 x double> %s404, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc406 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv405, <8 x double> %v370, <8 x double> %l2.in.366.c5)
-  %ai407 = add i64 %l2.in.366.i, 48
-  %p408 = getelementptr inbounds double, ptr %buf2, i64 %ai407
-  %a409 = load double, ptr %p408, align 8
-  %s410 = insertelement <8 x double> poison, double %a409, i64 0
-  %sv411 = shufflevector <8 x double> %s410, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc412 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv411, <8 x double> %v370, <8 x double> %l2.in.366.c6)
-  %ai413 = add i64 %l2.in.366.i, 56
-  %p414 = getelementptr inbounds double, ptr %buf2, i64 %ai413
-  %a415 = load double, ptr %p414, align 8
-  %s416 = insertelement <8 x double> poison, double %a415, i64 0
-  %sv417 = shufflevector <8 x double> %s416, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc418 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv417, <8 x double> %v370, <8 x double> %l2.in.366.c7)
-  %l2.in.366.next = add nuw nsw i64 %l2.in.366.i, 1
-  %l2.in.366.c0.next = fadd <8 x double> %acc376, zeroinitializer
-  %l2.in.366.c1.next = fadd <8 x double> %acc382, zeroinitializer
-  %l2.in.366.c2.next = fadd <8 x double> %acc388, zeroinitializer
-  %l2.in.366.c3.next = fadd <8 x double> %acc394, zeroinitializer
-  %l2.in.366.c4.next = fadd <8 x double> %acc400, zeroinitializer
-  %l2.in.366.c5.next = fadd <8 x double> %acc406, zeroinitializer
-  %l2.in.366.c6.next = fadd <8 x double> %acc412, zeroinitializer
-  %l2.in.366.c7.next = fadd <8 x double> %acc418, zeroinitializer
-  br label %l2.in.366.head
-l2.in.366.exit:
-  %o419 = add i64 %l2.blk.363.i, 0
-  %p420 = getelementptr inbounds double, ptr %buf1, i64 %o419
-  store <8 x double> %l2.in.366.c0, ptr %p420, align 8
-  %o421 = add i64 %l2.blk.363.i, 8
-  %p422 = getelementptr inbounds double, ptr %buf1, i64 %o421
-  store <8 x double> %l2.in.366.c1, ptr %p422, align 8
-  %o423 = add i64 %l2.blk.363.i, 16
+  br label %act1.380.head
+act1.380.head:
+  %act1.380.i = phi i64 [ 0, %term.33.exit ], [ %act1.380.next, %act1.380.body ]
+  %act1.380.cond = icmp slt i64 %act1.380.i, 8
+  br i1 %act1.380.cond, label %act1.380.body, label %act1.380.exit
+act1.380.body:
+  %o381 = add i64 %act1.380.i, 0
+  %p382 = getelementptr inbounds double, ptr %buf1, i64 %o381
+  %v383 = load <8 x double>, ptr %p382, align 8
+  %gt384 = fcmp ugt <8 x double> %v383, zeroinitializer
+  %relu385 = select <8 x i1> %gt384, <8 x double> %v383, <8 x double> zeroinitializer
+  %p386 = getelementptr inbounds double, ptr %buf2, i64 %o381
+  store <8 x double> %relu385, ptr %p386, align 8
+  %o387 = add i64 %act1.380.i, 8
+  %p388 = getelementptr inbounds double, ptr %buf1, i64 %o387
+  %v389 = load <8 x double>, ptr %p388, align 8
+  %gt390 = fcmp ugt <8 x double> %v389, zeroinitializer
+  %relu391 = select <8 x i1> %gt390, <8 x double> %v389, <8 x double> zeroinitializer
+  %p392 = getelementptr inbounds double, ptr %buf2, i64 %o387
+  store <8 x double> %relu391, ptr %p392, align 8
+  %o393 = add i64 %act1.380.i, 16
+  %p394 = getelementptr inbounds double, ptr %buf1, i64 %o393
+  %v395 = load <8 x double>, ptr %p394, align 8
+  %gt396 = fcmp ugt <8 x double> %v395, zeroinitializer
+  %relu397 = select <8 x i1> %gt396, <8 x double> %v395, <8 x double> zeroinitializer
+  %p398 = getelementptr inbounds double, ptr %buf2, i64 %o393
+  store <8 x double> %relu397, ptr %p398, align 8
+  %o399 = add i64 %act1.380.i, 24
+  %p400 = getelementptr inbounds double, ptr %buf1, i64 %o399
+  %v401 = load <8 x double>, ptr %p400, align 8
+  %gt402 = fcmp ugt <8 x double> %v401, zeroinitializer
+  %relu403 = select <8 x i1> %gt402, <8 x double> %v401, <8 x double> zeroinitializer
+  %p404 = getelementptr inbounds double, ptr %buf2, i64 %o399
+  store <8 x double> %relu403, ptr %p404, align 8
+  %o405 = add i64 %act1.380.i, 32
+  %p406 = getelementptr inbounds double, ptr %buf1, i64 %o405
+  %v407 = load <8 x double>, ptr %p406, align 8
+  %gt408 = fcmp ugt <8 x double> %v407, zeroinitializer
+  %relu409 = select <8 x i1> %gt408, <8 x double> %v407, <8 x double> zeroinitializer
+  %p410 = getelementptr inbounds double, ptr %buf2, i64 %o405
+  store <8 x double> %relu409, ptr %p410, align 8
+  %o411 = add i64 %act1.380.i, 40
+  %p412 = getelementptr inbounds double, ptr %buf1, i64 %o411
+  %v413 = load <8 x double>, ptr %p412, align 8
+  %gt414 = fcmp ugt <8 x double> %v413, zeroinitializer
+  %relu415 = select <8 x i1> %gt414, <8 x double> %v413, <8 x double> zeroinitializer
+  %p416 = getelementptr inbounds double, ptr %buf2, i64 %o411
+  store <8 x double> %relu415, ptr %p416, align 8
+  %o417 = add i64 %act1.380.i, 48
+  %p418 = getelementptr inbounds double, ptr %buf1, i64 %o417
+  %v419 = load <8 x double>, ptr %p418, align 8
+  %gt420 = fcmp ugt <8 x double> %v419, zeroinitializer
+  %relu421 = select <8 x i1> %gt420, <8 x double> %v419, <8 x double> zeroinitializer
+  %p422 = getelementptr inbounds double, ptr %buf2, i64 %o417
+  store <8 x double> %relu421, ptr %p422, align 8
+  %o423 = add i64 %act1.380.i, 56
   %p424 = getelementptr inbounds double, ptr %buf1, i64 %o423
-  store <8 x double> %l2.in.366.c2, ptr %p424, align 8
-  %o425 = add i64 %l2.blk.363.i, 24
-  %p426 = getelementptr inbounds double, ptr %buf1, i64 %o425
-  store <8 x double> %l2.in.366.c3, ptr %p426, align 8
-  %o427 = add i64 %l2.blk.363.i, 32
-  %p428 = getelementptr inbounds double, ptr %buf1, i64 %o427
-  store <8 x double> %l2.in.366.c4, ptr %p428, align 8
-  %o429 = add i64 %l2.blk.363.i, 40
-  %p430 = getelementptr inbounds double, ptr %buf1, i64 %o429
-  store <8 x double> %l2.in.366.c5, ptr %p430, align 8
-  %o431 = add i64 %l2.blk.363.i, 48
-  %p432 = getelementptr inbounds double, ptr %buf1, i64 %o431
-  store <8 x double> %l2.in.366.c6, ptr %p432, align 8
-  %o433 = add i64 %l2.blk.363.i, 56
-  %p434 = getelementptr inbounds double, ptr %buf1, i64 %o433
-  store <8 x double> %l2.in.366.c7, ptr %p434, align 8
-  %l2.blk.363.next = add nuw nsw i64 %l2.blk.363.i, 8
-  br label %l2.blk.363.head
-l2.blk.363.exit:
+  %v425 = load <8 x double>, ptr %p424, align 8
+  %gt426 = fcmp ugt <8 x double> %v425, zeroinitializer
+  %relu427 = select <8 x i1> %gt426, <8 x double> %v425, <8 x double> zeroinitializer
+  %p428 = getelementptr inbounds double, ptr %buf2, i64 %o423
+  store <8 x double> %relu427, ptr %p428, align 8
+  %act1.380.next = add nuw nsw i64 %act1.380.i, 8
+  br label %act1.380.head
+act1.380.exit:
+  ; layer 2 (3 -> 1, output): 8 units x 8 rows per block, one weight vector feeds 8 rows
+  br label %l2.blk.429.head
+l2.blk.429.head:
+  %l2.blk.429.i = phi i64 [ 0, %act1.380.exit ], [ %l2.blk.429.next, %l2.in.432.exit ]
+  %l2.blk.429.cond = icmp slt i64 %l2.blk.429.i, 8
+  br i1 %l2.blk.429.cond, label %l2.blk.429.body, label %l2.blk.429.exit
+l2.blk.429.body:
+  %p430 = getelementptr inbounds double, ptr %b2, i64 %l2.blk.429.i
+  %v431 = load <8 x double>, ptr %p430, align 8
+  br label %l2.in.432.head
+l2.in.432.head:
+  %l2.in.432.i = phi i64 [ 0, %l2.blk.429.body ], [ %l2.in.432.next, %l2.in.432.body ]
+  %l2.in.432.c0 = phi <8 x double> [ %v431, %l2.blk.429.body ], [ %l2.in.432.c0.next, %l2.in.432.body ]
+  %l2.in.432.c1 = phi <8 x double> [ %v431, %l2.blk.429.body ], [ %l2.in.432.c1.next, %l2.in.432.body ]
+  %l2.in.432.c2 = phi <8 x double> [ %v431, %l2.blk.429.body ], [ %l2.in.432.c2.next, %l2.in.432.body ]
+  %l2.in.432.c3 = phi <8 x double> [ %v431, %l2.blk.429.body ], [ %l2.in.432.c3.next, %l2.in.432.body ]
+  %l2.in.432.c4 = phi <8 x double> [ %v431, %l2.blk.429.body ], [ %l2.in.432.c4.next, %l2.in.432.body ]
+  %l2.in.432.c5 = phi <8 x double> [ %v431, %l2.blk.429.body ], [ %l2.in.432.c5.next, %l2.in.432.body ]
+  %l2.in.432.c6 = phi <8 x double> [ %v431, %l2.blk.429.body ], [ %l2.in.432.c6.next, %l2.in.432.body ]
+  %l2.in.432.c7 = phi <8 x double> [ %v431, %l2.blk.429.body ], [ %l2.in.432.c7.next, %l2.in.432.body ]
+  %l2.in.432.cond = icmp slt i64 %l2.in.432.i, 3
+  br i1 %l2.in.432.cond, label %l2.in.432.body, label %l2.in.432.exit
+l2.in.432.body:
+  %wr433 = mul nuw nsw i64 %l2.in.432.i, 8
+  %wo434 = add i64 %wr433, %l2.blk.429.i
+  %p435 = getelementptr inbounds double, ptr %W2, i64 %wo434
+  %v436 = load <8 x double>, ptr %p435, align 8
+  %ai437 = add i64 %l2.in.432.i, 0
+  %p438 = getelementptr inbounds double, ptr %buf2, i64 %ai437
+  %a439 = load double, ptr %p438, align 8
+  %s440 = insertelement <8 x double> poison, double %a439, i64 0
+  %sv441 = shufflevector <8 x double> %s440, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc442 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv441, <8 x double> %v436, <8 x double> %l2.in.432.c0)
+  %ai443 = add i64 %l2.in.432.i, 8
+  %p444 = getelementptr inbounds double, ptr %buf2, i64 %ai443
+  %a445 = load double, ptr %p444, align 8
+  %s446 = insertelement <8 x double> poison, double %a445, i64 0
+  %sv447 = shufflevector <8 x double> %s446, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc448 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv447, <8 x double> %v436, <8 x double> %l2.in.432.c1)
+  %ai449 = add i64 %l2.in.432.i, 16
+  %p450 = getelementptr inbounds double, ptr %buf2, i64 %ai449
+  %a451 = load double, ptr %p450, align 8
+  %s452 = insertelement <8 x double> poison, double %a451, i64 0
+  %sv453 = shufflevector <8 x double> %s452, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc454 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv453, <8 x double> %v436, <8 x double> %l2.in.432.c2)
+  %ai455 = add i64 %l2.in.432.i, 24
+  %p456 = getelementptr inbounds double, ptr %buf2, i64 %ai455
+  %a457 = load double, ptr %p456, align 8
+  %s458 = insertelement <8 x double> poison, double %a457, i64 0
+  %sv459 = shufflevector <8 x double> %s458, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc460 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv459, <8 x double> %v436, <8 x double> %l2.in.432.c3)
+  %ai461 = add i64 %l2.in.432.i, 32
+  %p462 = getelementptr inbounds double, ptr %buf2, i64 %ai461
+  %a463 = load double, ptr %p462, align 8
+  %s464 = insertelement <8 x double> poison, double %a463, i64 0
+  %sv465 = shufflevector <8 x double> %s464, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc466 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv465, <8 x double> %v436, <8 x double> %l2.in.432.c4)
+  %ai467 = add i64 %l2.in.432.i, 40
+  %p468 = getelementptr inbounds double, ptr %buf2, i64 %ai467
+  %a469 = load double, ptr %p468, align 8
+  %s470 = insertelement <8 x double> poison, double %a469, i64 0
+  %sv471 = shufflevector <8 x double> %s470, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc472 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv471, <8 x double> %v436, <8 x double> %l2.in.432.c5)
+  %ai473 = add i64 %l2.in.432.i, 48
+  %p474 = getelementptr inbounds double, ptr %buf2, i64 %ai473
+  %a475 = load double, ptr %p474, align 8
+  %s476 = insertelement <8 x double> poison, double %a475, i64 0
+  %sv477 = shufflevector <8 x double> %s476, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc478 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv477, <8 x double> %v436, <8 x double> %l2.in.432.c6)
+  %ai479 = add i64 %l2.in.432.i, 56
+  %p480 = getelementptr inbounds double, ptr %buf2, i64 %ai479
+  %a481 = load double, ptr %p480, align 8
+  %s482 = insertelement <8 x double> poison, double %a481, i64 0
+  %sv483 = shufflevector <8 x double> %s482, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc484 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv483, <8 x double> %v436, <8 x double> %l2.in.432.c7)
+  %l2.in.432.next = add nuw nsw i64 %l2.in.432.i, 1
+  %l2.in.432.c0.next = fadd <8 x double> %acc442, zeroinitializer
+  %l2.in.432.c1.next = fadd <8 x double> %acc448, zeroinitializer
+  %l2.in.432.c2.next = fadd <8 x double> %acc454, zeroinitializer
+  %l2.in.432.c3.next = fadd <8 x double> %acc460, zeroinitializer
+  %l2.in.432.c4.next = fadd <8 x double> %acc466, zeroinitializer
+  %l2.in.432.c5.next = fadd <8 x double> %acc472, zeroinitializer
+  %l2.in.432.c6.next = fadd <8 x double> %acc478, zeroinitializer
+  %l2.in.432.c7.next = fadd <8 x double> %acc484, zeroinitializer
+  br label %l2.in.432.head
+l2.in.432.exit:
+  %o485 = add i64 %l2.blk.429.i, 0
+  %p486 = getelementptr inbounds double, ptr %buf1, i64 %o485
+  store <8 x double> %l2.in.432.c0, ptr %p486, align 8
+  %o487 = add i64 %l2.blk.429.i, 8
+  %p488 = getelementptr inbounds double, ptr %buf1, i64 %o487
+  store <8 x double> %l2.in.432.c1, ptr %p488, align 8
+  %o489 = add i64 %l2.blk.429.i, 16
+  %p490 = getelementptr inbounds double, ptr %buf1, i64 %o489
+  store <8 x double> %l2.in.432.c2, ptr %p490, align 8
+  %o491 = add i64 %l2.blk.429.i, 24
+  %p492 = getelementptr inbounds double, ptr %buf1, i64 %o491
+  store <8 x double> %l2.in.432.c3, ptr %p492, align 8
+  %o493 = add i64 %l2.blk.429.i, 32
+  %p494 = getelementptr inbounds double, ptr %buf1, i64 %o493
+  store <8 x double> %l2.in.432.c4, ptr %p494, align 8
+  %o495 = add i64 %l2.blk.429.i, 40
+  %p496 = getelementptr inbounds double, ptr %buf1, i64 %o495
+  store <8 x double> %l2.in.432.c5, ptr %p496, align 8
+  %o497 = add i64 %l2.blk.429.i, 48
+  %p498 = getelementptr inbounds double, ptr %buf1, i64 %o497
+  store <8 x double> %l2.in.432.c6, ptr %p498, align 8
+  %o499 = add i64 %l2.blk.429.i, 56
+  %p500 = getelementptr inbounds double, ptr %buf1, i64 %o499
+  store <8 x double> %l2.in.432.c7, ptr %p500, align 8
+  %l2.blk.429.next = add nuw nsw i64 %l2.blk.429.i, 8
+  br label %l2.blk.429.head
+l2.blk.429.exit:
   ; logistic output: p1 = 1 / (1 + exp(-z)); desired column 1
-  %p435 = getelementptr inbounds double, ptr %buf1, i64 0
-  %z436 = load double, ptr %p435, align 8
-  %neg437 = fneg double %z436
-  %e438 = call double @llvm.exp.f64(double %neg437)
-  %d439 = fadd double %e438, 1.0
-  %p440 = fdiv double 1.0, %d439
-  %p441 = getelementptr inbounds double, ptr %out, i64 %tile.6.i
-  store double %p440, ptr %p441, align 8
-  %p442 = getelementptr inbounds double, ptr %buf1, i64 8
-  %z443 = load double, ptr %p442, align 8
-  %neg444 = fneg double %z443
-  %e445 = call double @llvm.exp.f64(double %neg444)
-  %d446 = fadd double %e445, 1.0
-  %p447 = fdiv double 1.0, %d446
-  %p448 = getelementptr inbounds double, ptr %out, i64 %row7
-  store double %p447, ptr %p448, align 8
-  %p449 = getelementptr inbounds double, ptr %buf1, i64 16
-  %z450 = load double, ptr %p449, align 8
-  %neg451 = fneg double %z450
-  %e452 = call double @llvm.exp.f64(double %neg451)
-  %d453 = fadd double %e452, 1.0
-  %p454 = fdiv double 1.0, %d453
-  %p455 = getelementptr inbounds double, ptr %out, i64 %row8
-  store double %p454, ptr %p455, align 8
-  %p456 = getelementptr inbounds double, ptr %buf1, i64 24
-  %z457 = load double, ptr %p456, align 8
-  %neg458 = fneg double %z457
-  %e459 = call double @llvm.exp.f64(double %neg458)
-  %d460 = fadd double %e459, 1.0
-  %p461 = fdiv double 1.0, %d460
-  %p462 = getelementptr inbounds double, ptr %out, i64 %row9
-  store double %p461, ptr %p462, align 8
-  %p463 = getelementptr inbounds double, ptr %buf1, i64 32
-  %z464 = load double, ptr %p463, align 8
-  %neg465 = fneg double %z464
-  %e466 = call double @llvm.exp.f64(double %neg465)
-  %d467 = fadd double %e466, 1.0
-  %p468 = fdiv double 1.0, %d467
-  %p469 = getelementptr inbounds double, ptr %out, i64 %row10
-  store double %p468, ptr %p469, align 8
-  %p470 = getelementptr inbounds double, ptr %buf1, i64 40
-  %z471 = load double, ptr %p470, align 8
-  %neg472 = fneg double %z471
-  %e473 = call double @llvm.exp.f64(double %neg472)
-  %d474 = fadd double %e473, 1.0
-  %p475 = fdiv double 1.0, %d474
-  %p476 = getelementptr inbounds double, ptr %out, i64 %row11
-  store double %p475, ptr %p476, align 8
-  %p477 = getelementptr inbounds double, ptr %buf1, i64 48
-  %z478 = load double, ptr %p477, align 8
-  %neg479 = fneg double %z478
-  %e480 = call double @llvm.exp.f64(double %neg479)
-  %d481 = fadd double %e480, 1.0
-  %p482 = fdiv double 1.0, %d481
-  %p483 = getelementptr inbounds double, ptr %out, i64 %row12
-  store double %p482, ptr %p483, align 8
-  %p484 = getelementptr inbounds double, ptr %buf1, i64 56
-  %z485 = load double, ptr %p484, align 8
-  %neg486 = fneg double %z485
-  %e487 = call double @llvm.exp.f64(double %neg486)
-  %d488 = fadd double %e487, 1.0
-  %p489 = fdiv double 1.0, %d488
-  %p490 = getelementptr inbounds double, ptr %out, i64 %row13
-  store double %p489, ptr %p490, align 8
+  %p501 = getelementptr inbounds double, ptr %buf1, i64 0
+  %z502 = load double, ptr %p501, align 8
+  %neg503 = fneg double %z502
+  %e504 = call double @llvm.exp.f64(double %neg503)
+  %d505 = fadd double %e504, 1.0
+  %p506 = fdiv double 1.0, %d505
+  %p507 = getelementptr inbounds double, ptr %out, i64 %tile.6.i
+  store double %p506, ptr %p507, align 8
+  %p508 = getelementptr inbounds double, ptr %buf1, i64 8
+  %z509 = load double, ptr %p508, align 8
+  %neg510 = fneg double %z509
+  %e511 = call double @llvm.exp.f64(double %neg510)
+  %d512 = fadd double %e511, 1.0
+  %p513 = fdiv double 1.0, %d512
+  %p514 = getelementptr inbounds double, ptr %out, i64 %row7
+  store double %p513, ptr %p514, align 8
+  %p515 = getelementptr inbounds double, ptr %buf1, i64 16
+  %z516 = load double, ptr %p515, align 8
+  %neg517 = fneg double %z516
+  %e518 = call double @llvm.exp.f64(double %neg517)
+  %d519 = fadd double %e518, 1.0
+  %p520 = fdiv double 1.0, %d519
+  %p521 = getelementptr inbounds double, ptr %out, i64 %row8
+  store double %p520, ptr %p521, align 8
+  %p522 = getelementptr inbounds double, ptr %buf1, i64 24
+  %z523 = load double, ptr %p522, align 8
+  %neg524 = fneg double %z523
+  %e525 = call double @llvm.exp.f64(double %neg524)
+  %d526 = fadd double %e525, 1.0
+  %p527 = fdiv double 1.0, %d526
+  %p528 = getelementptr inbounds double, ptr %out, i64 %row9
+  store double %p527, ptr %p528, align 8
+  %p529 = getelementptr inbounds double, ptr %buf1, i64 32
+  %z530 = load double, ptr %p529, align 8
+  %neg531 = fneg double %z530
+  %e532 = call double @llvm.exp.f64(double %neg531)
+  %d533 = fadd double %e532, 1.0
+  %p534 = fdiv double 1.0, %d533
+  %p535 = getelementptr inbounds double, ptr %out, i64 %row10
+  store double %p534, ptr %p535, align 8
+  %p536 = getelementptr inbounds double, ptr %buf1, i64 40
+  %z537 = load double, ptr %p536, align 8
+  %neg538 = fneg double %z537
+  %e539 = call double @llvm.exp.f64(double %neg538)
+  %d540 = fadd double %e539, 1.0
+  %p541 = fdiv double 1.0, %d540
+  %p542 = getelementptr inbounds double, ptr %out, i64 %row11
+  store double %p541, ptr %p542, align 8
+  %p543 = getelementptr inbounds double, ptr %buf1, i64 48
+  %z544 = load double, ptr %p543, align 8
+  %neg545 = fneg double %z544
+  %e546 = call double @llvm.exp.f64(double %neg545)
+  %d547 = fadd double %e546, 1.0
+  %p548 = fdiv double 1.0, %d547
+  %p549 = getelementptr inbounds double, ptr %out, i64 %row12
+  store double %p548, ptr %p549, align 8
+  %p550 = getelementptr inbounds double, ptr %buf1, i64 56
+  %z551 = load double, ptr %p550, align 8
+  %neg552 = fneg double %z551
+  %e553 = call double @llvm.exp.f64(double %neg552)
+  %d554 = fadd double %e553, 1.0
+  %p555 = fdiv double 1.0, %d554
+  %p556 = getelementptr inbounds double, ptr %out, i64 %row13
+  store double %p555, ptr %p556, align 8
   %tile.6.next = add nuw nsw i64 %tile.6.i, 8
   br label %tile.6.head
 tile.6.exit:
   ; the last n mod 8 rows in tiles of 4; rows past n-1 repeat row n-1 (same value stored twice): a half tile still keeps the FMA pipes busy, one row alone would not
-  br label %tile.491.head
-tile.491.head:
-  %tile.491.i = phi i64 [ %nfull4, %tile.6.exit ], [ %tile.491.next, %l2.blk.692.exit ]
-  %tile.491.cond = icmp slt i64 %tile.491.i, %n
-  br i1 %tile.491.cond, label %tile.491.body, label %tile.491.exit
-tile.491.body:
-  %row492 = call i64 @llvm.umin.i64(i64 %tile.491.i, i64 %nm15)
-  %row493 = add i64 %tile.491.i, 1
-  %row494 = call i64 @llvm.umin.i64(i64 %row493, i64 %nm15)
-  %row495 = add i64 %tile.491.i, 2
-  %row496 = call i64 @llvm.umin.i64(i64 %row495, i64 %nm15)
-  %row497 = add i64 %tile.491.i, 3
-  %row498 = call i64 @llvm.umin.i64(i64 %row497, i64 %nm15)
+  br label %tile.557.head
+tile.557.head:
+  %tile.557.i = phi i64 [ %nfull4, %tile.6.exit ], [ %tile.557.next, %l2.blk.792.exit ]
+  %tile.557.cond = icmp slt i64 %tile.557.i, %n
+  br i1 %tile.557.cond, label %tile.557.body, label %tile.557.exit
+tile.557.body:
+  %row558 = call i64 @llvm.umin.i64(i64 %tile.557.i, i64 %nm15)
+  %row559 = add i64 %tile.557.i, 1
+  %row560 = call i64 @llvm.umin.i64(i64 %row559, i64 %nm15)
+  %row561 = add i64 %tile.557.i, 2
+  %row562 = call i64 @llvm.umin.i64(i64 %row561, i64 %nm15)
+  %row563 = add i64 %tile.557.i, 3
+  %row564 = call i64 @llvm.umin.i64(i64 %row563, i64 %nm15)
   ; layer 1 (2 -> 3): z = folded bias + the terms of the features in Delta
-  br label %zinit.499.head
-zinit.499.head:
-  %zinit.499.i = phi i64 [ 0, %tile.491.body ], [ %zinit.499.next, %zinit.499.body ]
-  %zinit.499.cond = icmp slt i64 %zinit.499.i, 8
-  br i1 %zinit.499.cond, label %zinit.499.body, label %zinit.499.exit
-zinit.499.body:
-  %p500 = getelementptr inbounds double, ptr %bias, i64 %zinit.499.i
-  %v501 = load <8 x double>, ptr %p500, align 8
-  %o502 = add i64 %zinit.499.i, 0
-  %p503 = getelementptr inbounds double, ptr %buf1, i64 %o502
-  store <8 x double> %v501, ptr %p503, align 8
-  %o504 = add i64 %zinit.499.i, 8
-  %p505 = getelementptr inbounds double, ptr %buf1, i64 %o504
-  store <8 x double> %v501, ptr %p505, align 8
-  %o506 = add i64 %zinit.499.i, 16
-  %p507 = getelementptr inbounds double, ptr %buf1, i64 %o506
-  store <8 x double> %v501, ptr %p507, align 8
-  %o508 = add i64 %zinit.499.i, 24
-  %p509 = getelementptr inbounds double, ptr %buf1, i64 %o508
-  store <8 x double> %v501, ptr %p509, align 8
-  %zinit.499.next = add nuw nsw i64 %zinit.499.i, 8
-  br label %zinit.499.head
-zinit.499.exit:
+  br label %zinit.565.head
+zinit.565.head:
+  %zinit.565.i = phi i64 [ 0, %tile.557.body ], [ %zinit.565.next, %zinit.565.body ]
+  %zinit.565.cond = icmp slt i64 %zinit.565.i, 8
+  br i1 %zinit.565.cond, label %zinit.565.body, label %zinit.565.exit
+zinit.565.body:
+  %p566 = getelementptr inbounds double, ptr %bias, i64 %zinit.565.i
+  %v567 = load <8 x double>, ptr %p566, align 8
+  %o568 = add i64 %zinit.565.i, 0
+  %p569 = getelementptr inbounds double, ptr %buf1, i64 %o568
+  store <8 x double> %v567, ptr %p569, align 8
+  %o570 = add i64 %zinit.565.i, 8
+  %p571 = getelementptr inbounds double, ptr %buf1, i64 %o570
+  store <8 x double> %v567, ptr %p571, align 8
+  %o572 = add i64 %zinit.565.i, 16
+  %p573 = getelementptr inbounds double, ptr %buf1, i64 %o572
+  store <8 x double> %v567, ptr %p573, align 8
+  %o574 = add i64 %zinit.565.i, 24
+  %p575 = getelementptr inbounds double, ptr %buf1, i64 %o574
+  store <8 x double> %v567, ptr %p575, align 8
+  %zinit.565.next = add nuw nsw i64 %zinit.565.i, 8
+  br label %zinit.565.head
+zinit.565.exit:
   ; terms[q] = (kind: 0 affine | 1 table, column in the block, offset into first)
-  br label %term.510.head
-term.510.head:
-  %term.510.i = phi i64 [ 0, %zinit.499.exit ], [ %term.510.next, %join.525 ]
-  %term.510.cond = icmp slt i64 %term.510.i, %nterms
-  br i1 %term.510.cond, label %term.510.body, label %term.510.exit
-term.510.body:
-  %q3511 = mul nuw nsw i64 %term.510.i, 3
-  %q512 = add i64 %q3511, 0
-  %tp513 = getelementptr inbounds i64, ptr %terms, i64 %q512
-  %kind514 = load i64, ptr %tp513, align 8
-  %q515 = add i64 %q3511, 1
-  %tp516 = getelementptr inbounds i64, ptr %terms, i64 %q515
-  %k517 = load i64, ptr %tp516, align 8
-  %q518 = add i64 %q3511, 2
-  %tp519 = getelementptr inbounds i64, ptr %terms, i64 %q518
-  %off520 = load i64, ptr %tp519, align 8
-  %blk521 = getelementptr inbounds double, ptr %first, i64 %off520
-  %isaff522 = icmp eq i64 %kind514, 0
-  br i1 %isaff522, label %affine.523, label %table.524
-affine.523:
-  %p526 = getelementptr inbounds double, ptr %blk521, i64 0
-  %sub527 = load double, ptr %p526, align 8
-  %p528 = getelementptr inbounds double, ptr %blk521, i64 1
-  %div529 = load double, ptr %p528, align 8
-  %p530 = getelementptr inbounds double, ptr %blk521, i64 2
-  %mul531 = load double, ptr %p530, align 8
-  %p532 = getelementptr inbounds double, ptr %blk521, i64 3
-  %add533 = load double, ptr %p532, align 8
-  %p534 = getelementptr inbounds double, ptr %blk521, i64 4
-  %lo535 = load double, ptr %p534, align 8
-  %p536 = getelementptr inbounds double, ptr %blk521, i64 5
-  %hi537 = load double, ptr %p536, align 8
-  %wrow538 = getelementptr inbounds double, ptr %blk521, i64 8
-  %ri539 = mul i64 %row492, %ncols
-  %ci540 = add i64 %ri539, %k517
-  %p541 = getelementptr inbounds double, ptr %cols, i64 %ci540
-  %col542 = load double, ptr %p541, align 8
-  %u543 = fsub double %col542, %sub527
-  %u544 = fdiv double %u543, %div529
-  %u545 = fmul double %u544, %mul531
-  %u546 = fadd double %u545, %add533
-  %u547 = call double @llvm.maxnum.f64(double %u546, double %lo535)
-  %u548 = call double @llvm.minnum.f64(double %u547, double %hi537)
-  %s549 = insertelement <8 x double> poison, double %u548, i64 0
-  %sv550 = shufflevector <8 x double> %s549, <8 x double> poison, <8 x i32> zeroinitializer
-  %ri551 = mul i64 %row494, %ncols
-  %ci552 = add i64 %ri551, %k517
-  %p553 = getelementptr inbounds double, ptr %cols, i64 %ci552
-  %col554 = load double, ptr %p553, align 8
-  %u555 = fsub double %col554, %sub527
-  %u556 = fdiv double %u555, %div529
-  %u557 = fmul double %u556, %mul531
-  %u558 = fadd double %u557, %add533
-  %u559 = call double @llvm.maxnum.f64(double %u558, double %lo535)
-  %u560 = call double @llvm.minnum.f64(double %u559, double %hi537)
-  %s561 = insertelement <8 x double> poison, double %u560, i64 0
-  %sv562 = shufflevector <8 x double> %s561, <8 x double> poison, <8 x i32> zeroinitializer
-  %ri563 = mul i64 %row496, %ncols
-  %ci564 = add i64 %ri563, %k517
-  %p565 = getelementptr inbounds double, ptr %cols, i64 %ci564
-  %col566 = load double, ptr %p565, align 8
-  %u567 = fsub double %col566, %sub527
-  %u568 = fdiv double %u567, %div529
-  %u569 = fmul double %u568, %mul531
-  %u570 = fadd double %u569, %add533
-  %u571 = call double @llvm.maxnum.f64(double %u570, double %lo535)
-  %u572 = call double @llvm.minnum.f64(double %u571, double %hi537)
-  %s573 = insertelement <8 x double> poison, double %u572, i64 0
-  %sv574 = shufflevector <8 x double> %s573, <8 x double> poison, <8 x i32> zeroinitializer
-  %ri575 = mul i64 %row498, %ncols
-  %ci576 = add i64 %ri575, %k517
-  %p577 = getelementptr inbounds double, ptr %cols, i64 %ci576
-  %col578 = load double, ptr %p577, align 8
-  %u579 = fsub double %col578, %sub527
-  %u580 = fdiv double %u579, %div529
-  %u581 = fmul double %u580, %mul531
-  %u582 = fadd double %u581, %add533
-  %u583 = call double @llvm.maxnum.f64(double %u582, double %lo535)
-  %u584 = call double @llvm.minnum.f64(double %u583, double %hi537)
-  %s585 = insertelement <8 x double> poison, double %u584, i64 0
-  %sv586 = shufflevector <8 x double> %s585, <8 x double> poison, <8 x i32> zeroinitializer
-  br label %aff.587.head
-aff.587.head:
-  %aff.587.i = phi i64 [ 0, %affine.523 ], [ %aff.587.next, %aff.587.body ]
-  %aff.587.cond = icmp slt i64 %aff.587.i, 8
-  br i1 %aff.587.cond, label %aff.587.body, label %aff.587.exit
-aff.587.body:
-  %p588 = getelementptr inbounds double, ptr %wrow538, i64 %aff.587.i
-  %v589 = load <8 x double>, ptr %p588, align 8
-  %o590 = add i64 %aff.587.i, 0
-  %p591 = getelementptr inbounds double, ptr %buf1, i64 %o590
-  %v592 = load <8 x double>, ptr %p591, align 8
-  %acc593 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv550, <8 x double> %v589, <8 x double> %v592)
-  %p594 = getelementptr inbounds double, ptr %buf1, i64 %o590
-  store <8 x double> %acc593, ptr %p594, align 8
-  %o595 = add i64 %aff.587.i, 8
-  %p596 = getelementptr inbounds double, ptr %buf1, i64 %o595
-  %v597 = load <8 x double>, ptr %p596, align 8
-  %acc598 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv562, <8 x double> %v589, <8 x double> %v597)
-  %p599 = getelementptr inbounds double, ptr %buf1, i64 %o595
-  store <8 x double> %acc598, ptr %p599, align 8
-  %o600 = add i64 %aff.587.i, 16
-  %p601 = getelementptr inbounds double, ptr %buf1, i64 %o600
-  %v602 = load <8 x double>, ptr %p601, align 8
-  %acc603 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv574, <8 x double> %v589, <8 x double> %v602)
-  %p604 = getelementptr inbounds double, ptr %buf1, i64 %o600
-  store <8 x double> %acc603, ptr %p604, align 8
-  %o605 = add i64 %aff.587.i, 24
-  %p606 = getelementptr inbounds double, ptr %buf1, i64 %o605
-  %v607 = load <8 x double>, ptr %p606, align 8
-  %acc608 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv586, <8 x double> %v589, <8 x double> %v607)
-  %p609 = getelementptr inbounds double, ptr %buf1, i64 %o605
-  store <8 x double> %acc608, ptr %p609, align 8
-  %aff.587.next = add nuw nsw i64 %aff.587.i, 8
-  br label %aff.587.head
-aff.587.exit:
-  br label %join.525
-table.524:
-  %ri610 = mul i64 %row492, %ncols
-  %ci611 = add i64 %ri610, %k517
-  %p612 = getelementptr inbounds double, ptr %cols, i64 %ci611
-  %col613 = load double, ptr %p612, align 8
-  %code614 = fptosi double %col613 to i64
-  %co615 = mul i64 %code614, 8
-  %trow616 = getelementptr inbounds double, ptr %blk521, i64 %co615
-  %ri617 = mul i64 %row494, %ncols
-  %ci618 = add i64 %ri617, %k517
+  br label %term.576.head
+term.576.head:
+  %term.576.i = phi i64 [ 0, %zinit.565.exit ], [ %term.576.next, %join.591 ]
+  %term.576.cond = icmp slt i64 %term.576.i, %nterms
+  br i1 %term.576.cond, label %term.576.body, label %term.576.exit
+term.576.body:
+  %q3577 = mul nuw nsw i64 %term.576.i, 3
+  %q578 = add i64 %q3577, 0
+  %tp579 = getelementptr inbounds i64, ptr %terms, i64 %q578
+  %kind580 = load i64, ptr %tp579, align 8
+  %q581 = add i64 %q3577, 1
+  %tp582 = getelementptr inbounds i64, ptr %terms, i64 %q581
+  %k583 = load i64, ptr %tp582, align 8
+  %q584 = add i64 %q3577, 2
+  %tp585 = getelementptr inbounds i64, ptr %terms, i64 %q584
+  %off586 = load i64, ptr %tp585, align 8
+  %blk587 = getelementptr inbounds double, ptr %first, i64 %off586
+  %isaff588 = icmp eq i64 %kind580, 0
+  br i1 %isaff588, label %affine.589, label %table.590
+affine.589:
+  %p592 = getelementptr inbounds double, ptr %blk587, i64 0
+  %sub593 = load double, ptr %p592, align 8
+  %p594 = getelementptr inbounds double, ptr %blk587, i64 1
+  %div595 = load double, ptr %p594, align 8
+  %p596 = getelementptr inbounds double, ptr %blk587, i64 2
+  %mul597 = load double, ptr %p596, align 8
+  %p598 = getelementptr inbounds double, ptr %blk587, i64 3
+  %add599 = load double, ptr %p598, align 8
+  %p600 = getelementptr inbounds double, ptr %blk587, i64 4
+  %lo601 = load double, ptr %p600, align 8
+  %p602 = getelementptr inbounds double, ptr %blk587, i64 5
+  %hi603 = load double, ptr %p602, align 8
+  %wrow604 = getelementptr inbounds double, ptr %blk587, i64 8
+  %ri605 = mul i64 %row558, %ncols
+  %ci606 = add i64 %ri605, %k583
+  %p607 = getelementptr inbounds double, ptr %cols, i64 %ci606
+  %col608 = load double, ptr %p607, align 8
+  %u609 = fsub double %col608, %sub593
+  %u610 = fdiv double %u609, %div595
+  %u611 = fmul double %u610, %mul597
+  %u612 = fadd double %u611, %add599
+  %u613 = call double @llvm.maxnum.f64(double %u612, double %lo601)
+  %u614 = call double @llvm.minnum.f64(double %u613, double %hi603)
+  %s615 = insertelement <8 x double> poison, double %u614, i64 0
+  %sv616 = shufflevector <8 x double> %s615, <8 x double> poison, <8 x i32> zeroinitializer
+  %ri617 = mul i64 %row560, %ncols
+  %ci618 = add i64 %ri617, %k583
   %p619 = getelementptr inbounds double, ptr %cols, i64 %ci618
   %col620 = load double, ptr %p619, align 8
-  %code621 = fptosi double %col620 to i64
-  %co622 = mul i64 %code621, 8
-  %trow623 = getelementptr inbounds double, ptr %blk521, i64 %co622
-  %ri624 = mul i64 %row496, %ncols
-  %ci625 = add i64 %ri624, %k517
-  %p626 = getelementptr inbounds double, ptr %cols, i64 %ci625
-  %col627 = load double, ptr %p626, align 8
-  %code628 = fptosi double %col627 to i64
-  %co629 = mul i64 %code628, 8
-  %trow630 = getelementptr inbounds double, ptr %blk521, i64 %co629
-  %ri631 = mul i64 %row498, %ncols
-  %ci632 = add i64 %ri631, %k517
-  %p633 = getelementptr inbounds double, ptr %cols, i64 %ci632
-  %col634 = load double, ptr %p633, align 8
-  %code635 = fptosi double %col634 to i64
-  %co636 = mul i64 %code635, 8
-  %trow637 = getelementptr inbounds double, ptr %blk521, i64 %co636
-  br label %tab.638.head
-tab.638.head:
-  %tab.638.i = phi i64 [ 0, %table.524 ], [ %tab.638.next, %tab.638.body ]
-  %tab.638.cond = icmp slt i64 %tab.638.i, 8
-  br i1 %tab.638.cond, label %tab.638.body, label %tab.638.exit
-tab.638.body:
-  %o639 = add i64 %tab.638.i, 0
-  %p640 = getelementptr inbounds double, ptr %buf1, i64 %o639
-  %v641 = load <8 x double>, ptr %p640, align 8
-  %p642 = getelementptr inbounds double, ptr %trow616, i64 %tab.638.i
-  %v643 = load <8 x double>, ptr %p642, align 8
-  %zt644 = fadd <8 x double> %v641, %v643
-  %p645 = getelementptr inbounds double, ptr %buf1, i64 %o639
-  store <8 x double> %zt644, ptr %p645, align 8
-  %o646 = add i64 %tab.638.i, 8
-  %p647 = getelementptr inbounds double, ptr %buf1, i64 %o646
-  %v648 = load <8 x double>, ptr %p647, align 8
-  %p649 = getelementptr inbounds double, ptr %trow623, i64 %tab.638.i
-  %v650 = load <8 x double>, ptr %p649, align 8
-  %zt651 = fadd <8 x double> %v648, %v650
-  %p652 = getelementptr inbounds double, ptr %buf1, i64 %o646
-  store <8 x double> %zt651, ptr %p652, align 8
-  %o653 = add i64 %tab.638.i, 16
-  %p654 = getelementptr inbounds double, ptr %buf1, i64 %o653
+  %u621 = fsub double %col620, %sub593
+  %u622 = fdiv double %u621, %div595
+  %u623 = fmul double %u622, %mul597
+  %u624 = fadd double %u623, %add599
+  %u625 = call double @llvm.maxnum.f64(double %u624, double %lo601)
+  %u626 = call double @llvm.minnum.f64(double %u625, double %hi603)
+  %s627 = insertelement <8 x double> poison, double %u626, i64 0
+  %sv628 = shufflevector <8 x double> %s627, <8 x double> poison, <8 x i32> zeroinitializer
+  %ri629 = mul i64 %row562, %ncols
+  %ci630 = add i64 %ri629, %k583
+  %p631 = getelementptr inbounds double, ptr %cols, i64 %ci630
+  %col632 = load double, ptr %p631, align 8
+  %u633 = fsub double %col632, %sub593
+  %u634 = fdiv double %u633, %div595
+  %u635 = fmul double %u634, %mul597
+  %u636 = fadd double %u635, %add599
+  %u637 = call double @llvm.maxnum.f64(double %u636, double %lo601)
+  %u638 = call double @llvm.minnum.f64(double %u637, double %hi603)
+  %s639 = insertelement <8 x double> poison, double %u638, i64 0
+  %sv640 = shufflevector <8 x double> %s639, <8 x double> poison, <8 x i32> zeroinitializer
+  %ri641 = mul i64 %row564, %ncols
+  %ci642 = add i64 %ri641, %k583
+  %p643 = getelementptr inbounds double, ptr %cols, i64 %ci642
+  %col644 = load double, ptr %p643, align 8
+  %u645 = fsub double %col644, %sub593
+  %u646 = fdiv double %u645, %div595
+  %u647 = fmul double %u646, %mul597
+  %u648 = fadd double %u647, %add599
+  %u649 = call double @llvm.maxnum.f64(double %u648, double %lo601)
+  %u650 = call double @llvm.minnum.f64(double %u649, double %hi603)
+  %s651 = insertelement <8 x double> poison, double %u650, i64 0
+  %sv652 = shufflevector <8 x double> %s651, <8 x double> poison, <8 x i32> zeroinitializer
+  br label %aff.653.head
+aff.653.head:
+  %aff.653.i = phi i64 [ 0, %affine.589 ], [ %aff.653.next, %aff.653.body ]
+  %aff.653.cond = icmp slt i64 %aff.653.i, 8
+  br i1 %aff.653.cond, label %aff.653.body, label %aff.653.exit
+aff.653.body:
+  %p654 = getelementptr inbounds double, ptr %wrow604, i64 %aff.653.i
   %v655 = load <8 x double>, ptr %p654, align 8
-  %p656 = getelementptr inbounds double, ptr %trow630, i64 %tab.638.i
-  %v657 = load <8 x double>, ptr %p656, align 8
-  %zt658 = fadd <8 x double> %v655, %v657
-  %p659 = getelementptr inbounds double, ptr %buf1, i64 %o653
-  store <8 x double> %zt658, ptr %p659, align 8
-  %o660 = add i64 %tab.638.i, 24
-  %p661 = getelementptr inbounds double, ptr %buf1, i64 %o660
-  %v662 = load <8 x double>, ptr %p661, align 8
-  %p663 = getelementptr inbounds double, ptr %trow637, i64 %tab.638.i
-  %v664 = load <8 x double>, ptr %p663, align 8
-  %zt665 = fadd <8 x double> %v662, %v664
-  %p666 = getelementptr inbounds double, ptr %buf1, i64 %o660
-  store <8 x double> %zt665, ptr %p666, align 8
-  %tab.638.next = add nuw nsw i64 %tab.638.i, 8
-  br label %tab.638.head
-tab.638.exit:
-  br label %join.525
-join.525:
-  %term.510.next = add nuw nsw i64 %term.510.i, 1
-  br label %term.510.head
-term.510.exit:
+  %o656 = add i64 %aff.653.i, 0
+  %p657 = getelementptr inbounds double, ptr %buf1, i64 %o656
+  %v658 = load <8 x double>, ptr %p657, align 8
+  %acc659 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv616, <8 x double> %v655, <8 x double> %v658)
+  %p660 = getelementptr inbounds double, ptr %buf1, i64 %o656
+  store <8 x double> %acc659, ptr %p660, align 8
+  %o661 = add i64 %aff.653.i, 8
+  %p662 = getelementptr inbounds double, ptr %buf1, i64 %o661
+  %v663 = load <8 x double>, ptr %p662, align 8
+  %acc664 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv628, <8 x double> %v655, <8 x double> %v663)
+  %p665 = getelementptr inbounds double, ptr %buf1, i64 %o661
+  store <8 x double> %acc664, ptr %p665, align 8
+  %o666 = add i64 %aff.653.i, 16
+  %p667 = getelementptr inbounds double, ptr %buf1, i64 %o666
+  %v668 = load <8 x double>, ptr %p667, align 8
+  %acc669 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv640, <8 x double> %v655, <8 x double> %v668)
+  %p670 = getelementptr inbounds double, ptr %buf1, i64 %o666
+  store <8 x double> %acc669, ptr %p670, align 8
+  %o671 = add i64 %aff.653.i, 24
+  %p672 = getelementptr inbounds double, ptr %buf1, i64 %o671
+  %v673 = load <8 x double>, ptr %p672, align 8
+  %acc674 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv652, <8 x double> %v655, <8 x double> %v673)
+  %p675 = getelementptr inbounds double, ptr %buf1, i64 %o671
+  store <8 x double> %acc674, ptr %p675, align 8
+  %aff.653.next = add nuw nsw i64 %aff.653.i, 8
+  br label %aff.653.head
+aff.653.exit:
+  br label %join.591
+table.590:
+  %ncodes676 = load double, ptr %blk587, align 8
+  %table677 = getelementptr inbounds double, ptr %blk587, i64 8
+  %ri678 = mul i64 %row558, %ncols
+  %ci679 = add i64 %ri678, %k583
+  %p680 = getelementptr inbounds double, ptr %cols, i64 %ci679
+  %col681 = load double, ptr %p680, align 8
+  %lo682 = fcmp oge double %col681, 0.0
+  %hi683 = fcmp olt double %col681, %ncodes676
+  %in684 = and i1 %lo682, %hi683
+  %safe685 = select i1 %in684, double %col681, double %ncodes676
+  %code686 = fptosi double %safe685 to i64
+  %back687 = sitofp i64 %code686 to double
+  %whole688 = fcmp oeq double %back687, %col681
+  %nc689 = fptosi double %ncodes676 to i64
+  %trow690 = select i1 %whole688, i64 %code686, i64 %nc689
+  %co691 = mul i64 %trow690, 8
+  %trow692 = getelementptr inbounds double, ptr %table677, i64 %co691
+  %ri693 = mul i64 %row560, %ncols
+  %ci694 = add i64 %ri693, %k583
+  %p695 = getelementptr inbounds double, ptr %cols, i64 %ci694
+  %col696 = load double, ptr %p695, align 8
+  %lo697 = fcmp oge double %col696, 0.0
+  %hi698 = fcmp olt double %col696, %ncodes676
+  %in699 = and i1 %lo697, %hi698
+  %safe700 = select i1 %in699, double %col696, double %ncodes676
+  %code701 = fptosi double %safe700 to i64
+  %back702 = sitofp i64 %code701 to double
+  %whole703 = fcmp oeq double %back702, %col696
+  %nc704 = fptosi double %ncodes676 to i64
+  %trow705 = select i1 %whole703, i64 %code701, i64 %nc704
+  %co706 = mul i64 %trow705, 8
+  %trow707 = getelementptr inbounds double, ptr %table677, i64 %co706
+  %ri708 = mul i64 %row562, %ncols
+  %ci709 = add i64 %ri708, %k583
+  %p710 = getelementptr inbounds double, ptr %cols, i64 %ci709
+  %col711 = load double, ptr %p710, align 8
+  %lo712 = fcmp oge double %col711, 0.0
+  %hi713 = fcmp olt double %col711, %ncodes676
+  %in714 = and i1 %lo712, %hi713
+  %safe715 = select i1 %in714, double %col711, double %ncodes676
+  %code716 = fptosi double %safe715 to i64
+  %back717 = sitofp i64 %code716 to double
+  %whole718 = fcmp oeq double %back717, %col711
+  %nc719 = fptosi double %ncodes676 to i64
+  %trow720 = select i1 %whole718, i64 %code716, i64 %nc719
+  %co721 = mul i64 %trow720, 8
+  %trow722 = getelementptr inbounds double, ptr %table677, i64 %co721
+  %ri723 = mul i64 %row564, %ncols
+  %ci724 = add i64 %ri723, %k583
+  %p725 = getelementptr inbounds double, ptr %cols, i64 %ci724
+  %col726 = load double, ptr %p725, align 8
+  %lo727 = fcmp oge double %col726, 0.0
+  %hi728 = fcmp olt double %col726, %ncodes676
+  %in729 = and i1 %lo727, %hi728
+  %safe730 = select i1 %in729, double %col726, double %ncodes676
+  %code731 = fptosi double %safe730 to i64
+  %back732 = sitofp i64 %code731 to double
+  %whole733 = fcmp oeq double %back732, %col726
+  %nc734 = fptosi double %ncodes676 to i64
+  %trow735 = select i1 %whole733, i64 %code731, i64 %nc734
+  %co736 = mul i64 %trow735, 8
+  %trow737 = getelementptr inbounds double, ptr %table677, i64 %co736
+  br label %tab.738.head
+tab.738.head:
+  %tab.738.i = phi i64 [ 0, %table.590 ], [ %tab.738.next, %tab.738.body ]
+  %tab.738.cond = icmp slt i64 %tab.738.i, 8
+  br i1 %tab.738.cond, label %tab.738.body, label %tab.738.exit
+tab.738.body:
+  %o739 = add i64 %tab.738.i, 0
+  %p740 = getelementptr inbounds double, ptr %buf1, i64 %o739
+  %v741 = load <8 x double>, ptr %p740, align 8
+  %p742 = getelementptr inbounds double, ptr %trow692, i64 %tab.738.i
+  %v743 = load <8 x double>, ptr %p742, align 8
+  %zt744 = fadd <8 x double> %v741, %v743
+  %p745 = getelementptr inbounds double, ptr %buf1, i64 %o739
+  store <8 x double> %zt744, ptr %p745, align 8
+  %o746 = add i64 %tab.738.i, 8
+  %p747 = getelementptr inbounds double, ptr %buf1, i64 %o746
+  %v748 = load <8 x double>, ptr %p747, align 8
+  %p749 = getelementptr inbounds double, ptr %trow707, i64 %tab.738.i
+  %v750 = load <8 x double>, ptr %p749, align 8
+  %zt751 = fadd <8 x double> %v748, %v750
+  %p752 = getelementptr inbounds double, ptr %buf1, i64 %o746
+  store <8 x double> %zt751, ptr %p752, align 8
+  %o753 = add i64 %tab.738.i, 16
+  %p754 = getelementptr inbounds double, ptr %buf1, i64 %o753
+  %v755 = load <8 x double>, ptr %p754, align 8
+  %p756 = getelementptr inbounds double, ptr %trow722, i64 %tab.738.i
+  %v757 = load <8 x double>, ptr %p756, align 8
+  %zt758 = fadd <8 x double> %v755, %v757
+  %p759 = getelementptr inbounds double, ptr %buf1, i64 %o753
+  store <8 x double> %zt758, ptr %p759, align 8
+  %o760 = add i64 %tab.738.i, 24
+  %p761 = getelementptr inbounds double, ptr %buf1, i64 %o760
+  %v762 = load <8 x double>, ptr %p761, align 8
+  %p763 = getelementptr inbounds double, ptr %trow737, i64 %tab.738.i
+  %v764 = load <8 x double>, ptr %p763, align 8
+  %zt765 = fadd <8 x double> %v762, %v764
+  %p766 = getelementptr inbounds double, ptr %buf1, i64 %o760
+  store <8 x double> %zt765, ptr %p766, align 8
+  %tab.738.next = add nuw nsw i64 %tab.738.i, 8
+  br label %tab.738.head
+tab.738.exit:
+  br label %join.591
+join.591:
+  %term.576.next = add nuw nsw i64 %term.576.i, 1
+  br label %term.576.head
+term.576.exit:
   ; hidden activation (relu) of layer 1
-  br label %act1.667.head
-act1.667.head:
-  %act1.667.i = phi i64 [ 0, %term.510.exit ], [ %act1.667.next, %act1.667.body ]
-  %act1.667.cond = icmp slt i64 %act1.667.i, 8
-  br i1 %act1.667.cond, label %act1.667.body, label %act1.667.exit
-act1.667.body:
-  %o668 = add i64 %act1.667.i, 0
-  %p669 = getelementptr inbounds double, ptr %buf1, i64 %o668
-  %v670 = load <8 x double>, ptr %p669, align 8
-  %gt671 = fcmp ogt <8 x double> %v670, zeroinitializer
-  %relu672 = select <8 x i1> %gt671, <8 x double> %v670, <8 x double> zeroinitializer
-  %p673 = getelementptr inbounds double, ptr %buf2, i64 %o668
-  store <8 x double> %relu672, ptr %p673, align 8
-  %o674 = add i64 %act1.667.i, 8
-  %p675 = getelementptr inbounds double, ptr %buf1, i64 %o674
-  %v676 = load <8 x double>, ptr %p675, align 8
-  %gt677 = fcmp ogt <8 x double> %v676, zeroinitializer
-  %relu678 = select <8 x i1> %gt677, <8 x double> %v676, <8 x double> zeroinitializer
-  %p679 = getelementptr inbounds double, ptr %buf2, i64 %o674
-  store <8 x double> %relu678, ptr %p679, align 8
-  %o680 = add i64 %act1.667.i, 16
-  %p681 = getelementptr inbounds double, ptr %buf1, i64 %o680
-  %v682 = load <8 x double>, ptr %p681, align 8
-  %gt683 = fcmp ogt <8 x double> %v682, zeroinitializer
-  %relu684 = select <8 x i1> %gt683, <8 x double> %v682, <8 x double> zeroinitializer
-  %p685 = getelementptr inbounds double, ptr %buf2, i64 %o680
-  store <8 x double> %relu684, ptr %p685, align 8
-  %o686 = add i64 %act1.667.i, 24
-  %p687 = getelementptr inbounds double, ptr %buf1, i64 %o686
-  %v688 = load <8 x double>, ptr %p687, align 8
-  %gt689 = fcmp ogt <8 x double> %v688, zeroinitializer
-  %relu690 = select <8 x i1> %gt689, <8 x double> %v688, <8 x double> zeroinitializer
-  %p691 = getelementptr inbounds double, ptr %buf2, i64 %o686
-  store <8 x double> %relu690, ptr %p691, align 8
-  %act1.667.next = add nuw nsw i64 %act1.667.i, 8
-  br label %act1.667.head
-act1.667.exit:
+  br label %act1.767.head
+act1.767.head:
+  %act1.767.i = phi i64 [ 0, %term.576.exit ], [ %act1.767.next, %act1.767.body ]
+  %act1.767.cond = icmp slt i64 %act1.767.i, 8
+  br i1 %act1.767.cond, label %act1.767.body, label %act1.767.exit
+act1.767.body:
+  %o768 = add i64 %act1.767.i, 0
+  %p769 = getelementptr inbounds double, ptr %buf1, i64 %o768
+  %v770 = load <8 x double>, ptr %p769, align 8
+  %gt771 = fcmp ugt <8 x double> %v770, zeroinitializer
+  %relu772 = select <8 x i1> %gt771, <8 x double> %v770, <8 x double> zeroinitializer
+  %p773 = getelementptr inbounds double, ptr %buf2, i64 %o768
+  store <8 x double> %relu772, ptr %p773, align 8
+  %o774 = add i64 %act1.767.i, 8
+  %p775 = getelementptr inbounds double, ptr %buf1, i64 %o774
+  %v776 = load <8 x double>, ptr %p775, align 8
+  %gt777 = fcmp ugt <8 x double> %v776, zeroinitializer
+  %relu778 = select <8 x i1> %gt777, <8 x double> %v776, <8 x double> zeroinitializer
+  %p779 = getelementptr inbounds double, ptr %buf2, i64 %o774
+  store <8 x double> %relu778, ptr %p779, align 8
+  %o780 = add i64 %act1.767.i, 16
+  %p781 = getelementptr inbounds double, ptr %buf1, i64 %o780
+  %v782 = load <8 x double>, ptr %p781, align 8
+  %gt783 = fcmp ugt <8 x double> %v782, zeroinitializer
+  %relu784 = select <8 x i1> %gt783, <8 x double> %v782, <8 x double> zeroinitializer
+  %p785 = getelementptr inbounds double, ptr %buf2, i64 %o780
+  store <8 x double> %relu784, ptr %p785, align 8
+  %o786 = add i64 %act1.767.i, 24
+  %p787 = getelementptr inbounds double, ptr %buf1, i64 %o786
+  %v788 = load <8 x double>, ptr %p787, align 8
+  %gt789 = fcmp ugt <8 x double> %v788, zeroinitializer
+  %relu790 = select <8 x i1> %gt789, <8 x double> %v788, <8 x double> zeroinitializer
+  %p791 = getelementptr inbounds double, ptr %buf2, i64 %o786
+  store <8 x double> %relu790, ptr %p791, align 8
+  %act1.767.next = add nuw nsw i64 %act1.767.i, 8
+  br label %act1.767.head
+act1.767.exit:
   ; layer 2 (3 -> 1, output): 8 units x 4 rows per block, one weight vector feeds 4 rows
-  br label %l2.blk.692.head
-l2.blk.692.head:
-  %l2.blk.692.i = phi i64 [ 0, %act1.667.exit ], [ %l2.blk.692.next, %l2.in.695.exit ]
-  %l2.blk.692.cond = icmp slt i64 %l2.blk.692.i, 8
-  br i1 %l2.blk.692.cond, label %l2.blk.692.body, label %l2.blk.692.exit
-l2.blk.692.body:
-  %p693 = getelementptr inbounds double, ptr %b2, i64 %l2.blk.692.i
-  %v694 = load <8 x double>, ptr %p693, align 8
-  br label %l2.in.695.head
-l2.in.695.head:
-  %l2.in.695.i = phi i64 [ 0, %l2.blk.692.body ], [ %l2.in.695.next, %l2.in.695.body ]
-  %l2.in.695.c0 = phi <8 x double> [ %v694, %l2.blk.692.body ], [ %l2.in.695.c0.next, %l2.in.695.body ]
-  %l2.in.695.c1 = phi <8 x double> [ %v694, %l2.blk.692.body ], [ %l2.in.695.c1.next, %l2.in.695.body ]
-  %l2.in.695.c2 = phi <8 x double> [ %v694, %l2.blk.692.body ], [ %l2.in.695.c2.next, %l2.in.695.body ]
-  %l2.in.695.c3 = phi <8 x double> [ %v694, %l2.blk.692.body ], [ %l2.in.695.c3.next, %l2.in.695.body ]
-  %l2.in.695.cond = icmp slt i64 %l2.in.695.i, 3
-  br i1 %l2.in.695.cond, label %l2.in.695.body, label %l2.in.695.exit
-l2.in.695.body:
-  %wr696 = mul nuw nsw i64 %l2.in.695.i, 8
-  %wo697 = add i64 %wr696, %l2.blk.692.i
-  %p698 = getelementptr inbounds double, ptr %W2, i64 %wo697
-  %v699 = load <8 x double>, ptr %p698, align 8
-  %ai700 = add i64 %l2.in.695.i, 0
-  %p701 = getelementptr inbounds double, ptr %buf2, i64 %ai700
-  %a702 = load double, ptr %p701, align 8
-  %s703 = insertelement <8 x double> poison, double %a702, i64 0
-  %sv704 = shufflevector <8 x double> %s703, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc705 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv704, <8 x double> %v699, <8 x double> %l2.in.695.c0)
-  %ai706 = add i64 %l2.in.695.i, 8
-  %p707 = getelementptr inbounds double, ptr %buf2, i64 %ai706
-  %a708 = load double, ptr %p707, align 8
-  %s709 = insertelement <8 x double> poison, double %a708, i64 0
-  %sv710 = shufflevector <8 x double> %s709, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc711 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv710, <8 x double> %v699, <8 x double> %l2.in.695.c1)
-  %ai712 = add i64 %l2.in.695.i, 16
-  %p713 = getelementptr inbounds double, ptr %buf2, i64 %ai712
-  %a714 = load double, ptr %p713, align 8
-  %s715 = insertelement <8 x double> poison, double %a714, i64 0
-  %sv716 = shufflevector <8 x double> %s715, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc717 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv716, <8 x double> %v699, <8 x double> %l2.in.695.c2)
-  %ai718 = add i64 %l2.in.695.i, 24
-  %p719 = getelementptr inbounds double, ptr %buf2, i64 %ai718
-  %a720 = load double, ptr %p719, align 8
-  %s721 = insertelement <8 x double> poison, double %a720, i64 0
-  %sv722 = shufflevector <8 x double> %s721, <8 x double> poison, <8 x i32> zeroinitializer
-  %acc723 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv722, <8 x double> %v699, <8 x double> %l2.in.695.c3)
-  %l2.in.695.next = add nuw nsw i64 %l2.in.695.i, 1
-  %l2.in.695.c0.next = fadd <8 x double> %acc705, zeroinitializer
-  %l2.in.695.c1.next = fadd <8 x double> %acc711, zeroinitializer
-  %l2.in.695.c2.next = fadd <8 x double> %acc717, zeroinitializer
-  %l2.in.695.c3.next = fadd <8 x double> %acc723, zeroinitializer
-  br label %l2.in.695.head
-l2.in.695.exit:
-  %o724 = add i64 %l2.blk.692.i, 0
-  %p725 = getelementptr inbounds double, ptr %buf1, i64 %o724
-  store <8 x double> %l2.in.695.c0, ptr %p725, align 8
-  %o726 = add i64 %l2.blk.692.i, 8
-  %p727 = getelementptr inbounds double, ptr %buf1, i64 %o726
-  store <8 x double> %l2.in.695.c1, ptr %p727, align 8
-  %o728 = add i64 %l2.blk.692.i, 16
-  %p729 = getelementptr inbounds double, ptr %buf1, i64 %o728
-  store <8 x double> %l2.in.695.c2, ptr %p729, align 8
-  %o730 = add i64 %l2.blk.692.i, 24
-  %p731 = getelementptr inbounds double, ptr %buf1, i64 %o730
-  store <8 x double> %l2.in.695.c3, ptr %p731, align 8
-  %l2.blk.692.next = add nuw nsw i64 %l2.blk.692.i, 8
-  br label %l2.blk.692.head
-l2.blk.692.exit:
+  br label %l2.blk.792.head
+l2.blk.792.head:
+  %l2.blk.792.i = phi i64 [ 0, %act1.767.exit ], [ %l2.blk.792.next, %l2.in.795.exit ]
+  %l2.blk.792.cond = icmp slt i64 %l2.blk.792.i, 8
+  br i1 %l2.blk.792.cond, label %l2.blk.792.body, label %l2.blk.792.exit
+l2.blk.792.body:
+  %p793 = getelementptr inbounds double, ptr %b2, i64 %l2.blk.792.i
+  %v794 = load <8 x double>, ptr %p793, align 8
+  br label %l2.in.795.head
+l2.in.795.head:
+  %l2.in.795.i = phi i64 [ 0, %l2.blk.792.body ], [ %l2.in.795.next, %l2.in.795.body ]
+  %l2.in.795.c0 = phi <8 x double> [ %v794, %l2.blk.792.body ], [ %l2.in.795.c0.next, %l2.in.795.body ]
+  %l2.in.795.c1 = phi <8 x double> [ %v794, %l2.blk.792.body ], [ %l2.in.795.c1.next, %l2.in.795.body ]
+  %l2.in.795.c2 = phi <8 x double> [ %v794, %l2.blk.792.body ], [ %l2.in.795.c2.next, %l2.in.795.body ]
+  %l2.in.795.c3 = phi <8 x double> [ %v794, %l2.blk.792.body ], [ %l2.in.795.c3.next, %l2.in.795.body ]
+  %l2.in.795.cond = icmp slt i64 %l2.in.795.i, 3
+  br i1 %l2.in.795.cond, label %l2.in.795.body, label %l2.in.795.exit
+l2.in.795.body:
+  %wr796 = mul nuw nsw i64 %l2.in.795.i, 8
+  %wo797 = add i64 %wr796, %l2.blk.792.i
+  %p798 = getelementptr inbounds double, ptr %W2, i64 %wo797
+  %v799 = load <8 x double>, ptr %p798, align 8
+  %ai800 = add i64 %l2.in.795.i, 0
+  %p801 = getelementptr inbounds double, ptr %buf2, i64 %ai800
+  %a802 = load double, ptr %p801, align 8
+  %s803 = insertelement <8 x double> poison, double %a802, i64 0
+  %sv804 = shufflevector <8 x double> %s803, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc805 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv804, <8 x double> %v799, <8 x double> %l2.in.795.c0)
+  %ai806 = add i64 %l2.in.795.i, 8
+  %p807 = getelementptr inbounds double, ptr %buf2, i64 %ai806
+  %a808 = load double, ptr %p807, align 8
+  %s809 = insertelement <8 x double> poison, double %a808, i64 0
+  %sv810 = shufflevector <8 x double> %s809, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc811 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv810, <8 x double> %v799, <8 x double> %l2.in.795.c1)
+  %ai812 = add i64 %l2.in.795.i, 16
+  %p813 = getelementptr inbounds double, ptr %buf2, i64 %ai812
+  %a814 = load double, ptr %p813, align 8
+  %s815 = insertelement <8 x double> poison, double %a814, i64 0
+  %sv816 = shufflevector <8 x double> %s815, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc817 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv816, <8 x double> %v799, <8 x double> %l2.in.795.c2)
+  %ai818 = add i64 %l2.in.795.i, 24
+  %p819 = getelementptr inbounds double, ptr %buf2, i64 %ai818
+  %a820 = load double, ptr %p819, align 8
+  %s821 = insertelement <8 x double> poison, double %a820, i64 0
+  %sv822 = shufflevector <8 x double> %s821, <8 x double> poison, <8 x i32> zeroinitializer
+  %acc823 = call <8 x double> @llvm.fmuladd.v8f64(<8 x double> %sv822, <8 x double> %v799, <8 x double> %l2.in.795.c3)
+  %l2.in.795.next = add nuw nsw i64 %l2.in.795.i, 1
+  %l2.in.795.c0.next = fadd <8 x double> %acc805, zeroinitializer
+  %l2.in.795.c1.next = fadd <8 x double> %acc811, zeroinitializer
+  %l2.in.795.c2.next = fadd <8 x double> %acc817, zeroinitializer
+  %l2.in.795.c3.next = fadd <8 x double> %acc823, zeroinitializer
+  br label %l2.in.795.head
+l2.in.795.exit:
+  %o824 = add i64 %l2.blk.792.i, 0
+  %p825 = getelementptr inbounds double, ptr %buf1, i64 %o824
+  store <8 x double> %l2.in.795.c0, ptr %p825, align 8
+  %o826 = add i64 %l2.blk.792.i, 8
+  %p827 = getelementptr inbounds double, ptr %buf1, i64 %o826
+  store <8 x double> %l2.in.795.c1, ptr %p827, align 8
+  %o828 = add i64 %l2.blk.792.i, 16
+  %p829 = getelementptr inbounds double, ptr %buf1, i64 %o828
+  store <8 x double> %l2.in.795.c2, ptr %p829, align 8
+  %o830 = add i64 %l2.blk.792.i, 24
+  %p831 = getelementptr inbounds double, ptr %buf1, i64 %o830
+  store <8 x double> %l2.in.795.c3, ptr %p831, align 8
+  %l2.blk.792.next = add nuw nsw i64 %l2.blk.792.i, 8
+  br label %l2.blk.792.head
+l2.blk.792.exit:
   ; logistic output: p1 = 1 / (1 + exp(-z)); desired column 1
-  %p732 = getelementptr inbounds double, ptr %buf1, i64 0
-  %z733 = load double, ptr %p732, align 8
-  %neg734 = fneg double %z733
-  %e735 = call double @llvm.exp.f64(double %neg734)
-  %d736 = fadd double %e735, 1.0
-  %p737 = fdiv double 1.0, %d736
-  %p738 = getelementptr inbounds double, ptr %out, i64 %row492
-  store double %p737, ptr %p738, align 8
-  %p739 = getelementptr inbounds double, ptr %buf1, i64 8
-  %z740 = load double, ptr %p739, align 8
-  %neg741 = fneg double %z740
-  %e742 = call double @llvm.exp.f64(double %neg741)
-  %d743 = fadd double %e742, 1.0
-  %p744 = fdiv double 1.0, %d743
-  %p745 = getelementptr inbounds double, ptr %out, i64 %row494
-  store double %p744, ptr %p745, align 8
-  %p746 = getelementptr inbounds double, ptr %buf1, i64 16
-  %z747 = load double, ptr %p746, align 8
-  %neg748 = fneg double %z747
-  %e749 = call double @llvm.exp.f64(double %neg748)
-  %d750 = fadd double %e749, 1.0
-  %p751 = fdiv double 1.0, %d750
-  %p752 = getelementptr inbounds double, ptr %out, i64 %row496
-  store double %p751, ptr %p752, align 8
-  %p753 = getelementptr inbounds double, ptr %buf1, i64 24
-  %z754 = load double, ptr %p753, align 8
-  %neg755 = fneg double %z754
-  %e756 = call double @llvm.exp.f64(double %neg755)
-  %d757 = fadd double %e756, 1.0
-  %p758 = fdiv double 1.0, %d757
-  %p759 = getelementptr inbounds double, ptr %out, i64 %row498
-  store double %p758, ptr %p759, align 8
-  %tile.491.next = add nuw nsw i64 %tile.491.i, 4
-  br label %tile.491.head
-tile.491.exit:
+  %p832 = getelementptr inbounds double, ptr %buf1, i64 0
+  %z833 = load double, ptr %p832, align 8
+  %neg834 = fneg double %z833
+  %e835 = call double @llvm.exp.f64(double %neg834)
+  %d836 = fadd double %e835, 1.0
+  %p837 = fdiv double 1.0, %d836
+  %p838 = getelementptr inbounds double, ptr %out, i64 %row558
+  store double %p837, ptr %p838, align 8
+  %p839 = getelementptr inbounds double, ptr %buf1, i64 8
+  %z840 = load double, ptr %p839, align 8
+  %neg841 = fneg double %z840
+  %e842 = call double @llvm.exp.f64(double %neg841)
+  %d843 = fadd double %e842, 1.0
+  %p844 = fdiv double 1.0, %d843
+  %p845 = getelementptr inbounds double, ptr %out, i64 %row560
+  store double %p844, ptr %p845, align 8
+  %p846 = getelementptr inbounds double, ptr %buf1, i64 16
+  %z847 = load double, ptr %p846, align 8
+  %neg848 = fneg double %z847
+  %e849 = call double @llvm.exp.f64(double %neg848)
+  %d850 = fadd double %e849, 1.0
+  %p851 = fdiv double 1.0, %d850
+  %p852 = getelementptr inbounds double, ptr %out, i64 %row562
+  store double %p851, ptr %p852, align 8
+  %p853 = getelementptr inbounds double, ptr %buf1, i64 24
+  %z854 = load double, ptr %p853, align 8
+  %neg855 = fneg double %z854
+  %e856 = call double @llvm.exp.f64(double %neg855)
+  %d857 = fadd double %e856, 1.0
+  %p858 = fdiv double 1.0, %d857
+  %p859 = getelementptr inbounds double, ptr %out, i64 %row564
+  store double %p858, ptr %p859, align 8
+  %tile.557.next = add nuw nsw i64 %tile.557.i, 4
+  br label %tile.557.head
+tile.557.exit:
   ret void
 }

@@ -18,7 +18,7 @@ def test_partial_evaluation_equals_pipeline(scaler):
     enc = schema.encode(df)
     model = fit(pipeline((7,), "tanh", scaler), df, labels(len(df), 3))
     layer = layer_of(model, schema, 2)
-    assert layer.tables[2].shape == (3, 7) and layer.tables[3].shape == (4, 7)  # color, size
+    assert layer.tables[2].shape == (4, 7) and layer.tables[3].shape == (5, 7)  # color, size + NaN row
     rng = np.random.default_rng(0)
     for delta in [(), (0,), (2,), (1, 3), (0, 1, 2, 3, 4)]:
         x = enc[rng.integers(len(enc))]

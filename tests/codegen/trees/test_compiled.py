@@ -100,9 +100,9 @@ def test_disk_cache_roundtrip(fitted, forests, tmp_path, monkeypatch):
     ir = emit_residual(res)
     monkeypatch.setenv("GECO_LLVM_CACHE", str(tmp_path))
     binding.compile_ir(ir, 0)
-    assert len(list(tmp_path.glob("*.o"))) == 1
+    assert len(list(tmp_path.glob("*.gobj"))) == 1
     binding.clear_cache()
     cm = binding.compile_ir(ir, 0)  # from disk
     assert binding.cache_info().get("disk_hits") == 1
     cols = np.ascontiguousarray(X[:30, :2])
-    np.testing.assert_array_equal(CompiledResidual(cm, forest)(cols), res.predict(cols))
+    np.testing.assert_array_equal(CompiledResidual(cm, forest, cols.shape[1])(cols), res.predict(cols))

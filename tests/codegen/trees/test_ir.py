@@ -62,7 +62,9 @@ def test_ir_categorical_set_and_nan_routing():
     forest = read_forest(m, schema, 1)
     res = partial_evaluate(forest, bind_x(forest, np.array([0.0, 3.0])), (0, 1))
     ir = emit_residual(res)
-    assert "fptosi double %v0 to i64" in ir and "lshr i64 5, %k" in ir  # {a, c} = bits 0b101
+    assert "lshr i64 5, %k" in ir  # {a, c} = bits 0b101
+    # the code is range-checked before it is converted: 0 <= v < 3 categories
+    assert "fcmp oge double %v0, 0.0" in ir and f"fcmp olt double %v0, {hexf(3.0)}" in ir
     assert "k in {a, c}" in ir
     # every split on w: `ule` (NaN goes left) or `ole`, exactly as the node learned it
     w_splits = [r for r in range(len(res.col)) if res.col[r] == 1]

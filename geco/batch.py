@@ -1,0 +1,420 @@
+"""Explaining a batch: one seed per row, rows in chunks, local processes or a Dask cluster.
+
+What ``Explainer.explain_many`` runs. The contract, whatever ``n_jobs`` or backend:
+
+* Seeds: row ``i`` (its position in ``X``) is explained with ``row_seeds(random_state, n)[i]``,
+  that is ``numpy.random.SeedSequence(random_state).spawn(n)[i]`` - the same as
+  ``SeedSequence(random_state, spawn_key=(i,))``, so a row's seed depends on its position only,
+  not on the batch size, the chunks or the worker that runs it. ``explain(X.iloc[[i]],
+  random_state=row_seeds(random_state, len(X))[i])`` gives the same explanation.
+* Order: results come back in the order of ``X``'s rows.
+* Failures: a row that raises (bad values, a model error, a worker that died) yields a failed
+  :class:`Explanation` - ``success`` False, ``reason`` saying what went wrong, ``stats["error"]``
+  the exception - and the rest of the batch goes on.
+
+Backends. ``"loky"`` (``n_jobs > 1``): a pool of local worker processes; the pickled Explainer
+(model, data, domains, the compiled kernels' object code) is sent once per worker, when it
+starts, and tasks carry only a chunk of rows and their seeds. ``"dask"``: a
+``dask.distributed.Client`` (the user's, or a LocalCluster of ``n_jobs`` workers made for the
+call); the Explainer is scattered to every worker once. A progress bar (tqdm, on stderr) appears
+when a batch runs longer than a second in an interactive terminal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import pickle
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from geco.result import Explanation
+from plaf_grammar import SchemaError
+
+if TYPE_CHECKING:
+    from geco.explainer import Explainer
+
+__all__ = [
+    "BACKENDS",
+    "explanations_frame",
+    "failed_explanation",
+    "iter_explain",
+    "row_seeds",
+    "shutdown_pool",
+]
+
+BACKENDS: tuple[str, ...] = ("loky", "dask")
+_META = ("probability", "distance", "n_changed", "counterfactual")
+#: rows per task at most: small enough for load balance and a lively progress bar, large enough
+#: that a task's overhead (a few ms) stays below 1 % of its explanations
+_CHUNK_MAX = 16
+
+
+# ---------------------------------------------------------------------------- seeds and rows
+def row_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
+    """The seed of each of ``n`` rows: ``SeedSequence(random_state).spawn(n)``.
+
+    ``random_state``: None (fresh entropy, drawn once for the whole batch), an int or a sequence
+    of ints, a ``SeedSequence`` (not modified) or a ``Generator`` (one draw of 128 bits)."""
+    if isinstance(random_state, np.random.SeedSequence):
+        root = np.random.SeedSequence(
+            random_state.entropy, spawn_key=random_state.spawn_key, pool_size=random_state.pool_size
+        )
+    elif isinstance(random_state, np.random.Generator):
+        root = np.random.SeedSequence(random_state.integers(0, 2**63, size=2).tolist())
+    else:
+        root = np.random.SeedSequence(random_state)
+    return root.spawn(n)
+
+
+def _check_columns(explainer: Explainer, X: pd.DataFrame) -> None:
+    """Column errors would fail every row: raise them once instead."""
+    names = list(explainer.schema.names)
+    dup = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
+    missing = [n for n in names if n not in X.columns]
+    extra = [c for c in X.columns if c not in set(names)]
+    if dup or missing or extra:
+        parts = [f"duplicate column(s) {dup}"] if dup else []
+        parts += [f"missing column(s) {missing}"] if missing else []
+        parts += [f"unexpected column(s) {extra}"] if extra else []
+        raise SchemaError(f"X: {'; '.join(parts)}")
+
+
+def failed_explanation(explainer: Explainer, x: pd.DataFrame, error: BaseException | str) -> Explanation:
+    """The result for a row whose explanation failed: no counterfactuals, ``success`` False,
+    ``reason`` and ``stats["error"]`` naming the error, ``x_probability`` NaN."""
+    error_text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    empty = explainer.schema.decode(np.empty((0, len(explainer.schema))))
+    for c, dtype in zip(_META, ("float64", "float64", "int64", "bool")):
+        empty[c] = pd.Series(dtype=dtype)
+    return Explanation(
+        x=x,
+        counterfactuals=empty,
+        success=False,
+        reason=f"explaining this row failed: {error_text}",
+        desired_class=explainer.desired_class,
+        x_probability=float("nan"),
+        stats={"error": error_text, "engine": explainer.engine},
+    )
+
+
+def _explain_rows(
+    explainer: Explainer, rows: pd.DataFrame, seeds: Sequence[np.random.SeedSequence], overrides: dict
+) -> list[Explanation]:
+    out = []
+    for j in range(len(rows)):
+        x = rows.iloc[[j]]
+        try:
+            out.append(explainer.explain(x, random_state=seeds[j], **overrides))
+        except Exception as exc:  # one bad row must not lose the batch
+            out.append(failed_explanation(explainer, x, exc))
+    return out
+
+
+def _chunks(n: int, workers: int, chunk_size: int | None) -> list[range]:
+    if chunk_size is None:
+        chunk_size = max(1, min(_CHUNK_MAX, math.ceil(n / (4 * max(workers, 1)))))
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    return [range(s, min(s + chunk_size, n)) for s in range(0, n, chunk_size)]
+
+
+def _n_workers(n_jobs: int | None) -> int:
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a positive integer or negative (joblib's meaning), got {n_jobs!r}")
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+    return int(n_jobs)
+
+
+# ---------------------------------------------------------------------------- the driver
+def iter_explain(
+    explainer: Explainer,
+    X: pd.DataFrame,
+    *,
+    n_jobs: int | None = 1,
+    backend: str = "loky",
+    progress: bool = True,
+    random_state: Any = None,
+    client: Any = None,
+    chunk_size: int | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Iterator[Explanation]:
+    """Explanations of ``X``'s rows, yielded in row order as soon as each is ready (a consumer
+    such as ``geco explain --out`` streams them to disk). See the module docstring.
+    ``overrides`` are ``explain``'s options (``Explainer.explain_many`` checks them first)."""
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    workers = _n_workers(n_jobs)
+    overrides = dict(overrides or {})
+    _check_columns(explainer, X)
+    n = len(X)
+    seeds = row_seeds(random_state, n)
+    bar = _progress_bar(n, progress)
+    try:
+        if backend == "loky" and workers == 1:
+            for i in range(n):
+                yield from _explain_rows(explainer, X.iloc[[i]], seeds[i : i + 1], overrides)
+                bar.update(1)
+            return
+        run = _run_loky if backend == "loky" else _run_dask
+        yield from run(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
+    finally:
+        bar.close()
+
+
+def _in_order(
+    explainer: Explainer,
+    X: pd.DataFrame,
+    chunks: list[range],
+    completed: Iterator[tuple[int, list[Explanation] | BaseException]],
+    bar: Any,
+) -> Iterator[Explanation]:
+    """Reorder chunk results (arriving in any order) into row order; a chunk that raised gives
+    failed explanations for its rows."""
+    done: dict[int, list[Explanation]] = {}
+    next_chunk = 0
+    for c, result in completed:
+        rows = chunks[c]
+        if isinstance(result, BaseException):
+            reason = f"the worker failed ({type(result).__name__}: {result})"
+            result = [failed_explanation(explainer, X.iloc[[i]], reason) for i in rows]
+        done[c] = result
+        bar.update(len(rows))
+        while next_chunk in done:
+            yield from done.pop(next_chunk)
+            next_chunk += 1
+    if next_chunk != len(chunks):  # pragma: no cover - every chunk reports, or raises
+        raise RuntimeError(f"{len(chunks) - next_chunk} chunk(s) of the batch never reported")
+
+
+# ---------------------------------------------------------------------------- loky
+_WORKER_EXPLAINERS: dict[str, Any] = {}  # in a worker: payload digest -> Explainer
+_WORKER_INFO: dict[str, float] = {}
+
+
+def _install(token: str, payload: bytes, cache_settings: dict) -> None:
+    """Worker initializer: unpickle the Explainer once per worker process."""
+    from codegen.llvm import disk_cache
+
+    if cache_settings:
+        disk_cache.configure(**cache_settings)
+    t0 = time.perf_counter()
+    _WORKER_EXPLAINERS.clear()
+    _WORKER_EXPLAINERS[token] = pickle.loads(payload)
+    _WORKER_INFO.update(unpickle_seconds=time.perf_counter() - t0, payload_bytes=len(payload))
+
+
+def _loky_chunk(token: str, rows: pd.DataFrame, seeds: list, overrides: dict) -> list[Explanation]:
+    explainer = _WORKER_EXPLAINERS.get(token)
+    if explainer is None:  # pragma: no cover - the initializer runs before any task
+        raise RuntimeError("this worker has no explainer (its initializer did not run)")
+    out = _explain_rows(explainer, rows, seeds, overrides)
+    _tag_worker(out)
+    return out
+
+
+def _tag_worker(explanations: list[Explanation]) -> None:
+    """``stats["worker"]``: the process and its compile/load times so far (what a batch's
+    compile share is measured from)."""
+    from codegen.llvm import binding
+
+    info = binding.cache_info()
+    worker = {
+        "pid": os.getpid(),
+        "compile_seconds": info["compile_seconds"],
+        "compiles": info["compiles"],
+        "load_seconds": info["load_seconds"],
+        "cpu_seconds": time.process_time(),  # the whole process: imports, unpickling, threads
+        **_WORKER_INFO,
+    }
+    for e in explanations:
+        e.stats["worker"] = dict(worker)
+
+
+_pool_lock = threading.Lock()
+_pool: tuple[tuple, Any] | None = None
+
+
+def _local_pool(workers: int, token: str, payload: bytes) -> Any:
+    """A loky process pool whose workers hold this Explainer; kept for the next call with the
+    same Explainer and worker count (idle workers exit after 5 minutes)."""
+    global _pool
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    from codegen.llvm import disk_cache
+
+    settings = disk_cache.settings()
+    key = (workers, token, repr(settings))
+    with _pool_lock:
+        if _pool is not None:
+            old_key, old = _pool
+            if old_key == key and not old._flags.broken and not old._flags.shutdown:
+                return old
+            old.shutdown(wait=True)
+            _pool = None
+        threads = str(max(1, (os.cpu_count() or 1) // workers))
+        executor = ProcessPoolExecutor(
+            max_workers=workers,
+            timeout=300,
+            initializer=_install,
+            initargs=(token, payload, settings),
+            env={v: threads for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
+        )
+        _pool = (key, executor)
+        return executor
+
+
+def shutdown_pool(kill: bool = False) -> None:
+    """Stop the local worker pool kept between calls (its workers also exit when idle for 5
+    minutes); ``kill``: end the workers' running tasks too."""
+    global _pool
+    with _pool_lock:
+        if _pool is not None:
+            _pool[1].shutdown(wait=True, kill_workers=kill)
+            _pool = None
+
+
+def explainer_payload(explainer: Explainer) -> bytes:
+    """The pickled Explainer sent to each worker (cloudpickle: a callable model travels too)."""
+    try:
+        import cloudpickle  # a dependency of joblib >= 1.5
+    except ImportError:  # pragma: no cover - older joblib vendors it
+        from joblib.externals import cloudpickle
+
+    return cloudpickle.dumps(explainer, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _run_loky(explainer, X, seeds, overrides, workers, client, chunk_size, bar):
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    if client is not None:
+        raise ValueError("client is for backend='dask'")
+    payload = explainer_payload(explainer)
+    token = hashlib.sha256(payload).hexdigest()
+    chunks = _chunks(len(X), workers, chunk_size)
+    executor = _local_pool(workers, token, payload)
+    futures = {
+        executor.submit(_loky_chunk, token, X.iloc[list(c)], seeds[c.start : c.stop], overrides): k
+        for k, c in enumerate(chunks)
+    }
+
+    def completed():
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                exc = f.exception()
+                yield futures[f], exc if exc is not None else f.result()
+
+    try:
+        yield from _in_order(explainer, X, chunks, completed(), bar)
+    finally:
+        for f in futures:
+            f.cancel()  # a consumer that stops early (| head, Ctrl-C) leaves nothing queued
+
+
+# ---------------------------------------------------------------------------- dask
+def _dask_chunk(explainer: Any, rows: pd.DataFrame, seeds: list, overrides: dict) -> list[Explanation]:
+    out = _explain_rows(explainer, rows, seeds, overrides)
+    _tag_worker(out)
+    return out
+
+
+def _run_dask(explainer, X, seeds, overrides, workers, client, chunk_size, bar):
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:
+        raise ImportError(
+            "backend='dask' needs dask.distributed: pip install 'geco[dask]'"
+        ) from exc
+    own: list[Callable[[], None]] = []
+    if client is None:
+        cluster = LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None,
+        )  # fmt: skip
+        client = Client(cluster)
+        own += [client.close, cluster.close]
+    try:
+        slots = sum(client.nthreads().values()) or workers
+        chunks = _chunks(len(X), slots, chunk_size)
+        remote = client.scatter(explainer, broadcast=True, hash=False)
+        futures = {
+            client.submit(
+                _dask_chunk, remote, X.iloc[list(c)], seeds[c.start : c.stop], overrides, pure=False
+            ): k
+            for k, c in enumerate(chunks)
+        }
+
+        def completed():
+            for f in as_completed(futures):
+                exc = f.exception()
+                yield futures[f], exc if exc is not None else f.result()
+
+        try:
+            yield from _in_order(explainer, X, chunks, completed(), bar)
+        finally:
+            client.cancel(list(futures))
+    finally:
+        for close in own:
+            close()
+
+
+# ---------------------------------------------------------------------------- output
+def _progress_bar(total: int, progress: bool) -> Any:
+    if progress:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # pragma: no cover - tqdm is a dependency
+            tqdm = None
+        if tqdm is not None:
+            # disable=None: off when stderr is not a terminal; delay: only batches that take a while
+            return tqdm(total=total, unit="row", desc="explaining", file=sys.stderr, disable=None, delay=1.0)
+    return _NoBar()
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def explanations_frame(explanations: Sequence[Explanation]) -> pd.DataFrame:
+    """One tidy table: a row per counterfactual (``rank`` 0 is the best) with ``instance`` (the
+    row label in ``X``), ``success``, the features, ``probability``, ``distance``, ``n_changed``,
+    ``counterfactual``, ``x_probability`` and ``reason``. An instance without counterfactuals
+    (already desired, none found, failed) keeps one row with ``rank`` and the features empty."""
+    parts = []
+    for e in explanations:
+        cf = e.counterfactuals.reset_index(drop=True)
+        rank = pd.array(np.arange(len(cf)) if len(cf) else [pd.NA], dtype="Int64")
+        if not len(cf):
+            cf = cf.reindex(range(1))  # one row of missing values, the columns' dtypes kept
+        cf.insert(0, "success", e.success)
+        cf.insert(0, "rank", rank)
+        cf.insert(0, "instance", e.x.index[0] if len(e.x.index) else None)
+        cf["x_probability"] = e.x_probability
+        cf["reason"] = e.reason
+        parts.append(cf)
+    if not parts:
+        return pd.DataFrame(columns=["instance", "rank", "success", *_META, "x_probability", "reason"])
+    frame = pd.concat(parts, ignore_index=True)
+    frame["counterfactual"] = frame["counterfactual"].eq(True)
+    for c, dtype in parts[0].dtypes.items():  # integers beside missing values: nullable integers
+        if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_integer_dtype(frame[c].dtype):
+            frame[c] = frame[c].astype("Int64")
+    return frame

@@ -1,0 +1,68 @@
+"""Differential test in CI: random models of every family, bare and in pipelines, scored through
+every engine tier on values at the split thresholds, their float32/float64 neighbours, huge
+magnitudes, NaN and invalid category codes, against ``predict_proba`` - trees bit for bit, MLPs
+within :func:`codegen.mlp.bound.error_bound`. The same checks at scale (10^6 rows, each model in
+its own process so a crash is counted): ``benchmarks/differential.py``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+import differential as diff
+
+BLOCKS = 3
+ROWS = 60
+
+
+def check_model(case: diff.Case, seed: int) -> diff.Tally:
+    tiers = diff.mlp_tiers(case) if case.family == "mlp" else diff.tree_tiers(case)
+    forest = None if case.family == "mlp" else tiers["numpy"].forest
+    rng = np.random.default_rng(seed)
+    tally = diff.Tally()
+    for b in range(BLOCKS):
+        x, delta, cols = diff.draw_block(case, rng, ROWS, forest, invalid_codes=b == BLOCKS - 1)
+        diff.check_block(case, tiers, x, delta, cols, tally)
+    return tally
+
+
+@pytest.mark.parametrize("family", diff.FAMILIES)
+@settings(
+    max_examples=2,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(pipeline=st.sampled_from(diff.PIPELINES), seed=st.integers(0, 2**31 - 1))
+def test_every_tier_agrees_with_predict_proba(family, pipeline, seed):
+    case = diff.make_case(seed, family, "bare" if family == "hgb-cat" else pipeline, n=160)
+    tally = check_model(case, seed)
+    assert tally.rows == BLOCKS * ROWS
+    assert not tally.mismatches, tally.examples[:2]
+
+
+def test_values_the_model_refuses_are_counted_not_compared():
+    """A forest behind a StandardScaler refuses 1e300 (inf after scaling): such rows are left
+    out of the comparison (the Explainer refuses them up front), the rest still compared."""
+    case = diff.make_case(7, "rf", "standard", n=160)
+    rows = np.tile(case.data[0], (3, 1))
+    j = next(i for i, f in enumerate(case.schema.features) if f.categories is None)
+    rows[1, j] = 1e300
+    ref, took = diff.reference(case, rows)
+    assert took.tolist() == [True, False, True] and np.isnan(ref[1]) and np.isfinite(ref[[0, 2]]).all()
+
+
+def test_hot_delta_compiles_in_the_background_and_agrees():
+    """The auto tier compiles a hot Δ on a background thread while the kernel keeps scoring;
+    every result before and after the switch equals predict_proba."""
+    case = diff.make_case(11, "gb", "onehot", n=160)
+    scorer = diff.tree_tiers(case)["auto"]
+    checked, bad, compiled = diff.hot_delta(case, scorer, np.random.default_rng(0), n=50, seconds=30.0)
+    assert checked > 0 and compiled and bad == 0

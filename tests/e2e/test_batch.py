@@ -1,0 +1,311 @@
+"""Batches: explainers that pickle (per engine, in a new process too), explain_many's order,
+seeds and failed rows, local worker processes and a Dask cluster, the tidy frame."""
+
+import copy
+import json
+import pickle
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+import geco
+from geco.batch import explanations_frame, row_seeds, shutdown_pool
+from geco.models import categorical_columns, one_hot_pipeline
+from plaf_grammar import SchemaError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _mlp(X, y):
+    cats = categorical_columns(X)
+    nums = [c for c in X.columns if c not in cats]
+    pre = ColumnTransformer([("oh", OneHotEncoder(handle_unknown="ignore"), cats), ("sc", StandardScaler(), nums)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return Pipeline([("pre", pre), ("mlp", MLPClassifier((16,), max_iter=40, random_state=0))]).fit(X, y)
+
+
+def _logreg(X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return one_hot_pipeline(X, LogisticRegression(max_iter=200)).fit(X, y)
+
+
+MODELS = {  # name: (fit, engine, the engine it must get)
+    "trees": (lambda X, y: one_hot_pipeline(X, RandomForestClassifier(20, max_depth=6, random_state=0)).fit(X, y), "auto", "trees-auto"),
+    "trees-numpy": (lambda X, y: one_hot_pipeline(X, RandomForestClassifier(20, max_depth=6, random_state=0)).fit(X, y), "numpy", "trees-numpy"),
+    "boosting": (lambda X, y: one_hot_pipeline(X, GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0)).fit(X, y), "auto", "trees-auto"),
+    "mlp": (_mlp, "jit", "mlp-jit"),
+    "blackbox": (_logreg, "auto", "blackbox"),
+    "xgboost": (lambda X, y: one_hot_pipeline(X, pytest.importorskip("xgboost").XGBClassifier(n_estimators=15, max_depth=3)).fit(X, y), "auto", "trees-auto"),
+    "lightgbm": (lambda X, y: one_hot_pipeline(X, pytest.importorskip("lightgbm").LGBMClassifier(n_estimators=15, verbose=-1)).fit(X, y), "auto", "trees-auto"),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def adult():
+    ds = geco.datasets.load_adult()
+    return ds, ds.X.iloc[:3000], ds.y.iloc[:3000]
+
+
+class _Explainers(dict):
+    """name -> (Explainer, undesired rows of X[:400]), built on first use."""
+
+    def __init__(self, adult):
+        super().__init__()
+        self.adult = adult
+
+    def __missing__(self, name):
+        ds, X, y = self.adult
+        fit, engine, _ = MODELS[name]
+        model = fit(X, y)
+        undesired = np.flatnonzero(model.predict_proba(X.iloc[:400])[:, 1] <= 0.5)
+        self[name] = (geco.Explainer(model, X, ds.constraints, 1, engine=engine), undesired)
+        return self[name]
+
+
+@pytest.fixture(scope="module")
+def explainers(adult):
+    return _Explainers(adult)
+
+
+@pytest.fixture(scope="module")
+def trees(explainers, adult):
+    """The RF explainer and a batch: 5 undesired rows, one already desired, one with a NaN."""
+    _, X, _ = adult
+    explainer, undesired = explainers["trees"]
+    desired = np.flatnonzero(explainer.blackbox.predict(explainer.data[:400]) > 0.5)
+    batch = X.iloc[[*undesired[:3], desired[0], *undesired[3:5], undesired[5]]].copy()
+    batch.iloc[-1, batch.columns.get_loc("age")] = np.nan
+    return explainer, batch
+
+
+def _same(a, b):
+    assert a.success == b.success and a.reason == b.reason
+    pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
+    pd.testing.assert_frame_equal(a.x, b.x)
+
+
+# ---------------------------------------------------------------------------- pickling
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_pickle_and_deepcopy_give_the_same_explanations(explainers, adult, name):
+    _, X, _ = adult
+    explainer, undesired = explainers[name]
+    assert explainer.engine == MODELS[name][2], explainer.engine_reason
+    rows = undesired[:2]
+    assert len(rows) == 2
+    want = [explainer.explain(X.iloc[[r]], random_state=int(r)) for r in rows]
+    unpickled = pickle.loads(pickle.dumps(explainer))
+    twice = pickle.loads(pickle.dumps(unpickled))  # pickled again before its kernels were rebuilt
+    for other in (unpickled, twice, copy.deepcopy(explainer)):
+        assert other.engine == explainer.engine
+        for r, w in zip(rows, want):
+            _same(other.explain(X.iloc[[r]], random_state=int(r)), w)
+
+
+def test_explanations_pickle(explainers, adult):
+    _, X, _ = adult
+    explainer, undesired = explainers["trees"]
+    e = explainer.explain(X.iloc[[undesired[0]]], random_state=0)
+    back = pickle.loads(pickle.dumps(e))
+    _same(back, e)
+    assert back.stats == e.stats
+
+
+def test_saved_explainer_explains_alike_in_a_new_process(explainers, adult, tmp_path):
+    """geco.load in a fresh interpreter: kernels rebuilt there, same explanations, and nothing on
+    stderr at exit (no llvmlite destructor tracebacks, also after a deepcopy)."""
+    _, X, _ = adult
+    cases, want = [], {}
+    for name in ("trees", "mlp"):
+        explainer, undesired = explainers[name]
+        row = int(undesired[0])
+        cases.append((name, str(explainer.save(tmp_path / f"{name}.joblib")), row))
+        want[name] = (explainer.engine, json.loads(explainer.explain(X.iloc[[row]], random_state=3).to_json()))
+    script = textwrap.dedent(f"""
+        import copy, json
+        import geco
+        X = geco.datasets.load_adult().X
+        out = {{}}
+        for name, path, row in {cases!r}:
+            e = geco.load(path)
+            r = e.explain(X.iloc[[row]], random_state=3)
+            copy.deepcopy(e).explain(X.iloc[[row]], random_state=3)
+            out[name] = [e.engine, r.to_dict()]
+        print(json.dumps(out, default=str))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120, env=_env())  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    got = json.loads(proc.stdout)
+    assert sorted(got) == ["mlp", "trees"]
+    for name, (engine, result) in want.items():
+        assert got[name][0] == engine
+        assert got[name][1]["counterfactuals"] == result["counterfactuals"]
+
+
+def _env():
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def test_load_refuses_other_objects(tmp_path):
+    import joblib
+
+    joblib.dump({"not": "an explainer"}, tmp_path / "x.joblib")
+    with pytest.raises(TypeError, match="holds a dict, not a geco Explainer"):
+        geco.load(tmp_path / "x.joblib")
+    with pytest.raises(FileNotFoundError):
+        geco.load(tmp_path / "missing.joblib")
+
+
+# ---------------------------------------------------------------------------- explain_many
+def test_explain_many_order_seeds_and_failed_rows(trees, capsys):
+    explainer, batch = trees
+    results = explainer.explain_many(batch, random_state=11, progress=True)
+    assert capsys.readouterr().err == ""  # no bar when stderr is not a terminal
+    assert [r.x.index[0] for r in results] == list(batch.index)
+    seeds = row_seeds(11, len(batch))
+    for i in range(len(batch) - 1):
+        _same(results[i], explainer.explain(batch.iloc[[i]], random_state=seeds[i]))
+    assert [r.success for r in results[:3]] == [True, True, True]
+    assert "already classified as the desired class" in results[3].reason
+    failed = results[-1]
+    assert not failed.success and len(failed.counterfactuals) == 0
+    assert "failed" in failed.reason and "'age'" in failed.reason and "NaN" in failed.reason
+    assert failed.stats["error"].startswith("SchemaError")
+    assert np.isnan(failed.x_probability)
+    # a row's seed depends on its position only, not on the batch's length
+    again = explainer.explain_many(batch.iloc[:2], random_state=11, progress=False)
+    _same(again[1], results[1])
+
+
+def test_progress_bar_in_a_terminal(trees, monkeypatch):
+    """A bar on stderr when it is a terminal and the batch takes over a second; none with
+    progress=False."""
+    import io
+    import time
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    explainer, batch = trees
+    explain = explainer.explain
+
+    def slow(*args, **kwargs):
+        time.sleep(0.4)
+        return explain(*args, **kwargs)
+
+    monkeypatch.setattr(explainer, "explain", slow)
+    for progress in (True, False):
+        err = Terminal()
+        monkeypatch.setattr(sys, "stderr", err)
+        explainer.explain_many(batch.iloc[:4], random_state=0, progress=progress)
+        monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+        assert ("4/4" in err.getvalue() and "explaining" in err.getvalue()) == progress
+
+
+def test_failed_rows_survive_jsonl_and_the_report(trees, tmp_path):
+    from geco.result import read_jsonl, write_jsonl
+
+    explainer, batch = trees
+    results = explainer.explain_many(batch.iloc[[0, 3, 6]], random_state=1)
+    write_jsonl(results, tmp_path / "r.jsonl", meta={"engine": explainer.engine})
+    back, _ = read_jsonl(tmp_path / "r.jsonl")
+    assert [b.reason for b in back] == [r.reason for r in results]
+    assert back[2].stats["error"] == results[2].stats["error"] and np.isnan(back[2].x_probability)
+    pytest.importorskip("matplotlib")
+    out = geco.report(tmp_path / "r.jsonl", tmp_path / "r.html")
+    assert "explaining this row failed" in out.read_text(encoding="utf-8")
+
+
+def test_row_seeds_follow_seedsequence_spawn():
+    seeds = row_seeds(5, 3)
+    assert [s.spawn_key for s in seeds] == [(0,), (1,), (2,)]
+    want = np.random.SeedSequence(5).spawn(3)
+    assert [s.generate_state(2).tolist() for s in seeds] == [s.generate_state(2).tolist() for s in want]
+    given = np.random.SeedSequence(9)
+    row_seeds(given, 2)
+    assert given.n_children_spawned == 0  # the caller's SeedSequence is not advanced
+
+
+def test_explain_many_bad_arguments(trees):
+    explainer, batch = trees
+    with pytest.raises(ValueError, match="backend must be one of"):
+        explainer.explain_many(batch, backend="spark")
+    with pytest.raises(TypeError, match="unknown option"):
+        explainer.explain_many(batch, generations=3)
+    with pytest.raises(SchemaError, match="missing column.*'sex'"):
+        explainer.explain_many(batch.drop(columns="sex"))
+    with pytest.raises(ValueError, match="n_jobs"):
+        explainer.explain_many(batch, n_jobs=0)
+    with pytest.raises(TypeError, match="DataFrame"):
+        explainer.explain_many(batch.to_numpy())
+
+
+def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees):
+    explainer, batch = trees
+    one = explainer.explain_many(batch, random_state=4, progress=False)
+    try:
+        two = explainer.explain_many(batch, random_state=4, n_jobs=2, chunk_size=1, progress=False)
+    finally:
+        shutdown_pool()
+    assert len(two) == len(batch)
+    for a, b in zip(one, two):
+        _same(a, b)
+    workers = {}
+    for r in two:
+        w = r.stats["worker"]
+        workers.setdefault(w["pid"], set()).add(w["unpickle_seconds"])
+        assert w["payload_bytes"] > 100_000
+    # 7 tasks of one row: each worker unpickled the explainer once (one install time per pid)
+    assert 1 <= len(workers) <= 2 and all(len(t) == 1 for t in workers.values())
+
+
+def test_dask_local_cluster(trees):
+    distributed = pytest.importorskip("distributed")
+    explainer, batch = trees
+    one = explainer.explain_many(batch, random_state=4, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:  # fmt: skip
+        got = explainer.explain_many(batch, random_state=4, backend="dask", client=client, progress=False)
+    assert len(got) == len(batch)
+    for a, b in zip(one, got):
+        _same(a, b)
+    assert "error" in got[-1].stats and "worker" in got[0].stats
+
+
+def test_tidy_frame(trees):
+    explainer, batch = trees
+    results = explainer.explain_many(batch.iloc[[0, 3, 6]], random_state=2)
+    frame = explainer.explain_many(batch.iloc[[0, 3, 6]], random_state=2, as_frame=True)
+    pd.testing.assert_frame_equal(frame, explanations_frame(results))
+    n_cf = len(results[0].counterfactuals)
+    assert n_cf >= 1 and len(frame) == n_cf + 2
+    assert list(frame["instance"]) == [batch.index[0]] * n_cf + [batch.index[3], batch.index[6]]
+    assert list(frame["rank"][:n_cf]) == list(range(n_cf)) and frame["rank"][n_cf:].isna().all()
+    assert frame.columns[:3].tolist() == ["instance", "rank", "success"]
+    assert {"probability", "distance", "n_changed", "counterfactual", "x_probability", "reason"} <= set(frame.columns)
+    cf = results[0].counterfactuals
+    assert frame["age"].dtype == "Int64"  # an integer feature beside missing values
+    assert frame["age"][:n_cf].tolist() == cf["age"].tolist()
+    assert frame["workclass"].dtype == cf["workclass"].dtype  # categories kept
+    assert frame["counterfactual"].tolist() == [True] * n_cf + [False, False]

@@ -17,8 +17,9 @@ import numpy as np
 
 __all__ = ["ENGINES", "Block", "InstanceScorer", "ModelScorer", "checked_delta", "checked_instance"]
 
-#: The compiled engine tiers: "auto" picks per model and per Δ from measured costs, "jit" always
-#: compiles, "numpy" never touches LLVM.
+#: The compiled engine tiers: "auto" picks per model and per Δ from measured costs, "jit" compiles
+#: (tree models: only where the measured costs say it pays, so never slower than "auto"), "numpy"
+#: never touches LLVM.
 ENGINES: tuple[str, ...] = ("auto", "jit", "numpy")
 
 #: A Δ block: (sorted changed feature indices, (n, len(Δ)) float64 values of those features).

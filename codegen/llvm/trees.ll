@@ -571,6 +571,11 @@ split_store:
   %hr = load i32, ptr %hrp
   %hlcp = getelementptr inbounds %Node, ptr %nodes, i64 %h64, i32 3
   %hlc = load i32, ptr %hlcp
+  %hr64 = sext i32 %hr to i64
+  %pfx = getelementptr inbounds %XStep, ptr %xstep, i64 %hr64
+  call void @llvm.prefetch.p0(ptr %pfx, i32 0, i32 3, i32 1)
+  %pfn = getelementptr inbounds %Node, ptr %nodes, i64 %hr64
+  call void @llvm.prefetch.p0(ptr %pfn, i32 0, i32 3, i32 1)
   %spn = load i64, ptr %sp.a
   %f0 = shl i64 %spn, 1
   %fp = getelementptr inbounds i32, ptr %stack, i64 %f0
@@ -723,12 +728,34 @@ trees:
   br i1 %none, label %exit, label %tree
 tree:
   %t = phi i64 [0, %trees], [%t1, %tree_next]
+  %tnext = add i64 %t, 1
+  %more = icmp slt i64 %tnext, %T
+  br i1 %more, label %prefetch, label %tree_go
+prefetch:                                    ; the next tree's root while this one is built
+  %roots = call ptr @aptr(ptr %as, i64 2)
+  %xstep = call ptr @aptr(ptr %as, i64 1)
+  %nodes = call ptr @aptr(ptr %as, i64 0)
+  %nrp = getelementptr inbounds i32, ptr %roots, i64 %tnext
+  %nr = load i32, ptr %nrp
+  %nr64 = sext i32 %nr to i64
+  %pxs = getelementptr inbounds %XStep, ptr %xstep, i64 %nr64
+  call void @llvm.prefetch.p0(ptr %pxs, i32 0, i32 3, i32 1)
+  %pnd = getelementptr inbounds %Node, ptr %nodes, i64 %nr64
+  call void @llvm.prefetch.p0(ptr %pnd, i32 0, i32 3, i32 1)
+  %pxs4 = getelementptr inbounds i8, ptr %pxs, i64 64
+  call void @llvm.prefetch.p0(ptr %pxs4, i32 0, i32 3, i32 1)
+  %pnd3 = getelementptr inbounds i8, ptr %pnd, i64 64
+  call void @llvm.prefetch.p0(ptr %pnd3, i32 0, i32 3, i32 1)
+  %pnd6 = getelementptr inbounds i8, ptr %pnd, i64 128
+  call void @llvm.prefetch.p0(ptr %pnd6, i32 0, i32 3, i32 1)
+  br label %tree_go
+tree_go:
   %tsp = getelementptr inbounds i32, ptr %tsize, i64 %t
   %ts = load i32, ptr %tsp
   %ts64 = sext i32 %ts to i64
   br label %delta
 delta:
-  %j = phi i64 [0, %tree], [%j1, %delta_next]
+  %j = phi i64 [0, %tree_go], [%j1, %delta_next]
   %jb = mul i64 %j, 32
   %a = getelementptr inbounds i64, ptr %as, i64 %jb
   %ofp = getelementptr inbounds i64, ptr %a, i64 25
@@ -832,6 +859,7 @@ exit:
 }
 
 declare void @llvm.memcpy.p0.p0.i64(ptr noalias, ptr noalias, i64, i1)
+declare void @llvm.prefetch.p0(ptr, i32, i32, i32)
 
 ; ---------------------------------------------------------------------------------------------
 ; Scoring Delta blocks (@score_jobs). A job is one block - n rows of the k delta columns,
@@ -920,6 +948,20 @@ entry:
   ret <8 x i64> %s
 }
 
+; The one place the score jobs add a leaf to an accumulator (8 rows, or one): a precision
+; mode (e.g. float32 sums) needs only these two and @init_acc.
+define internal <8 x double> @acc_add8(<8 x double> %acc, <8 x double> %leaf) alwaysinline {
+entry:
+  %s = fadd <8 x double> %acc, %leaf
+  ret <8 x double> %s
+}
+
+define internal double @acc_add(double %acc, double %leaf) alwaysinline {
+entry:
+  %s = fadd double %acc, %leaf
+  ret double %s
+}
+
 ; acc[o*n8 + i] = init[o]
 define internal void @init_acc(ptr noalias %acc, i64 %n8, ptr noalias %init, i64 %K) {
 entry:
@@ -956,7 +998,7 @@ loop:
   %j = phi i64 [0, %entry], [%j8, %loop]
   %p = getelementptr inbounds double, ptr %accp, i64 %j
   %a = load <8 x double>, ptr %p, align 8
-  %a2 = fadd <8 x double> %a, %cv
+  %a2 = call <8 x double> @acc_add8(<8 x double> %a, <8 x double> %cv)
   store <8 x double> %a2, ptr %p, align 8
   %j8 = add i64 %j, 8
   %jd = icmp eq i64 %j8, %n8
@@ -1128,7 +1170,7 @@ l_loop:
   %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lps, i32 8, <8 x i1> <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>, <8 x double> poison)
   %lap = getelementptr inbounds double, ptr %accp, i64 %li
   %la = load <8 x double>, ptr %lap, align 8
-  %la2 = fadd <8 x double> %la, %lv
+  %la2 = call <8 x double> @acc_add8(<8 x double> %la, <8 x double> %lv)
   store <8 x double> %la2, ptr %lap, align 8
   %li8 = add i64 %li, 8
   %lid = icmp eq i64 %li8, %n8
@@ -1164,7 +1206,7 @@ w_split:
 w_leaf:
   %wap = getelementptr inbounds double, ptr %accp, i64 %wi
   %wa = load double, ptr %wap
-  %wa2 = fadd double %wa, %wnv
+  %wa2 = call double @acc_add(double %wa, double %wnv)
   store double %wa2, ptr %wap
   %wi1 = add i64 %wi, 1
   %wid = icmp eq i64 %wi1, %n
@@ -1255,7 +1297,7 @@ w_leaf:
   %lv = load double, ptr %lvp
   %wap = getelementptr inbounds double, ptr %accp, i64 %wi
   %wa = load double, ptr %wap
-  %wa2 = fadd double %wa, %lv
+  %wa2 = call double @acc_add(double %wa, double %lv)
   store double %wa2, ptr %wap
   %wi1 = add i64 %wi, 1
   %wid = icmp eq i64 %wi1, %n

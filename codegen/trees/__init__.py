@@ -3,13 +3,14 @@
 ``reader`` (sklearn trees -> node arrays) -> ``fold`` (the pipeline folded into splits on the
 user's columns) -> ``partial`` (numpy partial evaluation for (x, Δ)) -> ``emit`` (IR text of a
 residual). Compiled tiers: ``kernel`` (the hand-written kernels of ``codegen/llvm/trees.ll``),
-``native_partial`` (partial evaluation in the same module), ``jit`` (compiled residuals), and
-``scorer`` (the tiers behind one ``ModelScorer``).
+``native_partial`` (x bound natively; partial evaluation into plans), ``plan`` (plans - residual
+trees in QuickScorer form or walked - and x-walks, run on Δ blocks), ``jit`` (compiled residuals),
+and ``scorer`` (the tiers behind one ``ModelScorer``).
 
 XGBoost and LightGBM enter at the reader: ``xgboost_reader`` / ``lightgbm_reader`` (the same node
 arrays, with the libraries' split tests in ``gbm_split_tests`` and links in ``gbm_links``),
 ``gbm_input`` (how such a model reads the user's DataFrame: pandas categoricals, sparse input),
 ``gbm_native_links`` (the links compiled) and ``gbm_scorer`` (the registry factory). Only
-``kernel``, ``native_partial``, ``jit``, ``scorer``, ``gbm_native_links`` and ``gbm_scorer`` load
-LLVM; no module imports xgboost or lightgbm.
+``kernel``, ``native_partial``, ``plan``, ``jit``, ``scorer``, ``gbm_native_links`` and
+``gbm_scorer`` load LLVM; no module imports xgboost or lightgbm.
 """

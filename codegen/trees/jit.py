@@ -1,7 +1,8 @@
 """The specialised tier: a residual forest emitted as IR (:mod:`codegen.trees.emit`) and compiled.
 
-It runs a residual 10-100x faster than the kernel but costs a compile per (x, Δ), so the scorer
-compiles only Δ that have already spent more than that in the kernel, or when ``engine="jit"``.
+It runs a small residual several times faster than a plan but costs 0.05-4 s of compile per
+(x, Δ), so the scorer compiles only a Δ whose plan has already spent twice that
+(``benchmarks/README.md``).
 """
 
 from __future__ import annotations

@@ -1,26 +1,26 @@
 """Native partial evaluation: the residual forest of (x, Δ) straight into the kernels' layouts.
 
 Why: numpy partial evaluation (:mod:`codegen.trees.partial`) plus packing its result costs
-milliseconds per (x, Δ) on a large forest. The same walk written once in LLVM IR (``@plan_delta``
-and ``@bind_x`` in ``codegen/llvm/trees.ll``) costs tens to hundreds of microseconds
-(``benchmarks/README.md``).
+milliseconds per (x, Δ) on a large forest. The same walk written once in LLVM IR (``@plan_deltas``
+and ``@bind_x`` in ``codegen/llvm/trees.ll``) costs a tenth of that (``benchmarks/README.md``).
 
 Per instance (:class:`BoundX`, one native pass per ``x``): for every forest node the column it
 tests, the child ``x`` takes, the leaf ``x`` reaches from there and a bit mask of the columns
 tested on that path. Per (x, Δ) and tree, in estimator order: a tree whose x-path tests no Δ
-column is a constant (one mask test); otherwise an explicit-stack DFS copies the residual tree,
-following ``x`` through splits outside Δ and jumping to ``x``'s leaf where nothing below tests a
-Δ column. :meth:`NativePartial.plan` then turns every small residual tree into a lookup table
-(:mod:`codegen.trees.plan`); :meth:`NativePartial.__call__` keeps every residual tree for the
-walking kernel (:func:`codegen.trees.kernel.run_kernel`). Both reach the same leaves as the numpy
-:class:`codegen.trees.partial.Residual` and add the same numbers in the same order:
-bit-identical results.
+column is a constant (one mask test); otherwise an explicit-stack DFS follows ``x`` through splits
+outside Δ, jumping to ``x``'s leaf where nothing below tests a Δ column, and emits the residual
+tree - in QuickScorer form for :meth:`NativePartial.plans` (:mod:`codegen.trees.plan`; trees with
+more than 64 leaves as residual nodes to walk), as residual nodes for the walking kernel
+(:func:`codegen.trees.kernel.run_kernel`) from :meth:`NativePartial.__call__`. Both reach the same
+leaves as the numpy :class:`codegen.trees.partial.Residual` and add the same numbers in the same
+order: bit-identical results.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from codegen.trees.fold import Forest
 from codegen.trees.kernel import NODE, KernelArrays, tree_functions
 from codegen.trees.plan import PLAN_ROW_BYTES, QREC, TINFO_WALK_ROOT, Plan, XWalk
 
-__all__ = ["MAX_QS_LEAVES", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
+__all__ = ["MAX_QS_LEAVES", "PLAN_BATCH", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
 
 #: QuickScorer keeps one bit per leaf in a 64-bit word: residual trees with more leaves are walked
 MAX_QS_LEAVES = 64
@@ -56,17 +56,19 @@ def top_down_order(forest: Forest) -> np.ndarray:
     return np.concatenate(levels).astype(np.int32) if levels else np.empty(0, np.int32)
 
 
-def tree_sizes(forest: Forest) -> np.ndarray:
-    """Nodes reachable from each root (int32)."""
+def tree_shape(forest: Forest) -> tuple[np.ndarray, int]:
+    """Nodes reachable from each root (int32), and the depth of the deepest tree."""
     frontier = np.asarray(forest.roots, dtype=np.int64)
     owner = np.arange(len(frontier))
     sizes = np.zeros(len(frontier), dtype=np.int64)
+    depth = 0
     while len(frontier):
         sizes += np.bincount(owner, minlength=len(sizes))
+        depth += 1
         split = forest.feature[frontier] >= 0
         frontier = np.concatenate([forest.left[frontier[split]], forest.right[frontier[split]]])
         owner = np.concatenate([owner[split], owner[split]])
-    return sizes.astype(np.int32)
+    return sizes.astype(np.int32), depth
 
 
 def children_after_parents(forest: Forest) -> bool:
@@ -129,60 +131,140 @@ class _Slot:
         self.capacities = (max(nodes, 1), qrec, leaves)
 
 
+class _Lane:
+    """Scratch for building a batch of plans: :data:`PLAN_BATCH` slots, their argument blocks and
+    a DFS stack. Two lanes let two threads build plans at once (the native code runs beside the
+    GIL); each lane serialises its own calls."""
+
+    def __init__(self, native: NativePartial, big_first: bool, slot_nodes: int, depth: int):
+        f, full = native.forest, native.full
+        n, T, d, L = max(len(full.nodes), 1), f.n_trees, len(f.schema), MAX_QS_LEAVES
+        self.native = native
+        self.has_big = big_first
+        self.slots = [_Slot(T, d, n if i == 0 and big_first else slot_nodes, T * L + L, T * L + L)
+                      for i in range(PLAN_BATCH)]  # fmt: skip
+        self.buffers = Pinned(
+            args=np.zeros((PLAN_BATCH, _ARG_SLOTS), dtype=np.int64),
+            sizes=np.zeros((PLAN_BATCH, 3), dtype=np.int64),
+            stack=np.empty(2 * depth + 8, dtype=np.int32),  # a DFS holds at most depth + 1 entries
+            nlout=np.zeros(1, dtype=np.int64),
+        )
+        m, fb, lb = native.model, full.buffers, self.buffers
+        for i, (a, slot) in enumerate(zip(lb["args"], self.slots)):
+            b = slot.buffers
+            a[_A_NODES], a[_A_ROOTS], a[_A_T] = fb.address("nodes"), fb.address("troot"), T
+            a[_A_SETBITS], a[_A_TREE_SIZE], a[_A_MAXLEAVES] = m.address("setbits"), m.address("tree_size"), native.max_qs_leaves
+            a[_A_STACK], a[_A_NLOUT], a[_A_SIZES] = lb.address("stack"), lb.address("nlout"), lb.address("sizes") + 24 * i
+            for slot_i, name in ((_A_LOCAL, "local"), (_A_OUT, "out"), (_A_TINFO, "tinfo"), (_A_TCONST, "tconst"),
+                                 (_A_NCAT, "ncat"), (_A_QREC, "qrec"), (_A_LEAFVAL, "leafval")):  # fmt: skip
+                a[slot_i] = b.address(name)
+            a[_A_CAP_NODES], a[_A_CAP_QREC], a[_A_CAP_LEAVES] = slot.capacities
+        self.lock = threading.Lock()
+
+    def run(self, bx: BoundX, deltas: Sequence[tuple[int, ...]], quickscorer: bool) -> np.ndarray:
+        """One native pass for (x, Δ) of every Δ (at most :data:`PLAN_BATCH`, slot by slot);
+        returns the overflow flag per Δ. Caller holds the lock."""
+        args = self.buffers["args"]
+        ncat_all = self.native.ncat
+        for a, slot, delta in zip(args, self.slots, deltas):
+            local, ncat = slot.buffers["local"], slot.buffers["ncat"]
+            mask = 0
+            for k, d in enumerate(delta):
+                local[d] = k
+                ncat[k] = ncat_all[d]
+                mask |= 1 << (d & 31)
+            a[_A_XSTEP], a[_A_DMASK], a[_A_K], a[_A_QS] = bx.buffers.address("xstep"), mask, len(delta), int(quickscorer)
+        try:
+            tree_functions().plan_deltas(self.buffers.address("args"), len(deltas))
+        finally:
+            for slot, delta in zip(self.slots, deltas):
+                slot.buffers["local"][list(delta)] = -1
+        return args[: len(deltas), _A_OVERFLOW] != 0
+
+    def pack(self, slots: Sequence[int], deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
+        """The plans just built in ``slots``, copied natively into one new buffer."""
+        nd = len(slots)
+        if nd == 0:
+            return []
+        native = self.native
+        sizes = self.buffers["sizes"][list(slots)]  # residual nodes, records, leaves
+        rows = np.empty((nd, 6), dtype=np.int64)
+        rows[:, 0] = rows[:, 1] = native.forest.n_trees
+        rows[:, 2], rows[:, 3], rows[:, 4] = sizes[:, 1], sizes[:, 2], sizes[:, 0]
+        rows[:, 5] = [len(d) for d in deltas]
+        nbytes = (rows * PLAN_ROW_BYTES + 7) & ~7
+        ends = np.cumsum(nbytes.reshape(-1))
+        offsets = (ends - nbytes.reshape(-1)).reshape(nd, 6)
+        table = np.zeros((nd, 8), dtype=np.int64)
+        table[:, 0] = slots
+        table[:, 1:7] = offsets
+        out = Pinned(buf=np.empty(max(int(ends[-1]), 8), dtype=np.uint8), table=table)
+        tree_functions().pack_plans(self.buffers.address("args"), nd, out.address("table"), out.address("buf"))
+        jobs = Plan.jobs(native.full, deltas, out.address("buf") + offsets)
+        return [Plan(d, native.full, out, offsets[j], rows[j], jobs[j]) for j, d in enumerate(deltas)]
+
+    def build(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan | None]:
+        """Plans of every Δ; None where a plan outgrew its slot and this lane has no big slot."""
+        out: list[Plan | None] = [None] * len(deltas)
+        with self.lock:
+            for i in range(0, len(deltas), PLAN_BATCH):
+                chunk = list(deltas[i : i + PLAN_BATCH])
+                overflow = self.run(bx, chunk, True)
+                ok = [j for j in range(len(chunk)) if not overflow[j]]
+                for j, plan in zip(ok, self.pack(ok, [chunk[j] for j in ok])):
+                    out[i + j] = plan
+                if self.has_big:
+                    for j in np.flatnonzero(overflow).tolist():  # alone, in the slot that holds any plan
+                        self.run(bx, [chunk[j]], True)
+                        out[i + j] = self.pack([0], [chunk[j]])[0]
+        return out
+
+
+_helper: ThreadPoolExecutor | None = None
+_helper_lock = threading.Lock()
+
+
+def _second_lane_thread() -> ThreadPoolExecutor:
+    global _helper
+    with _helper_lock:
+        if _helper is None:
+            _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-plans")
+        return _helper
+
+
 class NativePartial:
     """Native partial evaluator for one forest: :class:`Plan` s, x-walks and residual
     :class:`KernelArrays` for Δ blocks.
 
     ``full`` is the forest's :func:`codegen.trees.kernel.kernel_arrays_forest` (its nodes are read,
-    its sets / outputs / init are shared by every residual). Scratch buffers for a batch of
-    :data:`PLAN_BATCH` plans are allocated once: the first slot holds a plan of any size, the
-    others a typical one (a plan that outgrows them is rebuilt in the first). Calls are
-    serialised."""
+    its sets / outputs / init are shared by every residual). Scratch for building plans is
+    allocated once, in two lanes of :data:`PLAN_BATCH` slots (a second thread builds half of a
+    batch's plans): the first slot of the first lane holds a plan of any size, the others a typical
+    one (a plan that outgrows its slot is rebuilt in that first slot)."""
 
     def __init__(self, forest: Forest, full: KernelArrays, *, max_qs_leaves: int = MAX_QS_LEAVES,
-                 slot_nodes: int | None = None):  # fmt: skip
-        """``slot_nodes``: residual nodes the batch slots after the first hold (default: a few
-        trees' worth plus 1/16 of the forest)."""
+                 slot_nodes: int | None = None, lanes: int = 2):  # fmt: skip
+        """``slot_nodes``: residual nodes the other slots hold (default: a few trees' worth plus
+        1/16 of the forest); ``lanes``: 1 or 2 threads building plans."""
         if not 1 <= max_qs_leaves <= MAX_QS_LEAVES:
             raise ValueError(f"max_qs_leaves must be in 1..{MAX_QS_LEAVES}, got {max_qs_leaves}")
+        if lanes not in (1, 2):
+            raise ValueError(f"lanes must be 1 or 2, got {lanes}")
         self.forest = forest
         self.full = full
+        self.max_qs_leaves = max_qs_leaves
         n = max(len(full.nodes), 1)
-        T = forest.n_trees
-        d = len(forest.schema)
         self.ncat = np.array([len(f.categories) if f.categories is not None else 0 for f in forest.schema.features],
                              dtype=np.int32)  # fmt: skip
-        sizes = tree_sizes(forest)
+        sizes, depth = tree_shape(forest)
         if children_after_parents(forest):
             order, self.norder = np.zeros(1, dtype=np.int32), -1
         else:
             order = top_down_order(forest)
             self.norder = len(order)
-        L = MAX_QS_LEAVES
-        self.model = Pinned(
-            order=_nonempty(order),
-            setbits=_nonempty(set_bits(forest)),
-            tree_size=_nonempty(sizes),
-            stack=np.empty(2 * n + 2, dtype=np.int32),
-            nlout=np.zeros(1, dtype=np.int64),
-            args=np.zeros((PLAN_BATCH, _ARG_SLOTS), dtype=np.int64),
-            sizes=np.zeros((PLAN_BATCH, 3), dtype=np.int64),
-        )
+        self.model = Pinned(order=_nonempty(order), setbits=_nonempty(set_bits(forest)), tree_size=_nonempty(sizes))
         small = min(n, 4 * int(sizes.max(initial=1)) + n // 16) if slot_nodes is None else int(slot_nodes)
-        self._slots = [_Slot(T, d, n if i == 0 else small, T * L + L, T * L + L) for i in range(PLAN_BATCH)]
-        m, fb = self.model, full.buffers
-        args = m["args"]
-        for i, (a, slot) in enumerate(zip(args, self._slots)):
-            b = slot.buffers
-            a[_A_SIZES] = m.address("sizes") + 24 * i
-            a[_A_NODES], a[_A_ROOTS], a[_A_T], a[_A_STACK] = fb.address("nodes"), fb.address("troot"), T, m.address("stack")
-            a[_A_SETBITS], a[_A_MAXLEAVES] = m.address("setbits"), max_qs_leaves
-            a[_A_NLOUT], a[_A_TREE_SIZE] = m.address("nlout"), m.address("tree_size")
-            for slot_i, name in ((_A_LOCAL, "local"), (_A_OUT, "out"), (_A_TINFO, "tinfo"), (_A_TCONST, "tconst"),
-                                 (_A_NCAT, "ncat"), (_A_QREC, "qrec"), (_A_LEAFVAL, "leafval")):  # fmt: skip
-                a[slot_i] = b.address(name)
-            a[_A_CAP_NODES], a[_A_CAP_QREC], a[_A_CAP_LEAVES] = slot.capacities
-        self._lock = threading.Lock()
+        self._lanes = [_Lane(self, i == 0, small, depth) for i in range(lanes)]
         self._xsteps: list[np.ndarray] = []
 
     def take_xstep(self) -> np.ndarray:
@@ -203,62 +285,20 @@ class NativePartial:
         """Per-instance arrays for the schema-encoded instance ``x``."""
         return BoundX(self, x)
 
-    def _run(self, bx: BoundX, deltas: Sequence[tuple[int, ...]], quickscorer: bool) -> np.ndarray:
-        """One native pass for (x, Δ) of every Δ (at most :data:`PLAN_BATCH`, slot by slot);
-        returns the overflow flag per Δ. Caller holds the lock."""
-        args = self.model["args"]
-        nd = len(deltas)
-        for a, slot, delta in zip(args, self._slots, deltas):
-            local, ncat = slot.buffers["local"], slot.buffers["ncat"]
-            mask = 0
-            for k, d in enumerate(delta):
-                local[d] = k
-                ncat[k] = self.ncat[d]
-                mask |= 1 << (d & 31)
-            a[_A_XSTEP], a[_A_DMASK], a[_A_K], a[_A_QS] = bx.buffers.address("xstep"), mask, len(delta), int(quickscorer)
-        try:
-            tree_functions().plan_deltas(self.model.address("args"), nd)
-        finally:
-            for slot, delta in zip(self._slots, deltas):
-                slot.buffers["local"][list(delta)] = -1
-        return args[:nd, _A_OVERFLOW] != 0
-
-    def _pack(self, slots: Sequence[int], deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
-        """The plans just built in batch ``slots``, copied natively into one new buffer."""
-        nd = len(slots)
-        if nd == 0:
-            return []
-        sizes = self.model["sizes"][list(slots)]  # residual nodes, records, leaves
-        T = self.forest.n_trees
-        rows = np.empty((nd, 6), dtype=np.int64)
-        rows[:, 0] = rows[:, 1] = T
-        rows[:, 2], rows[:, 3], rows[:, 4] = sizes[:, 1], sizes[:, 2], sizes[:, 0]
-        rows[:, 5] = [len(d) for d in deltas]
-        nbytes = (rows * PLAN_ROW_BYTES + 7) & ~7
-        ends = np.cumsum(nbytes.reshape(-1))
-        offsets = (ends - nbytes.reshape(-1)).reshape(nd, 6)
-        table = np.zeros((nd, 8), dtype=np.int64)
-        table[:, 0] = slots
-        table[:, 1:7] = offsets
-        out = Pinned(buf=np.empty(max(int(ends[-1]), 8), dtype=np.uint8), table=table)
-        tree_functions().pack_plans(self.model.address("args"), nd, out.address("table"), out.address("buf"))
-        jobs = Plan.jobs(self.full, deltas, out.address("buf") + offsets)
-        return [Plan(d, self.full, out, offsets[j], rows[j], jobs[j]) for j, d in enumerate(deltas)]
-
     def plans(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
         """The :class:`Plan` of (x, Δ) for every Δ: each residual tree of at most
-        ``max_qs_leaves`` leaves in QuickScorer form, larger ones walked."""
+        ``max_qs_leaves`` leaves in QuickScorer form, larger ones walked. With two lanes and
+        several Δ, every other Δ is built on the helper thread."""
+        first = self._lanes[0]
+        if len(self._lanes) == 1 or len(deltas) < 2:
+            return first.build(bx, deltas)  # type: ignore[return-value]
+        other = _second_lane_thread().submit(self._lanes[1].build, bx, deltas[1::2])
         out: list[Plan | None] = [None] * len(deltas)
-        with self._lock:
-            for i in range(0, len(deltas), PLAN_BATCH):
-                chunk = list(deltas[i : i + PLAN_BATCH])
-                overflow = self._run(bx, chunk, True)
-                ok = [j for j in range(len(chunk)) if not overflow[j]]
-                for j, plan in zip(ok, self._pack(ok, [chunk[j] for j in ok])):
-                    out[i + j] = plan
-                for j in np.flatnonzero(overflow).tolist():  # alone, in the slot that holds any plan
-                    self._run(bx, [chunk[j]], True)
-                    out[i + j] = self._pack([0], [chunk[j]])[0]
+        out[0::2] = first.build(bx, deltas[0::2])
+        out[1::2] = other.result()
+        missing = [i for i, p in enumerate(out) if p is None]  # outgrew the helper's slots
+        for i, plan in zip(missing, first.build(bx, [deltas[i] for i in missing])):
+            out[i] = plan
         return out  # type: ignore[return-value]
 
     def plan(self, bx: BoundX, delta: tuple[int, ...]) -> Plan:
@@ -272,10 +312,11 @@ class NativePartial:
     def __call__(self, bx: BoundX, delta: tuple[int, ...]) -> KernelArrays:
         """The residual forest of (x, Δ) as kernel arrays (rows: Δ blocks, column k = ``delta[k]``)."""
         full = self.full
-        b = self._slots[0].buffers
-        with self._lock:
-            self._run(bx, [delta], False)
-            m = int(self.model["sizes"][0, 0])
+        lane = self._lanes[0]
+        b = lane.slots[0].buffers
+        with lane.lock:
+            lane.run(bx, [delta], False)
+            m = int(lane.buffers["sizes"][0, 0])
             nodes = b["out"][:m].copy()
             troot = b["tinfo"][:, TINFO_WALK_ROOT].copy()  # -1 for a constant
             tconst = b["tconst"].copy()

@@ -6,7 +6,7 @@ link function), so the search takes the same path whichever tier scored a block:
 * full kernel: the whole folded forest on materialised rows (:mod:`codegen.trees.kernel`), for
   blocks where every feature is free;
 * x-walk: the whole forest walked with x's bound steps (:class:`codegen.trees.plan.XWalk`), no
-  setup per Δ;
+  setup per Δ; all cold blocks of a generation in one walk over the union of their Δ;
 * plan: native partial evaluation per (x, Δ) into a :class:`codegen.trees.plan.Plan` (constant
   trees, QuickScorer trees, residual walks), built once per Δ;
 * jit: the residual emitted as IR and compiled (:mod:`codegen.trees.jit`);
@@ -48,7 +48,7 @@ from codegen.trees.kernel import (
 )
 from codegen.trees.native_partial import BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
-from codegen.trees.plan import BlockRunner, Plan, XWalk
+from codegen.trees.plan import BlockRunner, Plan
 from codegen.trees.reader import read_trees
 
 __all__ = ["BoundTreeScorer", "TreeScorer", "tree_scorer"]
@@ -60,12 +60,24 @@ _executor_lock = threading.Lock()
 _SIZES = 8
 
 
+_binder: ThreadPoolExecutor | None = None
+
+
 def _background() -> ThreadPoolExecutor:
     global _executor
     with _executor_lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-llvm")
         return _executor
+
+
+def _binding() -> ThreadPoolExecutor:
+    """The thread that binds instances ahead of use (native code: runs beside the GIL)."""
+    global _binder
+    with _executor_lock:
+        if _binder is None:
+            _binder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-bind")
+        return _binder
 
 
 class _Rate:
@@ -193,12 +205,11 @@ class TreeScorer:
 
 
 class _DeltaState:
-    __slots__ = ("compiled", "future", "plan", "residual", "rows", "xwalk")
+    __slots__ = ("compiled", "future", "plan", "residual", "rows")
 
     def __init__(self) -> None:
         self.rows = 0
         self.residual: Residual | None = None
-        self.xwalk: XWalk | None = None
         self.plan: Plan | None = None
         self.compiled: CompiledResidual | None = None
         self.future: Future | None = None
@@ -213,6 +224,10 @@ class BoundTreeScorer:
         self.x = x
         self._xchild: np.ndarray | None = None
         self._bx: BoundX | None = None
+        # bind x now, beside whatever the caller does before its first block (an Explainer grounds
+        # its rules and builds the feasible spaces meanwhile)
+        ahead = parent.native is not None and parent.specialises
+        self._bx_ahead: Future | None = _binding().submit(parent.native.bind, x) if ahead else None
         self._runner = BlockRunner(parent.full) if parent.full is not None else None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
         self._checked: set[tuple[int, ...]] = set()  # every Δ seen, validated once
@@ -232,13 +247,14 @@ class BoundTreeScorer:
         return st.residual
 
     def bound_x(self) -> BoundX:
-        """The native binding of ``x`` (once per instance)."""
+        """The native binding of ``x`` (started when the scorer was bound)."""
         if self._bx is None:
             p = self.parent
             assert p.native is not None
             t0 = time.perf_counter()
-            self._bx = p.native.bind(self.x)
-            p.stats["bind_seconds"] += time.perf_counter() - t0
+            self._bx = self._bx_ahead.result() if self._bx_ahead is not None else p.native.bind(self.x)
+            self._bx_ahead = None
+            p.stats["bind_seconds"] += time.perf_counter() - t0  # the wait: what binding still costs
         return self._bx
 
     def plan(self, delta: tuple[int, ...]) -> Plan:
@@ -296,7 +312,7 @@ class BoundTreeScorer:
         p = self.parent
         out: list[np.ndarray | None] = [None] * len(blocks)
         full: list[tuple[int, tuple[int, ...], np.ndarray]] = []
-        walked: list[tuple[int, _DeltaState, np.ndarray]] = []
+        walked: list[tuple[int, tuple[int, ...], np.ndarray]] = []
         planned: list[tuple[int, _DeltaState, np.ndarray]] = []
         new: dict[tuple[int, ...], _DeltaState] = {}
         for b, (delta, columns) in enumerate(blocks):
@@ -315,7 +331,7 @@ class BoundTreeScorer:
                 if tier == "full":
                     full.append((b, delta, cols))
                 elif tier == "xwalk":
-                    walked.append((b, self._states[delta], cols))
+                    walked.append((b, delta, cols))
                 elif tier == "plan" or tier == "new":
                     planned.append((b, self._states[delta], cols))
                     if tier == "new":
@@ -328,7 +344,7 @@ class BoundTreeScorer:
             for delta, st in new.items():
                 self._maybe_compile(delta, st)
         if walked:
-            full += self._run_jobs("xwalk", walked, out)
+            full += self._run_xwalk(walked, out)
         if planned:
             full += self._run_jobs("plan", planned, out)
         if full:
@@ -353,9 +369,6 @@ class BoundTreeScorer:
             # a plan's row never costs more than an x-walk's (it walks a subset of the same trees)
             gain = p.c_xwalk.value - min(p.c_row.value, 0.5 * p.c_xwalk.value)
             if st.rows * gain < p.plan_cost(len(delta)).value:
-                if st.xwalk is None:
-                    assert p.native is not None
-                    st.xwalk = p.native.xwalk(self.bound_x(), delta)
                 return "xwalk"
             return "new"
         if st.future is None:
@@ -374,17 +387,49 @@ class BoundTreeScorer:
             xchild = self.bound_x().xchild
             st.future = _background().submit(lambda: p.compile(partial_evaluate(f, xchild, delta)))
 
+    def _run_xwalk(self, blocks, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
+        """Score every cold block in one x-walk over the union of their Δ: each block's rows are
+        ``x`` outside its own Δ, so the union's columns route them exactly, and the forest is read
+        once per generation instead of once per block. Returns the blocks refused (NaN)."""
+        p = self.parent
+        f = self.forest
+        assert self._runner is not None and p.native is not None
+        deltas = [st_delta for _, st_delta, _ in blocks]
+        union = tuple(sorted(set().union(*deltas)))
+        pos = {c: k for k, c in enumerate(union)}
+        n = sum(len(c) for _, _, c in blocks)
+        cols = np.empty((n, len(union)))
+        cols[:] = self.x[list(union)]
+        start = 0
+        for _, delta, c in blocks:
+            cols[start : start + len(c), [pos[d] for d in delta]] = c
+            start += len(c)
+        t0 = time.perf_counter()
+        acc, _, bad = self._runner.run([(p.native.xwalk(self.bound_x(), union), cols)])
+        dt = time.perf_counter() - t0
+        p.stats["xwalk_seconds"] += dt
+        if bad[0]:
+            return [(b, delta, c) for b, delta, c in blocks]
+        probs = acc[:, 0] if f.divisor is not None else f.finish(acc)
+        start = 0
+        for b, _, c in blocks:
+            out[b] = probs[start : start + len(c)]
+            start += len(c)
+            p._count("xwalk", len(c))
+        p.c_xwalk.add(dt, n)
+        return []
+
     def _run_jobs(self, tier: str, blocks, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
-        """Score x-walk or plan blocks in one native call; returns the blocks it refused (NaN or
-        invalid category codes) for the full kernel."""
+        """Score plan blocks in one native call; returns the blocks it refused (NaN or invalid
+        category codes) for the full kernel."""
         p = self.parent
         f = self.forest
         assert self._runner is not None
         t0 = time.perf_counter()
-        jobs = [(st.xwalk if tier == "xwalk" else st.plan, c) for _, st, c in blocks]
+        jobs = [(st.plan, c) for _, st, c in blocks]
         acc, starts, bad = self._runner.run(jobs)
         dt = time.perf_counter() - t0
-        p.stats["xwalk_seconds" if tier == "xwalk" else "plan_kernel_seconds"] += dt
+        p.stats["plan_kernel_seconds"] += dt
         if bad.any():  # refused blocks left their rows unset: keep the link function away from them
             for (_, _, c), a, no in zip(blocks, starts.tolist(), bad.tolist()):
                 if no:
@@ -400,7 +445,7 @@ class BoundTreeScorer:
             rows += len(c)
             p._count(tier, len(c))
         if rows:
-            (p.c_xwalk if tier == "xwalk" else p.c_row).add(dt, rows)
+            p.c_row.add(dt, rows)
         return refused
 
     def _run_full(self, blocks, out: list) -> None:

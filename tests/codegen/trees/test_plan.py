@@ -153,3 +153,66 @@ def test_auto_scores_each_tier_exactly(fitted):
     np.testing.assert_array_equal(parts[1], blackbox(model, schema, desired, x, tuple(range(len(schema))), everything))
     np.testing.assert_array_equal(parts[2], want)
     assert sc.stats["blocks_full_kernel"] == 2 and sc.stats["blocks_plan"] == 2
+
+
+def test_jit_engine_compiles_only_where_it_pays(fitted):
+    """engine="jit" uses auto's tiers: a few blocks never pay for a compile, and scores match."""
+    _name, model, schema, X, desired = case(fitted, "gb2-pipe")
+    jit = scorer_for(model, schema, desired, engine="jit")
+    assert jit.name == "trees-jit"
+    b = jit.bind(X[3])
+    delta = (0, 3)
+    for start in range(0, 60, 20):
+        cols = np.ascontiguousarray(X[start : start + 20][:, list(delta)])
+        np.testing.assert_array_equal(b.score_block(delta, cols), blackbox(model, schema, desired, X[3], delta, cols))
+    assert jit.stats["compiles"] == 0 and jit.stats["background_compiles"] == 0
+    assert jit.stats["blocks_plan"] + jit.stats["blocks_xwalk"] == 3
+
+
+def test_many_columns_and_wide_code_sets():
+    """40 features (column mask bits shared above 32) and a 70-category feature split by code
+    sets (over 64 codes: such trees are walked, not QuickScored): plans and x-walks stay exact."""
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    from codegen.trees.fold import read_forest
+    from plaf_grammar import Schema
+
+    rng = np.random.default_rng(0)
+    n = 600
+    X = pd.DataFrame({f"f{i}": np.round(rng.normal(size=n), 1) for i in range(39)})
+    cats = [f"c{i}" for i in range(70)]
+    X["wide"] = pd.Categorical(rng.choice(cats, n), categories=cats)
+    y = ((X["f0"] + X["f35"] + X["f38"] + (X["wide"].cat.codes.to_numpy() % 3 == 0)) > 0.5).astype(int)
+    ct = ColumnTransformer([("oh", OneHotEncoder(handle_unknown="ignore", sparse_output=False), ["wide"])],
+                           remainder="passthrough")  # fmt: skip
+    model = Pipeline([("ct", ct), ("rf", RandomForestClassifier(n_estimators=12, max_depth=8, random_state=0))])
+    model.fit(X, y)
+    schema = Schema.from_dataframe(X)
+    E = schema.encode(X)
+    forest = read_forest(model, schema, 1)
+    assert np.any(forest.cat >= 0), "expected code-set splits on the wide feature"
+    full = kernel_arrays_forest(forest)
+    native = NativePartial(forest, full)
+    runner = BlockRunner(full)
+    wide = schema.index("wide")
+    compared = walked = 0
+    for _ in range(12):
+        x = E[rng.integers(n)]
+        bx = native.bind(x)
+        xchild = bind_x(forest, x)
+        others = rng.choice([i for i in range(len(schema)) if i != wide], 2, replace=False).tolist()
+        for delta in (tuple(sorted([wide, *others])), tuple(sorted([0, 32, 35, 38])), (35,)):
+            res = partial_evaluate(forest, xchild, delta)
+            plan = native.plan(bx, delta)
+            walked += plan.counts()["walk"]
+            cols = np.ascontiguousarray(E[rng.integers(0, n, 25)][:, list(delta)])
+            for job in (plan, native.xwalk(bx, delta)):
+                acc, _, bad = runner.run([(job, cols)])
+                assert not bad[0]
+                np.testing.assert_array_equal(acc[:, 0], res.predict(cols), err_msg=f"{type(job).__name__} {delta}")
+                compared += 1
+    assert compared == 12 * 3 * 2 and walked > 0

@@ -12,6 +12,10 @@ violations (successes whose best counterfactual breaks the program); seconds per
     python benchmarks/paper/quality.py [--n 50] [--datasets adult,credit,compas] [--models dt,rf,mlp]
         [--systems GeCo,WIT,SimCF,CERT,DiCE] [--cert-generations 300] [--tiny] [--out DIR]
     python benchmarks/paper/quality.py --from-json benchmarks/paper/results/quality.json
+    python benchmarks/paper/quality.py --from-json adult/quality.json credit/quality.json  # joined
+
+Several saved runs (e.g. one process per data set, with ``--datasets`` and ``--out``) are joined into
+one table when they ran the same systems.
 """
 
 from __future__ import annotations
@@ -180,12 +184,16 @@ def main(argv=None) -> dict:
     ps.common_arguments(ap, n=50, datasets="adult,credit,compas", models="dt,rf,mlp")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--cert-generations", type=int, default=300)
-    ap.add_argument("--from-json", type=Path, help="re-render the table and PNG of a saved run")
+    ap.add_argument("--from-json", type=Path, nargs="+", help="re-render the table and PNG of saved runs (joined)")
     args = ap.parse_args(argv)
     if args.from_json:
-        saved = json.loads(args.from_json.read_text())
-        results = [summarise(r) for r in saved["results"]]
-        return report(results, saved["systems"], saved["command"], args.out)
+        runs = [json.loads(path.read_text()) for path in args.from_json]
+        systems = runs[0]["systems"]
+        differing = [str(p) for p, run in zip(args.from_json, runs) if run["systems"] != systems]
+        if differing:
+            raise SystemExit(f"{', '.join(differing)}: ran other systems than {args.from_json[0]} ({systems})")
+        results = [summarise(r) for run in runs for r in run["results"]]
+        return report(results, systems, "; ".join(run["command"] for run in runs), args.out)
     systems = [s for s in args.systems.split(",") if s]
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:

@@ -49,3 +49,5 @@ def test_paper_script_runs(name, tmp_path, capsys):
             assert summary["violations"] == 0  # these four systems honour the program
         again = _load("quality").main(["--from-json", str(tmp_path / "quality.json"), "--out", str(tmp_path / "again")])
         assert again["markdown"] == written["markdown"]
+        twice = _load("quality").main(["--from-json", *[str(tmp_path / "quality.json")] * 2, "--out", str(tmp_path / "joined")])
+        assert len(twice["results"]) == 2 and twice["results"][0] == twice["results"][1]

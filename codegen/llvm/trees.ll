@@ -948,18 +948,23 @@ entry:
   ret <8 x i64> %s
 }
 
-; The one place the score jobs add a leaf to an accumulator (8 rows, or one): a precision
-; mode (e.g. float32 sums) needs only these two and @init_acc.
-define internal <8 x double> @acc_add8(<8 x double> %acc, <8 x double> %leaf) alwaysinline {
+; The one place the score jobs add a leaf to an accumulator (8 rows, or one). %f32: XGBoost's
+; margins, every sum rounded to float32 (exact, as in @round_sum: the accumulator and the leaf
+; hold float32 values, so the double sum rounded once is their float32 sum).
+define internal <8 x double> @acc_add8(<8 x double> %acc, <8 x double> %leaf, i1 %f32) alwaysinline {
 entry:
   %s = fadd <8 x double> %acc, %leaf
-  ret <8 x double> %s
+  %r = fptrunc <8 x double> %s to <8 x float>
+  %e = fpext <8 x float> %r to <8 x double>
+  %o = select i1 %f32, <8 x double> %e, <8 x double> %s
+  ret <8 x double> %o
 }
 
-define internal double @acc_add(double %acc, double %leaf) alwaysinline {
+define internal double @acc_add(double %acc, double %leaf, i1 %f32) alwaysinline {
 entry:
   %s = fadd double %acc, %leaf
-  ret double %s
+  %o = call double @round_sum(double %s, i1 %f32)
+  ret double %o
 }
 
 ; acc[o*n8 + i] = init[o]
@@ -990,7 +995,7 @@ exit:
 }
 
 ; acc[j*8 .. j*8+7] += c for the whole padded block (a constant tree)
-define internal void @add_const(ptr noalias %accp, i64 %n8, double %c) alwaysinline {
+define internal void @add_const(ptr noalias %accp, i64 %n8, double %c, i1 %f32) alwaysinline {
 entry:
   %cv = call <8 x double> @splat_f64(double %c)
   br label %loop
@@ -998,7 +1003,7 @@ loop:
   %j = phi i64 [0, %entry], [%j8, %loop]
   %p = getelementptr inbounds double, ptr %accp, i64 %j
   %a = load <8 x double>, ptr %p, align 8
-  %a2 = call <8 x double> @acc_add8(<8 x double> %a, <8 x double> %cv)
+  %a2 = call <8 x double> @acc_add8(<8 x double> %a, <8 x double> %cv, i1 %f32)
   store <8 x double> %a2, ptr %p, align 8
   %j8 = add i64 %j, 8
   %jd = icmp eq i64 %j8, %n8
@@ -1045,7 +1050,7 @@ declare <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr>, i32, <8 x i1>, <8
 define internal void @plan_trees(ptr noalias %cols, i64 %n, i64 %n8, ptr noalias %bv,
                                  ptr noalias %tinfo, ptr noalias %tconst, i64 %T, ptr noalias %tout,
                                  ptr noalias %qrec, ptr noalias %leafval, ptr noalias %rn,
-                                 ptr noalias %sets, i64 %setw, ptr noalias %acc) {
+                                 ptr noalias %sets, i64 %setw, ptr noalias %acc, i1 %f32) {
 entry:
   %ones = call <8 x i64> @splat_i64(i64 -1)
   %none = icmp sle i64 %T, 0
@@ -1072,7 +1077,7 @@ tree:
 t_const:
   %cvp = getelementptr inbounds double, ptr %tconst, i64 %t
   %cv = load double, ptr %cvp
-  call void @add_const(ptr %accp, i64 %n8, double %cv)
+  call void @add_const(ptr %accp, i64 %n8, double %cv, i1 %f32)
   br label %tree_next
 
 t_qs:                                        ; bv = all leaves, then AND every false split's mask
@@ -1170,7 +1175,7 @@ l_loop:
   %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lps, i32 8, <8 x i1> <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>, <8 x double> poison)
   %lap = getelementptr inbounds double, ptr %accp, i64 %li
   %la = load <8 x double>, ptr %lap, align 8
-  %la2 = call <8 x double> @acc_add8(<8 x double> %la, <8 x double> %lv)
+  %la2 = call <8 x double> @acc_add8(<8 x double> %la, <8 x double> %lv, i1 %f32)
   store <8 x double> %la2, ptr %lap, align 8
   %li8 = add i64 %li, 8
   %lid = icmp eq i64 %li8, %n8
@@ -1206,7 +1211,7 @@ w_split:
 w_leaf:
   %wap = getelementptr inbounds double, ptr %accp, i64 %wi
   %wa = load double, ptr %wap
-  %wa2 = call double @acc_add(double %wa, double %wnv)
+  %wa2 = call double @acc_add(double %wa, double %wnv, i1 %f32)
   store double %wa2, ptr %wap
   %wi1 = add i64 %wi, 1
   %wid = icmp eq i64 %wi1, %n
@@ -1225,7 +1230,7 @@ exit:
 define internal void @xwalk_trees(ptr noalias %cols, i64 %n, i64 %n8, ptr noalias %nodes,
                                   ptr noalias %xstep, ptr noalias %roots, i64 %T, ptr noalias %tout,
                                   ptr noalias %local, i32 %dmask, ptr noalias %sets, i64 %setw,
-                                  ptr noalias %acc) {
+                                  ptr noalias %acc, i1 %f32) {
 entry:
   %none = icmp sle i64 %T, 0
   br i1 %none, label %exit, label %tree
@@ -1250,7 +1255,7 @@ t_const:                                     ; x's path tests no delta column: x
   %xl64 = sext i32 %xl to i64
   %xvp = getelementptr inbounds %Node, ptr %nodes, i64 %xl64
   %xv = load double, ptr %xvp
-  call void @add_const(ptr %accp, i64 %n8, double %xv)
+  call void @add_const(ptr %accp, i64 %n8, double %xv, i1 %f32)
   br label %tree_next
 w_row:
   %wi = phi i64 [0, %tree], [%wi1, %w_leaf]
@@ -1297,7 +1302,7 @@ w_leaf:
   %lv = load double, ptr %lvp
   %wap = getelementptr inbounds double, ptr %accp, i64 %wi
   %wa = load double, ptr %wap
-  %wa2 = call double @acc_add(double %wa, double %lv)
+  %wa2 = call double @acc_add(double %wa, double %lv, i1 %f32)
   store double %wa2, ptr %wap
   %wi1 = add i64 %wi, 1
   %wid = icmp eq i64 %wi1, %n
@@ -1313,7 +1318,8 @@ exit:
 ; Every block of a generation in one call: %jobs holds %nj records of 24 i64 slots
 ;   0 rows, 1 n, 2 k, 3 cols scratch (k*n8), 4 bv scratch (n8), 5 acc scratch (K*n8), 6 mode
 ;   (0 plan, 1 x-walk), 7 T, 8 tout, 9 sets, 10 setw, 11 init, 12 K, 13 div (double bits),
-;   14 ncat, 15 out (K*n), 16 status (written: 1 if the block was refused, see @load_block);
+;   14 ncat, 15 out (K*n), 16 status (written: 1 if the block was refused, see @load_block),
+;   22 float32 sums (XGBoost: every addition rounded to float32);
 ;   plan: 17 tinfo, 18 tconst, 19 qrec, 20 leafval, 21 rn;
 ;   x-walk: 17 forest nodes, 18 xstep, 19 roots, 20 local (column -> delta position or -1), 21 dmask
 define void @score_jobs(ptr noalias %jobs, i64 %nj) {
@@ -1348,6 +1354,8 @@ job:
   %p20 = call ptr @aptr(ptr %a, i64 20)
   %p21 = call ptr @aptr(ptr %a, i64 21)
   %i21 = call i64 @aint(ptr %a, i64 21)
+  %i22 = call i64 @aint(ptr %a, i64 22)
+  %f32 = icmp ne i64 %i22, 0
   %empty = icmp sle i64 %n, 0
   br i1 %empty, label %ok, label %load
 load:
@@ -1361,12 +1369,12 @@ run:
   br i1 %isplan, label %plan, label %xwalk
 plan:
   call void @plan_trees(ptr %cols, i64 %n, i64 %n8, ptr %bv, ptr %p17, ptr %p18, i64 %T, ptr %tout,
-                        ptr %p19, ptr %p20, ptr %p21, ptr %sets, i64 %setw, ptr %accs)
+                        ptr %p19, ptr %p20, ptr %p21, ptr %sets, i64 %setw, ptr %accs, i1 %f32)
   br label %store
 xwalk:
   %dmask = trunc i64 %i21 to i32
   call void @xwalk_trees(ptr %cols, i64 %n, i64 %n8, ptr %p17, ptr %p18, ptr %p19, i64 %T, ptr %tout,
-                         ptr %p20, i32 %dmask, ptr %sets, i64 %setw, ptr %accs)
+                         ptr %p20, i32 %dmask, ptr %sets, i64 %setw, ptr %accs, i1 %f32)
   br label %store
 store:
   call void @store_acc(ptr %accs, i64 %n, i64 %n8, i64 %K, double %div, ptr %out)

@@ -43,7 +43,8 @@ def _job(full: KernelArrays, k: int, mode: int, ncat: int, specific: Sequence[in
     """A job row with everything but the block filled in."""
     fb = full.buffers
     row = [0, 0, k, 0, 0, 0, mode, len(full.troot), fb.address("tout"), fb.address("sets"), full.setw,
-           fb.address("init"), full.K, int(np.float64(full.div).view(np.int64)), ncat, 0, 0, *specific, 0, 0]  # fmt: skip
+           fb.address("init"), full.K, int(np.float64(full.div).view(np.int64)), ncat, 0, 0, *specific,
+           int(full.float32_sums), 0]  # fmt: skip
     return np.array(row, dtype=np.int64)
 
 
@@ -138,12 +139,14 @@ class BlockRunner:
 
     def __init__(self, full: KernelArrays):
         self.full = full
-        self._scratch = Pinned(cols=np.empty(8), bv=np.empty(8, dtype=np.int64), acc=np.empty(8))
+        self._scratch = Pinned(cols=np.empty(8), bv=np.empty(8, dtype=np.int64), acc=np.empty(8 * full.K))
 
     def _ensure(self, cells: int, rows: int) -> Pinned:
+        """Scratch for a call whose largest block has ``rows`` padded rows and ``cells`` padded
+        cells: the accumulators hold ``K`` rows of ``rows`` each (one per output)."""
         s = self._scratch
         K = self.full.K
-        if len(s["cols"]) < cells or len(s["bv"]) < rows:
+        if len(s["cols"]) < cells or len(s["bv"]) < rows or len(s["acc"]) < K * rows:
             cells, rows = max(cells, 2 * len(s["cols"])), max(rows, 2 * len(s["bv"]))
             s = self._scratch = Pinned(cols=np.empty(cells), bv=np.empty(rows, dtype=np.int64), acc=np.empty(K * rows))
         return s

@@ -403,7 +403,8 @@ done:
 ;                number of records, offset of the tree's leaves in leafval }; tconst[t]
 ;   qrec     = per split { payload (threshold double, or the 64-bit set of codes going left),
 ;                i32 column (local to delta), i32 test (0: v <= threshold, 1: code in set,
-;                2: never left), i64 mask clearing the left subtree's leaves }
+;                2: never left; + 4 when NaN goes left, else NaN goes right), i64 mask clearing
+;                the left subtree's leaves }
 ;   rn       = residual nodes of the walk trees (%Node layout, columns local to delta)
 
 %QRec = type { i64, i32, i32, i64 }
@@ -555,7 +556,10 @@ split_num:
   br label %split_store
 split_store:
   %payload = phi i64 [%sb, %split_set_ok], [%svbits, %split_num]
-  %kind = phi i32 [1, %split_set_ok], [%test, %split_num]
+  %kind0 = phi i32 [1, %split_set_ok], [%test, %split_num]
+  %nanleft = and i32 %saux, 1
+  %nanbit = shl i32 %nanleft, 2
+  %kind = or i32 %kind0, %nanbit
   %qp0 = getelementptr inbounds %QRec, ptr %qrec, i64 %nq, i32 0
   store i64 %payload, ptr %qp0
   %qp1 = getelementptr inbounds %QRec, ptr %qrec, i64 %nq, i32 1
@@ -870,8 +874,9 @@ declare void @llvm.prefetch.p0(ptr, i32, i32, i32)
 ; to a multiple of 8 (copies of row 0) so the QuickScorer loops run on whole 8-lane vectors; lane i
 ; computes exactly what the scalar code computes for row i.
 
-; cols[kk*n8 + i] = rows[i*k + kk] (rows n..n8-1: row 0 again). True if a value is NaN or a
-; categorical value is not a category code (the block is then left to the full forest kernel).
+; cols[kk*n8 + i] = rows[i*k + kk] (rows n..n8-1: row 0 again). True if a categorical value is
+; neither a category code nor NaN (the block is then left to the full forest kernel); NaN takes
+; each split's missing side in plans and walks alike.
 define internal i1 @load_block(ptr noalias %rows, i64 %n, i64 %n8, i64 %k, ptr noalias %ncat,
                                ptr noalias %cols) {
 entry:
@@ -904,9 +909,10 @@ row:
   %c1 = and i1 %lo, %hi
   %codeok = and i1 %c1, %integ
   %notcode = xor i1 %codeok, true
-  %catbad = and i1 %iscat, %notcode
-  %b1 = or i1 %isnan, %catbad
-  %bad2 = or i1 %bad, %b1
+  %catbad0 = and i1 %iscat, %notcode
+  %notnan = xor i1 %isnan, true
+  %catbad = and i1 %catbad0, %notnan
+  %bad2 = or i1 %bad, %catbad
   %i1 = add i64 %i, 1
   %id = icmp eq i64 %i1, %n
   br i1 %id, label %pad, label %row
@@ -939,6 +945,13 @@ entry:
   %ins = insertelement <8 x double> poison, double %v, i64 0
   %s = shufflevector <8 x double> %ins, <8 x double> poison, <8 x i32> zeroinitializer
   ret <8 x double> %s
+}
+
+define internal <8 x i1> @splat_i1(i1 %v) alwaysinline {
+entry:
+  %ins = insertelement <8 x i1> poison, i1 %v, i64 0
+  %s = shufflevector <8 x i1> %ins, <8 x i1> poison, <8 x i32> zeroinitializer
+  ret <8 x i1> %s
 }
 
 define internal <8 x i64> @splat_i64(i64 %v) alwaysinline {
@@ -1113,9 +1126,14 @@ split_body:
   %sc64 = sext i32 %sc to i64
   %colb = mul i64 %sc64, %n8
   %colp = getelementptr inbounds double, ptr %cols, i64 %colb
-  switch i32 %sk, label %s_never [ i32 0, label %s_num
-                                   i32 1, label %s_set ]
-s_num:                                       ; false (right) iff v > threshold (no NaN here)
+  %snl = and i32 %sk, 4                      ; NaN goes left
+  %snanl = icmp ne i32 %snl, 0
+  %snanlv = call <8 x i1> @splat_i1(i1 %snanl)
+  %snanrv = xor <8 x i1> %snanlv, <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>
+  %stest = and i32 %sk, 3
+  switch i32 %stest, label %s_never [ i32 0, label %s_num
+                                      i32 1, label %s_set ]
+s_num:                                       ; false (right) iff v > threshold, or NaN going right
   %thr = bitcast i64 %pay to double
   %thrv = call <8 x double> @splat_f64(double %thr)
   br label %sn_loop
@@ -1123,7 +1141,10 @@ sn_loop:
   %ni = phi i64 [0, %s_num], [%ni8, %sn_loop]
   %nvp = getelementptr inbounds double, ptr %colp, i64 %ni
   %nv = load <8 x double>, ptr %nvp, align 8
-  %above = fcmp ogt <8 x double> %nv, %thrv
+  %nabove = fcmp ogt <8 x double> %nv, %thrv
+  %nnan = fcmp uno <8 x double> %nv, zeroinitializer
+  %nnanr = and <8 x i1> %nnan, %snanrv
+  %above = or <8 x i1> %nabove, %nnanr
   %nm = select <8 x i1> %above, <8 x i64> %maskv, <8 x i64> %ones
   %nbp = getelementptr inbounds i64, ptr %bv, i64 %ni
   %nb = load <8 x i64>, ptr %nbp, align 8
@@ -1132,17 +1153,20 @@ sn_loop:
   %ni8 = add i64 %ni, 8
   %nid = icmp eq i64 %ni8, %n8
   br i1 %nid, label %split_next, label %sn_loop
-s_set:                                       ; false iff the code's bit is clear
+s_set:                                       ; false iff the code's bit is clear (NaN: its side)
   %payv = call <8 x i64> @splat_i64(i64 %pay)
   br label %ss_loop
 ss_loop:
   %si = phi i64 [0, %s_set], [%si8, %ss_loop]
   %svp = getelementptr inbounds double, ptr %colp, i64 %si
   %sv = load <8 x double>, ptr %svp, align 8
-  %code = fptosi <8 x double> %sv to <8 x i64>
+  %snan = fcmp uno <8 x double> %sv, zeroinitializer
+  %svc = select <8 x i1> %snan, <8 x double> zeroinitializer, <8 x double> %sv
+  %code = fptosi <8 x double> %svc to <8 x i64>
   %sh = lshr <8 x i64> %payv, %code
   %bit = trunc <8 x i64> %sh to <8 x i1>
-  %sm = select <8 x i1> %bit, <8 x i64> %ones, <8 x i64> %maskv
+  %sgo = select <8 x i1> %snan, <8 x i1> %snanlv, <8 x i1> %bit
+  %sm = select <8 x i1> %sgo, <8 x i64> %ones, <8 x i64> %maskv
   %sbp = getelementptr inbounds i64, ptr %bv, i64 %si
   %sb = load <8 x i64>, ptr %sbp, align 8
   %sb2 = and <8 x i64> %sb, %sm
@@ -1150,13 +1174,18 @@ ss_loop:
   %si8 = add i64 %si, 8
   %sid = icmp eq i64 %si8, %n8
   br i1 %sid, label %split_next, label %ss_loop
-s_never:                                     ; a split no value passes: always false
+s_never:                                     ; no value goes left (NaN: its side)
   br label %sv_loop
 sv_loop:
   %vi = phi i64 [0, %s_never], [%vi8, %sv_loop]
+  %vvp = getelementptr inbounds double, ptr %colp, i64 %vi
+  %vv = load <8 x double>, ptr %vvp, align 8
+  %vnan = fcmp uno <8 x double> %vv, zeroinitializer
+  %vgo = and <8 x i1> %vnan, %snanlv
+  %vm = select <8 x i1> %vgo, <8 x i64> %ones, <8 x i64> %maskv
   %vbp = getelementptr inbounds i64, ptr %bv, i64 %vi
   %vb = load <8 x i64>, ptr %vbp, align 8
-  %vb2 = and <8 x i64> %vb, %maskv
+  %vb2 = and <8 x i64> %vb, %vm
   store <8 x i64> %vb2, ptr %vbp, align 8
   %vi8 = add i64 %vi, 8
   %vid = icmp eq i64 %vi8, %n8

@@ -27,7 +27,8 @@ from codegen.trees.kernel import NODE, KernelArrays, tree_functions
 __all__ = ["PLAN_PARTS", "PLAN_ROW_BYTES", "QREC", "TINFO_WALK_ROOT", "BlockRunner", "Plan", "XWalk"]
 
 #: a QuickScorer split: payload (threshold bits, or the set of codes going left), column local to
-#: Δ, test (0: v <= threshold, 1: code in set, 2: never left), mask clearing the left subtree
+#: Δ, test (0: v <= threshold, 1: code in set, 2: never left; + 4 when NaN goes left, else NaN goes
+#: right), mask clearing the left subtree
 QREC = np.dtype([("payload", "<i8"), ("col", "<i4"), ("test", "<i4"), ("mask", "<i8")])
 
 #: tinfo columns: kind (0 constant, 1 QuickScorer, 2 walk); first record (QuickScorer) or root
@@ -154,8 +155,9 @@ class BlockRunner:
     def run(self, blocks: Sequence[tuple[Plan | XWalk, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Scores every block in one native call. Returns ``(acc, starts, bad)``: the accumulators
         of all rows, block after block (``(total, K)``; forests: P(desired) already divided), the
-        first row of each block, and a bool per block, True where it was refused (NaN, or a value
-        that is not a category code): those rows are meaningless and must be rescored."""
+        first row of each block, and a bool per block, True where it was refused (a categorical
+        value that is neither a category code nor NaN): those rows are meaningless and must be
+        rescored."""
         nb = len(blocks)
         K = self.full.K
         if nb == 0:

@@ -1,7 +1,8 @@
 """Differential test of the compiled engines against the model's own ``predict_proba``.
 
 Random models of every supported family (DecisionTree, RandomForest, ExtraTrees,
-GradientBoosting, HistGradientBoosting with and without native categoricals, MLP), bare and in
+GradientBoosting, HistGradientBoosting with and without native categoricals, XGBoost and LightGBM
+(bare with pandas categoricals), MLP), bare and in
 pipelines (OneHotEncoder, OrdinalEncoder, StandardScaler, MinMaxScaler), scored on random
 instances ``x`` and Δ blocks whose values are data values, the folded split thresholds and their
 float64 / float32 neighbours, huge magnitudes and NaN, through every engine tier: ``numpy``,
@@ -51,7 +52,9 @@ if str(ROOT) not in sys.path:
 
 from plaf_grammar import Schema  # noqa: E402
 
-FAMILIES = ("dt", "rf", "et", "gb", "hgb", "hgb-cat", "mlp")
+FAMILIES = ("dt", "rf", "et", "gb", "hgb", "hgb-cat", "xgb", "lgb", "mlp")
+#: families whose bare model reads pandas categoricals itself
+NATIVE_CATEGORICALS = ("hgb-cat", "xgb", "lgb")
 PIPELINES = ("bare", "onehot", "ordinal", "standard", "minmax")
 TREE_TIERS = ("numpy", "jit", "auto", "plan", "xwalk", "full")
 MLP_TIERS = ("numpy", "jit", "auto")
@@ -132,6 +135,16 @@ def _estimator(family: str, rng: np.random.Generator):
             max_iter=n, max_depth=depth, min_samples_leaf=int(rng.integers(1, 10)), random_state=seed,
             categorical_features="from_dtype" if family == "hgb-cat" else None,
         )  # fmt: skip
+    if family == "xgb":
+        import xgboost as xgb
+
+        return xgb.XGBClassifier(n_estimators=n, max_depth=min(depth, 6), enable_categorical=True, n_jobs=1,
+                                 max_cat_to_onehot=int(rng.integers(1, 5)), random_state=seed)  # fmt: skip
+    if family == "lgb":
+        import lightgbm as lgb
+
+        return lgb.LGBMClassifier(n_estimators=n, num_leaves=int(rng.integers(3, 32)), min_child_samples=int(rng.integers(2, 10)),
+                                  min_data_per_group=2, cat_smooth=1.0, verbose=-1, n_jobs=1, random_state=seed)  # fmt: skip
     hidden = tuple(int(rng.integers(2, 24)) for _ in range(int(rng.integers(1, 4))))
     act = str(rng.choice(["identity", "relu", "tanh", "logistic"]))
     return MLPClassifier(hidden, activation=act, max_iter=int(rng.integers(5, 60)), random_state=seed)
@@ -168,12 +181,13 @@ def make_case(seed: int, family: str | None = None, pipeline: str | None = None,
     family = family or FAMILIES[seed % len(FAMILIES)]
     if pipeline is None:
         pipeline = "bare" if family == "hgb-cat" else str(rng.choice(PIPELINES))
+    native_cats = family in NATIVE_CATEGORICALS
     n_num = int(rng.integers(1, 5))
-    n_cat = int(rng.integers(0 if pipeline == "bare" and family != "hgb-cat" else 1, 3))
+    n_cat = int(rng.integers(0 if pipeline == "bare" and not native_cats else 1, 3))
     X = random_frame(rng, n, n_num, n_cat)
-    if pipeline == "bare" and family != "hgb-cat":
+    if pipeline == "bare" and not native_cats:
         X = X.assign(**{c: X[c].cat.codes.astype(float) for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)})
-    nan_ok = family in ("dt", "rf", "et", "hgb", "hgb-cat") and pipeline == "bare"
+    nan_ok = family in ("dt", "rf", "et", "hgb", "hgb-cat", "xgb", "lgb") and pipeline == "bare"
     if nan_ok and rng.random() < 0.5:  # learned NaN routing on one column
         X.loc[rng.random(n) < 0.15, X.columns[0]] = np.nan
     n_classes = int(rng.choice([2, 2, 3]))

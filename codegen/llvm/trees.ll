@@ -403,7 +403,8 @@ done:
 ;                number of records, offset of the tree's leaves in leafval }; tconst[t]
 ;   qrec     = per split { payload (threshold double, or the 64-bit set of codes going left),
 ;                i32 column (local to delta), i32 test (0: v <= threshold, 1: code in set,
-;                2: never left), i64 mask clearing the left subtree's leaves }
+;                2: never left; + 4 when NaN goes left, else NaN goes right), i64 mask clearing
+;                the left subtree's leaves }
 ;   rn       = residual nodes of the walk trees (%Node layout, columns local to delta)
 
 %QRec = type { i64, i32, i32, i64 }
@@ -555,7 +556,10 @@ split_num:
   br label %split_store
 split_store:
   %payload = phi i64 [%sb, %split_set_ok], [%svbits, %split_num]
-  %kind = phi i32 [1, %split_set_ok], [%test, %split_num]
+  %kind0 = phi i32 [1, %split_set_ok], [%test, %split_num]
+  %nanleft = and i32 %saux, 1
+  %nanbit = shl i32 %nanleft, 2
+  %kind = or i32 %kind0, %nanbit
   %qp0 = getelementptr inbounds %QRec, ptr %qrec, i64 %nq, i32 0
   store i64 %payload, ptr %qp0
   %qp1 = getelementptr inbounds %QRec, ptr %qrec, i64 %nq, i32 1
@@ -870,8 +874,9 @@ declare void @llvm.prefetch.p0(ptr, i32, i32, i32)
 ; to a multiple of 8 (copies of row 0) so the QuickScorer loops run on whole 8-lane vectors; lane i
 ; computes exactly what the scalar code computes for row i.
 
-; cols[kk*n8 + i] = rows[i*k + kk] (rows n..n8-1: row 0 again). True if a value is NaN or a
-; categorical value is not a category code (the block is then left to the full forest kernel).
+; cols[kk*n8 + i] = rows[i*k + kk] (rows n..n8-1: row 0 again). True if a categorical value is
+; neither a category code nor NaN (the block is then left to the full forest kernel); NaN takes
+; each split's missing side in plans and walks alike.
 define internal i1 @load_block(ptr noalias %rows, i64 %n, i64 %n8, i64 %k, ptr noalias %ncat,
                                ptr noalias %cols) {
 entry:
@@ -904,9 +909,10 @@ row:
   %c1 = and i1 %lo, %hi
   %codeok = and i1 %c1, %integ
   %notcode = xor i1 %codeok, true
-  %catbad = and i1 %iscat, %notcode
-  %b1 = or i1 %isnan, %catbad
-  %bad2 = or i1 %bad, %b1
+  %catbad0 = and i1 %iscat, %notcode
+  %notnan = xor i1 %isnan, true
+  %catbad = and i1 %catbad0, %notnan
+  %bad2 = or i1 %bad, %catbad
   %i1 = add i64 %i, 1
   %id = icmp eq i64 %i1, %n
   br i1 %id, label %pad, label %row
@@ -941,6 +947,13 @@ entry:
   ret <8 x double> %s
 }
 
+define internal <8 x i1> @splat_i1(i1 %v) alwaysinline {
+entry:
+  %ins = insertelement <8 x i1> poison, i1 %v, i64 0
+  %s = shufflevector <8 x i1> %ins, <8 x i1> poison, <8 x i32> zeroinitializer
+  ret <8 x i1> %s
+}
+
 define internal <8 x i64> @splat_i64(i64 %v) alwaysinline {
 entry:
   %ins = insertelement <8 x i64> poison, i64 %v, i64 0
@@ -948,18 +961,23 @@ entry:
   ret <8 x i64> %s
 }
 
-; The one place the score jobs add a leaf to an accumulator (8 rows, or one): a precision
-; mode (e.g. float32 sums) needs only these two and @init_acc.
-define internal <8 x double> @acc_add8(<8 x double> %acc, <8 x double> %leaf) alwaysinline {
+; The one place the score jobs add a leaf to an accumulator (8 rows, or one). %f32: XGBoost's
+; margins, every sum rounded to float32 (exact, as in @round_sum: the accumulator and the leaf
+; hold float32 values, so the double sum rounded once is their float32 sum).
+define internal <8 x double> @acc_add8(<8 x double> %acc, <8 x double> %leaf, i1 %f32) alwaysinline {
 entry:
   %s = fadd <8 x double> %acc, %leaf
-  ret <8 x double> %s
+  %r = fptrunc <8 x double> %s to <8 x float>
+  %e = fpext <8 x float> %r to <8 x double>
+  %o = select i1 %f32, <8 x double> %e, <8 x double> %s
+  ret <8 x double> %o
 }
 
-define internal double @acc_add(double %acc, double %leaf) alwaysinline {
+define internal double @acc_add(double %acc, double %leaf, i1 %f32) alwaysinline {
 entry:
   %s = fadd double %acc, %leaf
-  ret double %s
+  %o = call double @round_sum(double %s, i1 %f32)
+  ret double %o
 }
 
 ; acc[o*n8 + i] = init[o]
@@ -990,7 +1008,7 @@ exit:
 }
 
 ; acc[j*8 .. j*8+7] += c for the whole padded block (a constant tree)
-define internal void @add_const(ptr noalias %accp, i64 %n8, double %c) alwaysinline {
+define internal void @add_const(ptr noalias %accp, i64 %n8, double %c, i1 %f32) alwaysinline {
 entry:
   %cv = call <8 x double> @splat_f64(double %c)
   br label %loop
@@ -998,7 +1016,7 @@ loop:
   %j = phi i64 [0, %entry], [%j8, %loop]
   %p = getelementptr inbounds double, ptr %accp, i64 %j
   %a = load <8 x double>, ptr %p, align 8
-  %a2 = call <8 x double> @acc_add8(<8 x double> %a, <8 x double> %cv)
+  %a2 = call <8 x double> @acc_add8(<8 x double> %a, <8 x double> %cv, i1 %f32)
   store <8 x double> %a2, ptr %p, align 8
   %j8 = add i64 %j, 8
   %jd = icmp eq i64 %j8, %n8
@@ -1045,7 +1063,7 @@ declare <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr>, i32, <8 x i1>, <8
 define internal void @plan_trees(ptr noalias %cols, i64 %n, i64 %n8, ptr noalias %bv,
                                  ptr noalias %tinfo, ptr noalias %tconst, i64 %T, ptr noalias %tout,
                                  ptr noalias %qrec, ptr noalias %leafval, ptr noalias %rn,
-                                 ptr noalias %sets, i64 %setw, ptr noalias %acc) {
+                                 ptr noalias %sets, i64 %setw, ptr noalias %acc, i1 %f32) {
 entry:
   %ones = call <8 x i64> @splat_i64(i64 -1)
   %none = icmp sle i64 %T, 0
@@ -1072,7 +1090,7 @@ tree:
 t_const:
   %cvp = getelementptr inbounds double, ptr %tconst, i64 %t
   %cv = load double, ptr %cvp
-  call void @add_const(ptr %accp, i64 %n8, double %cv)
+  call void @add_const(ptr %accp, i64 %n8, double %cv, i1 %f32)
   br label %tree_next
 
 t_qs:                                        ; bv = all leaves, then AND every false split's mask
@@ -1108,9 +1126,14 @@ split_body:
   %sc64 = sext i32 %sc to i64
   %colb = mul i64 %sc64, %n8
   %colp = getelementptr inbounds double, ptr %cols, i64 %colb
-  switch i32 %sk, label %s_never [ i32 0, label %s_num
-                                   i32 1, label %s_set ]
-s_num:                                       ; false (right) iff v > threshold (no NaN here)
+  %snl = and i32 %sk, 4                      ; NaN goes left
+  %snanl = icmp ne i32 %snl, 0
+  %snanlv = call <8 x i1> @splat_i1(i1 %snanl)
+  %snanrv = xor <8 x i1> %snanlv, <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>
+  %stest = and i32 %sk, 3
+  switch i32 %stest, label %s_never [ i32 0, label %s_num
+                                      i32 1, label %s_set ]
+s_num:                                       ; false (right) iff v > threshold, or NaN going right
   %thr = bitcast i64 %pay to double
   %thrv = call <8 x double> @splat_f64(double %thr)
   br label %sn_loop
@@ -1118,7 +1141,10 @@ sn_loop:
   %ni = phi i64 [0, %s_num], [%ni8, %sn_loop]
   %nvp = getelementptr inbounds double, ptr %colp, i64 %ni
   %nv = load <8 x double>, ptr %nvp, align 8
-  %above = fcmp ogt <8 x double> %nv, %thrv
+  %nabove = fcmp ogt <8 x double> %nv, %thrv
+  %nnan = fcmp uno <8 x double> %nv, zeroinitializer
+  %nnanr = and <8 x i1> %nnan, %snanrv
+  %above = or <8 x i1> %nabove, %nnanr
   %nm = select <8 x i1> %above, <8 x i64> %maskv, <8 x i64> %ones
   %nbp = getelementptr inbounds i64, ptr %bv, i64 %ni
   %nb = load <8 x i64>, ptr %nbp, align 8
@@ -1127,17 +1153,20 @@ sn_loop:
   %ni8 = add i64 %ni, 8
   %nid = icmp eq i64 %ni8, %n8
   br i1 %nid, label %split_next, label %sn_loop
-s_set:                                       ; false iff the code's bit is clear
+s_set:                                       ; false iff the code's bit is clear (NaN: its side)
   %payv = call <8 x i64> @splat_i64(i64 %pay)
   br label %ss_loop
 ss_loop:
   %si = phi i64 [0, %s_set], [%si8, %ss_loop]
   %svp = getelementptr inbounds double, ptr %colp, i64 %si
   %sv = load <8 x double>, ptr %svp, align 8
-  %code = fptosi <8 x double> %sv to <8 x i64>
+  %snan = fcmp uno <8 x double> %sv, zeroinitializer
+  %svc = select <8 x i1> %snan, <8 x double> zeroinitializer, <8 x double> %sv
+  %code = fptosi <8 x double> %svc to <8 x i64>
   %sh = lshr <8 x i64> %payv, %code
   %bit = trunc <8 x i64> %sh to <8 x i1>
-  %sm = select <8 x i1> %bit, <8 x i64> %ones, <8 x i64> %maskv
+  %sgo = select <8 x i1> %snan, <8 x i1> %snanlv, <8 x i1> %bit
+  %sm = select <8 x i1> %sgo, <8 x i64> %ones, <8 x i64> %maskv
   %sbp = getelementptr inbounds i64, ptr %bv, i64 %si
   %sb = load <8 x i64>, ptr %sbp, align 8
   %sb2 = and <8 x i64> %sb, %sm
@@ -1145,13 +1174,18 @@ ss_loop:
   %si8 = add i64 %si, 8
   %sid = icmp eq i64 %si8, %n8
   br i1 %sid, label %split_next, label %ss_loop
-s_never:                                     ; a split no value passes: always false
+s_never:                                     ; no value goes left (NaN: its side)
   br label %sv_loop
 sv_loop:
   %vi = phi i64 [0, %s_never], [%vi8, %sv_loop]
+  %vvp = getelementptr inbounds double, ptr %colp, i64 %vi
+  %vv = load <8 x double>, ptr %vvp, align 8
+  %vnan = fcmp uno <8 x double> %vv, zeroinitializer
+  %vgo = and <8 x i1> %vnan, %snanlv
+  %vm = select <8 x i1> %vgo, <8 x i64> %ones, <8 x i64> %maskv
   %vbp = getelementptr inbounds i64, ptr %bv, i64 %vi
   %vb = load <8 x i64>, ptr %vbp, align 8
-  %vb2 = and <8 x i64> %vb, %maskv
+  %vb2 = and <8 x i64> %vb, %vm
   store <8 x i64> %vb2, ptr %vbp, align 8
   %vi8 = add i64 %vi, 8
   %vid = icmp eq i64 %vi8, %n8
@@ -1170,7 +1204,7 @@ l_loop:
   %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lps, i32 8, <8 x i1> <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>, <8 x double> poison)
   %lap = getelementptr inbounds double, ptr %accp, i64 %li
   %la = load <8 x double>, ptr %lap, align 8
-  %la2 = call <8 x double> @acc_add8(<8 x double> %la, <8 x double> %lv)
+  %la2 = call <8 x double> @acc_add8(<8 x double> %la, <8 x double> %lv, i1 %f32)
   store <8 x double> %la2, ptr %lap, align 8
   %li8 = add i64 %li, 8
   %lid = icmp eq i64 %li8, %n8
@@ -1206,7 +1240,7 @@ w_split:
 w_leaf:
   %wap = getelementptr inbounds double, ptr %accp, i64 %wi
   %wa = load double, ptr %wap
-  %wa2 = call double @acc_add(double %wa, double %wnv)
+  %wa2 = call double @acc_add(double %wa, double %wnv, i1 %f32)
   store double %wa2, ptr %wap
   %wi1 = add i64 %wi, 1
   %wid = icmp eq i64 %wi1, %n
@@ -1225,7 +1259,7 @@ exit:
 define internal void @xwalk_trees(ptr noalias %cols, i64 %n, i64 %n8, ptr noalias %nodes,
                                   ptr noalias %xstep, ptr noalias %roots, i64 %T, ptr noalias %tout,
                                   ptr noalias %local, i32 %dmask, ptr noalias %sets, i64 %setw,
-                                  ptr noalias %acc) {
+                                  ptr noalias %acc, i1 %f32) {
 entry:
   %none = icmp sle i64 %T, 0
   br i1 %none, label %exit, label %tree
@@ -1250,7 +1284,7 @@ t_const:                                     ; x's path tests no delta column: x
   %xl64 = sext i32 %xl to i64
   %xvp = getelementptr inbounds %Node, ptr %nodes, i64 %xl64
   %xv = load double, ptr %xvp
-  call void @add_const(ptr %accp, i64 %n8, double %xv)
+  call void @add_const(ptr %accp, i64 %n8, double %xv, i1 %f32)
   br label %tree_next
 w_row:
   %wi = phi i64 [0, %tree], [%wi1, %w_leaf]
@@ -1297,7 +1331,7 @@ w_leaf:
   %lv = load double, ptr %lvp
   %wap = getelementptr inbounds double, ptr %accp, i64 %wi
   %wa = load double, ptr %wap
-  %wa2 = call double @acc_add(double %wa, double %lv)
+  %wa2 = call double @acc_add(double %wa, double %lv, i1 %f32)
   store double %wa2, ptr %wap
   %wi1 = add i64 %wi, 1
   %wid = icmp eq i64 %wi1, %n
@@ -1313,7 +1347,8 @@ exit:
 ; Every block of a generation in one call: %jobs holds %nj records of 24 i64 slots
 ;   0 rows, 1 n, 2 k, 3 cols scratch (k*n8), 4 bv scratch (n8), 5 acc scratch (K*n8), 6 mode
 ;   (0 plan, 1 x-walk), 7 T, 8 tout, 9 sets, 10 setw, 11 init, 12 K, 13 div (double bits),
-;   14 ncat, 15 out (K*n), 16 status (written: 1 if the block was refused, see @load_block);
+;   14 ncat, 15 out (K*n), 16 status (written: 1 if the block was refused, see @load_block),
+;   22 float32 sums (XGBoost: every addition rounded to float32);
 ;   plan: 17 tinfo, 18 tconst, 19 qrec, 20 leafval, 21 rn;
 ;   x-walk: 17 forest nodes, 18 xstep, 19 roots, 20 local (column -> delta position or -1), 21 dmask
 define void @score_jobs(ptr noalias %jobs, i64 %nj) {
@@ -1348,6 +1383,8 @@ job:
   %p20 = call ptr @aptr(ptr %a, i64 20)
   %p21 = call ptr @aptr(ptr %a, i64 21)
   %i21 = call i64 @aint(ptr %a, i64 21)
+  %i22 = call i64 @aint(ptr %a, i64 22)
+  %f32 = icmp ne i64 %i22, 0
   %empty = icmp sle i64 %n, 0
   br i1 %empty, label %ok, label %load
 load:
@@ -1361,12 +1398,12 @@ run:
   br i1 %isplan, label %plan, label %xwalk
 plan:
   call void @plan_trees(ptr %cols, i64 %n, i64 %n8, ptr %bv, ptr %p17, ptr %p18, i64 %T, ptr %tout,
-                        ptr %p19, ptr %p20, ptr %p21, ptr %sets, i64 %setw, ptr %accs)
+                        ptr %p19, ptr %p20, ptr %p21, ptr %sets, i64 %setw, ptr %accs, i1 %f32)
   br label %store
 xwalk:
   %dmask = trunc i64 %i21 to i32
   call void @xwalk_trees(ptr %cols, i64 %n, i64 %n8, ptr %p17, ptr %p18, ptr %p19, i64 %T, ptr %tout,
-                         ptr %p20, i32 %dmask, ptr %sets, i64 %setw, ptr %accs)
+                         ptr %p20, i32 %dmask, ptr %sets, i64 %setw, ptr %accs, i1 %f32)
   br label %store
 store:
   call void @store_acc(ptr %accs, i64 %n, i64 %n8, i64 %K, double %div, ptr %out)

@@ -12,6 +12,9 @@ What differs from sklearn trees is only how the model reads the user's DataFrame
 * XGBoost treats the entries a scipy sparse matrix leaves out as missing, so behind a pipeline
   whose output is sparse, 0.0 goes to each node's missing side (``zero_missing`` marks the nodes
   where that differs from the compare; :func:`codegen.trees.fold.fold` rewrites them exactly).
+* LightGBM copies a dense row without the values ``|v| <= 1e-35`` (read as 0.0) but a sparse
+  row as it is, so behind a sparse output those values are compared as they are
+  (split rule ``"lightgbm-sparse"``).
 
 A ``Booster`` has no ``classes_``: its classes are the column indices of its probabilities
 (``0, 1`` for a binary model: ``[1 - p, p]``), as :func:`codegen.class_index` reads a
@@ -42,7 +45,7 @@ __all__ = ["GBMInput", "gbm_forest", "gbm_raw", "is_gbm", "read_gbm", "read_gbm_
 @dataclass
 class GBMInput(ModelInput):
     """A :class:`ModelInput` that also says whether the estimator receives a scipy sparse matrix
-    (XGBoost then reads the entries left out as missing)."""
+    (XGBoost then reads the entries left out as missing; LightGBM keeps tiny values)."""
 
     sparse: bool = False
 
@@ -149,7 +152,7 @@ def read_gbm_input(model: Any, schema: Schema) -> GBMInput:
     (a bare model or a Pipeline ending in one) fed ``schema.decode(rows)``."""
     steps, est = split_pipeline(model)
     mi = read_model_input(model, schema) if steps else _bare_input(est, schema)
-    sparse = is_xgboost(est) and _sparse_output(model, schema)
+    sparse = _sparse_output(model, schema)
     return GBMInput(mi.estimator, mi.columns, mi.schema, sparse=sparse)
 
 
@@ -157,7 +160,9 @@ def gbm_raw(mi: ModelInput) -> RawEnsemble:
     """The trees of the XGBoost/LightGBM model behind ``mi`` as it reads its input (a sparse
     input's zeros marked where they go the missing way)."""
     raw = read_gbm(mi.estimator)
-    if is_xgboost(mi.estimator) and getattr(mi, "sparse", False):
+    if not is_xgboost(mi.estimator):
+        return dataclasses.replace(raw, split="lightgbm-sparse") if getattr(mi, "sparse", False) else raw
+    if getattr(mi, "sparse", False):
         # 0.0 is missing; mark the nodes where that changes its side
         split = np.flatnonzero(raw.feature >= 0)
         zero = np.zeros(raw.n_nodes, dtype=bool)

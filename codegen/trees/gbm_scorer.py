@@ -33,7 +33,7 @@ class GBMTreeScorer(TreeScorer):
     and reads the libraries' variable-width category bitsets; the per-(x, Δ) plan tiers assume
     sklearn's float64 sums and fixed-width sets."""
 
-    specialises = False
+    specialises = True
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
         self.load_kernels()

@@ -14,7 +14,9 @@ past the bitset's width go left). Where ``zero_missing`` is set (the ensemble re
 rows, whose absent entries XGBoost treats as missing), an input 0.0 goes to ``missing_left`` too.
 
 ``"lightgbm"`` (``Tree::NumericalDecision``/``CategoricalDecision`` after the C API's row copy):
-every ``|v| <= kZeroThreshold`` (``1e-35f``) is read as 0.0; numeric: NaN -> ``missing_left``
+every ``|v| <= kZeroThreshold`` (``1e-35f``) is read as 0.0 (the dense row copy drops such
+values; ``"lightgbm-sparse"``: a scipy sparse row is copied as it is, so they are compared as
+they are, and only missing_type Zero reads them as zero); numeric: NaN -> ``missing_left``
 (the reader resolves missing_type None, where NaN is read as 0.0, to the side 0.0 takes);
 where ``zero_missing`` (missing_type Zero), 0.0 also goes to ``missing_left``; else
 ``v <= threshold`` in double; categorical: NaN, ``v <= -1`` and ``v >= 2^31`` go right, else the
@@ -58,13 +60,14 @@ def _xgboost(ens: Any, nodes: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.where(nan, ens.missing_left[nodes], go)
 
 
-def _lightgbm(ens: Any, nodes: np.ndarray, v: np.ndarray) -> np.ndarray:
+def _lightgbm(ens: Any, nodes: np.ndarray, v: np.ndarray, dense: bool = True) -> np.ndarray:
     with np.errstate(invalid="ignore"):
-        x = np.where(np.abs(v) <= LIGHTGBM_ZERO, 0.0, v)
+        tiny = np.abs(v) <= LIGHTGBM_ZERO
+        x = np.where(tiny, 0.0, v) if dense else v
         nan = np.isnan(x)
         go = x <= ens.threshold[nodes]
-        if ens.zero_missing is not None:
-            go = np.where(ens.zero_missing[nodes] & (x == 0.0), ens.missing_left[nodes], go)
+        if ens.zero_missing is not None:  # IsZero(): |x| <= kZeroThreshold
+            go = np.where(ens.zero_missing[nodes] & tiny, ens.missing_left[nodes], go)
         cat = ens.is_cat[nodes]
         if cat.any():
             c = x[cat]
@@ -76,11 +79,12 @@ def _lightgbm(ens: Any, nodes: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def gbm_goes_left(ens: Any, nodes: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Routing at split ``nodes`` for ``v`` under ``ens.split`` (``"xgboost"``/``"lightgbm"``)."""
+    """Routing at split ``nodes`` for ``v`` under ``ens.split`` (``"xgboost"``, ``"lightgbm"``,
+    ``"lightgbm-sparse"``)."""
     if ens.split == "xgboost":
         return _xgboost(ens, nodes, v)
-    if ens.split == "lightgbm":
-        return _lightgbm(ens, nodes, v)
+    if ens.split in ("lightgbm", "lightgbm-sparse"):
+        return _lightgbm(ens, nodes, v, dense=ens.split == "lightgbm")
     raise ValueError(f"unknown split rule {ens.split!r}")
 
 
@@ -88,6 +92,6 @@ def gbm_reads_as_zero(ens: Any, v: np.ndarray) -> np.ndarray:
     """Where a ``zero_missing`` node sends estimator-input values ``v`` the missing way: XGBoost
     (an entry a sparse matrix leaves out) ``v == 0.0``; LightGBM ``|v| <= kZeroThreshold``."""
     with np.errstate(invalid="ignore"):
-        if ens.split == "lightgbm":
+        if ens.split.startswith("lightgbm"):
             return np.abs(v) <= LIGHTGBM_ZERO
         return v == 0.0

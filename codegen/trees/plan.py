@@ -27,7 +27,8 @@ from codegen.trees.kernel import NODE, KernelArrays, tree_functions
 __all__ = ["PLAN_PARTS", "PLAN_ROW_BYTES", "QREC", "TINFO_WALK_ROOT", "BlockRunner", "Plan", "XWalk"]
 
 #: a QuickScorer split: payload (threshold bits, or the set of codes going left), column local to
-#: Δ, test (0: v <= threshold, 1: code in set, 2: never left), mask clearing the left subtree
+#: Δ, test (0: v <= threshold, 1: code in set, 2: never left; + 4 when NaN goes left, else NaN goes
+#: right), mask clearing the left subtree
 QREC = np.dtype([("payload", "<i8"), ("col", "<i4"), ("test", "<i4"), ("mask", "<i8")])
 
 #: tinfo columns: kind (0 constant, 1 QuickScorer, 2 walk); first record (QuickScorer) or root
@@ -43,7 +44,8 @@ def _job(full: KernelArrays, k: int, mode: int, ncat: int, specific: Sequence[in
     """A job row with everything but the block filled in."""
     fb = full.buffers
     row = [0, 0, k, 0, 0, 0, mode, len(full.troot), fb.address("tout"), fb.address("sets"), full.setw,
-           fb.address("init"), full.K, int(np.float64(full.div).view(np.int64)), ncat, 0, 0, *specific, 0, 0]  # fmt: skip
+           fb.address("init"), full.K, int(np.float64(full.div).view(np.int64)), ncat, 0, 0, *specific,
+           int(full.float32_sums), 0]  # fmt: skip
     return np.array(row, dtype=np.int64)
 
 
@@ -138,12 +140,14 @@ class BlockRunner:
 
     def __init__(self, full: KernelArrays):
         self.full = full
-        self._scratch = Pinned(cols=np.empty(8), bv=np.empty(8, dtype=np.int64), acc=np.empty(8))
+        self._scratch = Pinned(cols=np.empty(8), bv=np.empty(8, dtype=np.int64), acc=np.empty(8 * full.K))
 
     def _ensure(self, cells: int, rows: int) -> Pinned:
+        """Scratch for a call whose largest block has ``rows`` padded rows and ``cells`` padded
+        cells: the accumulators hold ``K`` rows of ``rows`` each (one per output)."""
         s = self._scratch
         K = self.full.K
-        if len(s["cols"]) < cells or len(s["bv"]) < rows:
+        if len(s["cols"]) < cells or len(s["bv"]) < rows or len(s["acc"]) < K * rows:
             cells, rows = max(cells, 2 * len(s["cols"])), max(rows, 2 * len(s["bv"]))
             s = self._scratch = Pinned(cols=np.empty(cells), bv=np.empty(rows, dtype=np.int64), acc=np.empty(K * rows))
         return s
@@ -151,8 +155,9 @@ class BlockRunner:
     def run(self, blocks: Sequence[tuple[Plan | XWalk, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Scores every block in one native call. Returns ``(acc, starts, bad)``: the accumulators
         of all rows, block after block (``(total, K)``; forests: P(desired) already divided), the
-        first row of each block, and a bool per block, True where it was refused (NaN, or a value
-        that is not a category code): those rows are meaningless and must be rescored."""
+        first row of each block, and a bool per block, True where it was refused (a categorical
+        value that is neither a category code nor NaN): those rows are meaningless and must be
+        rescored."""
         nb = len(blocks)
         K = self.full.K
         if nb == 0:

@@ -45,7 +45,8 @@ class RawEnsemble:
     n_classes), the (already learning-rate-scaled) raw contribution for boosting (``n_values=1``).
 
     ``split`` names the library whose split test :func:`raw_goes_left` applies: ``"sklearn"``
-    (the readers here), ``"xgboost"`` or ``"lightgbm"`` (see :mod:`codegen.trees.gbm_split_tests`).
+    (the readers here), ``"xgboost"``, ``"lightgbm"`` or ``"lightgbm-sparse"`` (see
+    :mod:`codegen.trees.gbm_split_tests`).
     ``zero_missing`` (bool per node or None): 0.0 takes the missing branch there (LightGBM's
     missing_type Zero; XGBoost reading scipy sparse rows).
     Boosting accumulates in ``init.dtype``: float64, or float32 for XGBoost (whose leaf values
@@ -71,7 +72,7 @@ class RawEnsemble:
     cat_bitset: np.ndarray  # uint32 (n_nodes, 8)
     known_cats: dict[int, np.ndarray]  # HGB: column -> uint32[8] bitset of known categories
     finish: Callable[[np.ndarray], np.ndarray] | None = None  # boosting: raw (n, K) -> proba
-    split: str = "sklearn"  # "sklearn" | "xgboost" | "lightgbm": whose split test (raw_goes_left)
+    split: str = "sklearn"  # "sklearn" | "xgboost" | "lightgbm"(-sparse): whose split test (raw_goes_left)
     zero_missing: np.ndarray | None = None  # bool per node: 0.0 goes to missing_left
 
     @property

@@ -308,7 +308,7 @@ class BoundTreeScorer:
         """All blocks of a generation (the search makes one such call per generation).
 
         x-walk blocks go to one native call, plan blocks to another, blocks with every feature
-        free (and blocks a plan refused: NaN) to one call of the full-forest kernel."""
+        free (and blocks a plan refused: invalid category codes) to one call of the full-forest kernel."""
         p = self.parent
         out: list[np.ndarray | None] = [None] * len(blocks)
         full: list[tuple[int, tuple[int, ...], np.ndarray]] = []
@@ -390,7 +390,8 @@ class BoundTreeScorer:
     def _run_xwalk(self, blocks, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
         """Score every cold block in one x-walk over the union of their Δ: each block's rows are
         ``x`` outside its own Δ, so the union's columns route them exactly, and the forest is read
-        once per generation instead of once per block. Returns the blocks refused (NaN)."""
+        once per generation instead of once per block. Returns the blocks refused (invalid category
+        codes)."""
         p = self.parent
         f = self.forest
         assert self._runner is not None and p.native is not None
@@ -420,8 +421,8 @@ class BoundTreeScorer:
         return []
 
     def _run_jobs(self, tier: str, blocks, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
-        """Score plan blocks in one native call; returns the blocks it refused (NaN or invalid
-        category codes) for the full kernel."""
+        """Score plan blocks in one native call; returns the blocks it refused (invalid category
+        codes) for the full kernel."""
         p = self.parent
         f = self.forest
         assert self._runner is not None

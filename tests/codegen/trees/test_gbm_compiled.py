@@ -1,8 +1,9 @@
 """XGBoost and LightGBM through the compiled tiers: partial evaluation, the kernel (full forest and
-native residuals), the JIT and the numpy tier all equal the library's own ``predict_proba`` bit for
-bit (assert_array_equal), bare with pandas categoricals, inside a one-hot pipeline (a sparse matrix
-for XGBoost: zeros read as missing) and as a ``Booster``; binary and multi-class. Also the golden
-IR of a two-tree XGBoost model, whose margins the IR adds in float32."""
+native residuals), plans and x-walks, the JIT and the numpy tier all equal the library's own
+``predict_proba`` bit for bit (assert_array_equal), bare with pandas categoricals, inside a one-hot
+pipeline (a sparse matrix for XGBoost: zeros read as missing) and as a ``Booster``; binary and
+multi-class; values at the thresholds, their float32 neighbours and NaN. Also the golden IR of a
+two-tree XGBoost model, whose margins the IR adds in float32."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tree_cases import frame
 
 from codegen.errors import UnsupportedModel
@@ -95,10 +98,44 @@ def _edge_rows(forest, E: np.ndarray, rng, n: int = 300) -> np.ndarray:
     return Q
 
 
+def _decode(schema, rows: np.ndarray) -> pd.DataFrame:
+    """Schema.decode, keeping NaN in numeric columns (the libraries read it as missing)."""
+    frame_ = schema.decode(np.nan_to_num(rows, nan=0.0))
+    for j, f in enumerate(schema.features):
+        if f.categories is None:
+            frame_[f.name] = rows[:, j]
+    return frame_
+
+
 def _blackbox(ref, schema, desired, x, delta, cols) -> np.ndarray:
     rows = np.repeat(x[None], len(cols), axis=0)
     rows[:, list(delta)] = cols
-    return np.asarray(ref.predict_proba(schema.decode(rows))[:, desired], dtype=np.float64)
+    return np.asarray(ref.predict_proba(_decode(schema, rows))[:, desired], dtype=np.float64)
+
+
+def _steered(model, schema, desired, tier: str):
+    """An auto scorer whose cost model always picks ``tier`` ("plan" or "xwalk") for a Δ block."""
+    sc = scorer_for(model, schema, desired, "auto")
+    if tier == "plan":
+        sc.c_xwalk.seconds = 1e9 * sc.c_xwalk.units
+    else:
+        for rate in sc.c_plan:
+            rate.seconds = 1e9 * rate.units
+    return sc
+
+
+def _values(forest, j: int, data: np.ndarray) -> np.ndarray:
+    """Candidate values of feature ``j``: category codes, or data values, the folded thresholds,
+    their float64 and float32 neighbours, zeros and NaN."""
+    f = forest.schema.features[j]
+    if f.categories is not None:
+        return np.arange(len(f.categories), dtype=float)
+    t = forest.threshold[(forest.feature == j) & (forest.cat < 0)]
+    t = t[np.isfinite(t)]
+    t32 = t.astype(np.float32)
+    near = [t, np.nextafter(t, np.inf), np.nextafter(t, -np.inf), t32.astype(float),
+            np.nextafter(t32, np.float32(np.inf)).astype(float), np.nextafter(t32, np.float32(-np.inf)).astype(float)]  # fmt: skip
+    return np.concatenate([np.unique(np.concatenate([data, *near, [0.0, -0.0]])), [np.nan]])
 
 
 def test_every_tier_equals_predict_proba(cases):
@@ -127,6 +164,92 @@ def test_every_tier_equals_predict_proba(cases):
             arrays = native(native.bind(forest.read_missing(x)), delta)
             got = forest.finish(run_kernel(arrays, forest.read_missing(cols, delta)))
             np.testing.assert_array_equal(got, want, err_msg=f"{name} residual kernel {delta}")
+
+
+def test_plan_and_xwalk_tiers_equal_predict_proba_hypothesis(cases):
+    """Plans (QuickScorer trees, walks, constants) and x-walks on random Δ blocks of values at
+    the thresholds, their float32 neighbours, zeros and NaN, in x too: bit for bit the library's
+    predict_proba, for every case (binary and 3-class, bare, one-hot, Booster)."""
+    scorers = {(c[0], t): _steered(c[1], c[3], c[5], t) for c in cases for t in ("plan", "xwalk")}
+    seen: set[str] = set()
+    nan_rows = [0]
+
+    @st.composite
+    def block(draw):
+        name, _model, ref, schema, E, desired = cases[draw(st.integers(0, len(cases) - 1))]
+        forest = scorers[(name, "plan")].forest
+        d = len(schema)
+        x = E[draw(st.integers(0, len(E) - 1))].copy()
+        pools = [_values(forest, j, E[:, j]) for j in range(d)]
+        for j in draw(st.sets(st.integers(0, d - 1), max_size=2)):
+            x[j] = pools[j][draw(st.integers(0, len(pools[j]) - 1))]
+        delta = tuple(sorted(draw(st.sets(st.integers(0, d - 1), min_size=1, max_size=d - 1))))
+        n = draw(st.integers(1, 20))
+        cols = np.array([[pools[j][draw(st.integers(0, len(pools[j]) - 1))] for j in delta] for _ in range(n)])
+        numeric = [k for k, j in enumerate(delta) if schema.features[j].categories is None]
+        if numeric and draw(st.booleans()):  # missing values in a third of the rows
+            cols[::3, numeric[draw(st.integers(0, len(numeric) - 1))]] = np.nan
+        return name, ref, schema, desired, x, delta, cols
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(block())
+    def check(c):
+        name, ref, schema, desired, x, delta, cols = c
+        want = _blackbox(ref, schema, desired, x, delta, cols)
+        for tier in ("plan", "xwalk"):
+            sc = scorers[(name, tier)]
+            before = sc.stats[f"blocks_{tier}"]
+            got = sc.bind(x).score_block(delta, cols)
+            np.testing.assert_array_equal(got, want, err_msg=f"{name} {tier} {delta}")
+            assert sc.stats[f"blocks_{tier}"] == before + 1, f"{name}: scored by {tier}"
+        seen.add(name)
+        nan_rows[0] += int(np.isnan(cols).any() or np.isnan(x).any())
+
+    check()
+    assert len(seen) >= 8 and nan_rows[0] >= 10, (seen, nan_rows)
+    assert all(scorers[(name, "plan")].stats["plans"] > 0 for name in seen)
+
+
+def test_multiclass_lightgbm_categoricals_through_plans(cases):
+    """A 3-class LightGBM with pandas categoricals, plans built at once: every bound instance's
+    first block is small (the evaluator's per-class accumulators must fit the runner's first
+    scratch; they once wrote past it - run under ``python -X dev``), code-set splits in
+    QuickScorer form, and every result equals predict_proba."""
+    name, model, ref, schema, E, desired = next(c for c in cases if c[0] == "lgb-bare-3")
+    sc = _steered(model, schema, desired, "plan")
+    forest = sc.forest
+    assert forest.n_outputs == 3 and np.any(forest.cat >= 0), "expected per-class trees and code-set splits"
+    rng = np.random.default_rng(4)
+    cat_cols = [j for j, f in enumerate(schema.features) if f.categories is not None]
+    set_records = 0
+    for i in range(120):
+        x = E[rng.integers(len(E))]
+        b = sc.bind(x)
+        delta = (cat_cols[i % len(cat_cols)],) if i % 3 else tuple(sorted({cat_cols[0], int(rng.integers(len(schema)))}))
+        cols = np.ascontiguousarray(E[rng.integers(0, len(E), int(rng.integers(1, 9)))][:, list(delta)])
+        np.testing.assert_array_equal(b.score_block(delta, cols), _blackbox(ref, schema, desired, x, delta, cols),
+                                      err_msg=f"{name} {delta}")  # fmt: skip
+        qrec = b._states[delta].plan.part("qrec")
+        set_records += int(np.count_nonzero((qrec["test"] & 3) == 1))
+    assert sc.stats["blocks_plan"] == 120 and sc.stats["blocks_full_kernel"] == 0
+    assert set_records > 0
+
+
+def test_lightgbm_behind_a_sparse_output_compares_tiny_values_as_they_are(cases):
+    """LightGBM's dense row copy reads |v| <= 1e-35 as 0.0, its sparse row copy does not: behind
+    a sparse one-hot output such a value is compared with the threshold as it is."""
+    tiny = float(np.float32(1e-35))
+    for name in ("lgb-onehot-2", "lgb-onehot-3", "lgb-bare-2"):
+        _name, model, ref, schema, E, desired = next(c for c in cases if c[0] == name)
+        forest = scorer_for(model, schema, desired, "numpy").forest
+        a = schema.index("a")
+        cols = np.array([[-tiny], [tiny], [0.0], [-0.0], [np.nextafter(-tiny, 0.0)], [-1e-300]])
+        for x in E[:20]:
+            rows = np.repeat(x[None], len(cols), axis=0)
+            rows[:, a] = cols[:, 0]
+            np.testing.assert_array_equal(forest.predict(rows), _blackbox(ref, schema, desired, x, (a,), cols), err_msg=name)
+        if name != "lgb-bare-2":  # the split that tells the two readings apart
+            assert (forest.threshold[forest.feature == a] == -tiny).any(), name
 
 
 def test_partial_evaluation_equals_the_full_model(cases):

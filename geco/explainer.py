@@ -33,7 +33,7 @@ from geco.operators import Context, action_cascade, implication_spaces
 from geco.population import Candidates
 from geco.result import Explanation
 from geco.scoring import ENGINES, BlackBoxScorer
-from geco.search import SearchConfig, SearchOutcome, run_search
+from geco.search import MERGE_BELOW, SearchConfig, SearchOutcome, run_search
 from plaf_grammar import Schema, SchemaError
 
 __all__ = ["ENGINES", "Explainer", "load"]
@@ -335,7 +335,9 @@ class Explainer:
         t0 = time.perf_counter()
         seeds = self._seeds(ctx, ground, dist_spec, cfg, required)
         stats["seconds_seeds"] = time.perf_counter() - t0
-        outcome = run_search(ctx, bound, dist_spec, cfg, required, seeds)
+        # an exact compiled engine scores tiny Δ blocks together (its numbers do not depend on Δ)
+        merge = MERGE_BELOW if self.scorer is not self.blackbox and self.scorer.exact else 0
+        outcome = run_search(ctx, bound, dist_spec, cfg, required, seeds, merge_below=merge)
         return self._result(
             x_frame, x_enc, p_x, outcome, ground, ctx, dist_spec, cfg, stats, t_start, bound
         )

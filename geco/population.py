@@ -82,7 +82,8 @@ class Block:
 
 def mask_key(groups: np.ndarray) -> int:
     """Bitmask integer of a boolean group vector (bit g set iff group g changed)."""
-    return int(sum(1 << int(g) for g in np.flatnonzero(groups)))
+    packed = np.packbits(np.asarray(groups, dtype=bool), bitorder="little")
+    return int.from_bytes(packed.tobytes(), "little")
 
 
 def group_keys(changed: np.ndarray) -> np.ndarray:
@@ -138,7 +139,7 @@ def to_blocks(
         cols = np.arange(d) if full else np.flatnonzero(features[b])
         blocks.append(
             Block(
-                int(uniq[b]) if int_keys else mask_key(groups[b]), groups[b], cols,
+                int(uniq[b]) if int_keys else int.from_bytes(uniq[b].tobytes(), "little"), groups[b], cols,
                 rows[lo:hi, cols], prob[lo:hi], dist[lo:hi], score[lo:hi], estab[lo:hi],
             )
         )

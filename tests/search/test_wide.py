@@ -39,7 +39,7 @@ def wide():
 
 
 def test_hashed_domains_equal_sorted_rows(wide):
-    X, _, explainer = wide
+    explainer = wide[2]
     data = explainer.data
     assert any(len(g) > 1 for g in explainer.groups)  # the program's multi-column group
     for dom in explainer.domains:

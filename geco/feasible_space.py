@@ -53,15 +53,42 @@ class GroupSpace:
 def group_domains(
     groups: Sequence[tuple[str, ...]], names: Sequence[str], data: np.ndarray
 ) -> list[GroupDomain]:
-    """Group-by-count of every group's columns over the (encoded) data."""
+    """Group-by-count of every group's columns over the (encoded) data: the distinct value
+    tuples in lexicographic order (as ``np.unique(..., axis=0)`` gives them, which seeded
+    sampling depends on) with their counts. One 1-D sort per column, never a sort of whole
+    rows: a multi-column group combines its columns' ranks into one integer key."""
     index = {n: i for i, n in enumerate(names)}
     out = []
     for gi, group in enumerate(groups):
         order = sorted(group, key=index.__getitem__)
         feats = np.array([index[n] for n in order], dtype=np.intp)
-        values, counts = np.unique(data[:, feats], axis=0, return_counts=True)
+        values, counts = _distinct_tuples(data, feats)
         out.append(GroupDomain(gi, tuple(order), feats, values, counts.astype(np.float64)))
     return out
+
+
+#: a combined key stays below this bound; beyond, it is re-ranked before the next column joins
+_KEY_LIMIT = 1 << 62
+
+
+def _distinct_tuples(data: np.ndarray, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``data[:, feats]`` (lexicographic order) and their counts, by ranking
+    each column alone and counting one int64 key per row (ranks combined in mixed radix keep
+    the lexicographic order)."""
+    if len(feats) == 1:
+        values, counts = np.unique(data[:, feats[0]], return_counts=True)
+        return values[:, None], counts
+    key, card = np.zeros(len(data), dtype=np.int64), 1
+    for f in feats:
+        col = data[:, f]
+        u = np.unique(col)
+        if card * len(u) >= _KEY_LIMIT:  # re-rank the key so far (order kept)
+            _, key = np.unique(key, return_inverse=True)
+            key, card = key.reshape(-1).astype(np.int64), int(key.max()) + 1
+        key = key * len(u) + np.searchsorted(u, col)
+        card *= len(u)
+    _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    return data[np.ix_(first, feats)], counts
 
 
 def _space(domain: GroupDomain, values, weights, dist_spec: DistanceSpec) -> GroupSpace:

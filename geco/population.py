@@ -82,7 +82,8 @@ class Block:
 
 def mask_key(groups: np.ndarray) -> int:
     """Bitmask integer of a boolean group vector (bit g set iff group g changed)."""
-    return int(sum(1 << int(g) for g in np.flatnonzero(groups)))
+    packed = np.packbits(np.asarray(groups, dtype=bool), bitorder="little")
+    return int.from_bytes(packed.tobytes(), "little")
 
 
 def group_keys(changed: np.ndarray) -> np.ndarray:
@@ -128,18 +129,22 @@ def to_blocks(
     int_keys = uniq.dtype == np.int64
     starts, stops = bounds[:-1], bounds[1:]
     groups = changed[starts]  # (B, G): each block's changed groups
-    features = np.broadcast_to(np.arange(d), (len(uniq), d)) if full else groups[:, group_of_feature]
+    if full:
+        cols_of = [np.arange(d) for _ in range(len(uniq))]
+    else:  # every block's feature indices from one nonzero over the (B, d) feature mask
+        owner, col = np.nonzero(groups[:, group_of_feature])
+        cols_of = np.split(col, np.searchsorted(owner, np.arange(1, len(uniq))))
+    keys = uniq.tolist() if int_keys else [int.from_bytes(k.tobytes(), "little") for k in uniq]
     prob, score = np.empty(len(rows)), np.empty(len(rows))
     dist = dist if dist is not None else np.empty(len(rows))
     estab = np.zeros(len(rows), dtype=bool)
     blocks = []
-    for b in range(len(uniq)):
+    for b, cols in enumerate(cols_of):
         lo, hi = int(starts[b]), int(stops[b])
-        cols = np.arange(d) if full else np.flatnonzero(features[b])
         blocks.append(
             Block(
-                int(uniq[b]) if int_keys else mask_key(groups[b]), groups[b], cols,
-                rows[lo:hi, cols], prob[lo:hi], dist[lo:hi], score[lo:hi], estab[lo:hi],
+                keys[b], groups[b], cols, rows[lo:hi, cols], prob[lo:hi], dist[lo:hi],
+                score[lo:hi], estab[lo:hi],
             )
         )
     blocks.sort(key=lambda blk: blk.key)

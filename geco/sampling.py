@@ -64,11 +64,13 @@ def _first_distinct(draws: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Per row of ``draws``: a mask of the first ``m`` distinct values (in draw order) and
     whether the row holds ``m`` of them."""
     order = np.argsort(draws, axis=1, kind="stable")
-    s = np.take_along_axis(draws, order, axis=1)
+    flat = (order + (np.arange(len(draws)) * draws.shape[1])[:, None]).reshape(-1)
+    s = draws.reshape(-1)[flat].reshape(draws.shape)
     new_sorted = np.ones(s.shape, dtype=bool)
     new_sorted[:, 1:] = s[:, 1:] != s[:, :-1]
-    first = np.empty_like(new_sorted)
-    np.put_along_axis(first, order, new_sorted, axis=1)
+    first = np.empty(draws.size, dtype=bool)
+    first[flat] = new_sorted.reshape(-1)
+    first = first.reshape(draws.shape)
     take = first & (np.cumsum(first, axis=1) <= m)
     return take, take.sum(axis=1) == m
 

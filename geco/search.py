@@ -49,7 +49,7 @@ from geco.operators import (
 )
 from geco.population import Block, Candidates, row_hashes, to_blocks
 
-__all__ = ["SearchConfig", "SearchOutcome", "run_search"]
+__all__ = ["MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_merged"]
 
 
 #: restarts (fresh seeds and samples) before a search without counterfactual gives up
@@ -60,6 +60,10 @@ MUTATION_BREADTH = 8
 #: crossover pairs the best rows of at most this many Δ (the best ones): a child per pair, and
 #: nearly every child is a Δ of its own
 CROSSOVER_PARENTS = 32
+#: with an exact compiled scorer, the Δ blocks of a generation smaller than this many rows are
+#: scored together as one block of full rows: a tiny block costs the engine far more per row in
+#: per-Δ bookkeeping than walking the whole forest does (wide data meets hundreds a generation)
+MERGE_BELOW = 32
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,35 @@ def _dedupe(new: Candidates, existing_rows: np.ndarray) -> Candidates:
     return new.take(first)
 
 
+def score_merged(scorer, blocks: list[Block], x: np.ndarray, merge_below: int) -> list[np.ndarray]:
+    """P(desired) of every block's rows, in one ``score_blocks`` call; blocks smaller than
+    ``merge_below`` rows travel as one block of full rows (all features as Δ). Only for a
+    scorer whose numbers do not depend on the Δ a row is scored under (``exact``)."""
+    small = [i for i, b in enumerate(blocks) if len(b) < merge_below]
+    if len(small) < 2:
+        return scorer.score_blocks([(tuple(b.cols.tolist()), b.values) for b in blocks])
+    is_small = np.zeros(len(blocks), dtype=bool)
+    is_small[small] = True
+    sizes = np.array([len(blocks[i]) for i in small])
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    rows = np.empty((int(bounds[-1]), len(x)))
+    rows[:] = x
+    for k, i in enumerate(small):
+        rows[bounds[k] : bounds[k + 1], blocks[i].cols] = blocks[i].values
+    big = np.flatnonzero(~is_small)
+    parts = scorer.score_blocks(
+        [(tuple(blocks[i].cols.tolist()), blocks[i].values) for i in big]
+        + [(tuple(range(len(x))), rows)]
+    )
+    out: list[np.ndarray] = [np.empty(0)] * len(blocks)
+    for k, i in enumerate(big):
+        out[i] = parts[k]
+    merged = np.asarray(parts[-1])
+    for k, i in enumerate(small):
+        out[i] = merged[bounds[k] : bounds[k + 1]]
+    return out
+
+
 def run_search(
     ctx: Context,
     scorer,
@@ -167,13 +200,15 @@ def run_search(
     config: SearchConfig,
     required_groups: np.ndarray,
     seeds: Candidates | None = None,
+    merge_below: int = 0,
 ) -> SearchOutcome:
     """Run GeCo for one instance; ``scorer`` is bound to ``ctx.x``.
 
     ``required_groups``: groups whose value in ``x`` breaks a rule of that group, so every
     counterfactual must change them (a candidate that does not is never a counterfactual).
     ``seeds``: candidates built from data rows of the desired class, nearest first; the first
-    ``config.seeds`` join the initial population, later ones each restart."""
+    ``config.seeds`` join the initial population, later ones each restart. ``merge_below``:
+    see :func:`score_merged` (0: every block is scored under its own Δ)."""
     timer = _Timer()
     full = config.representation == "full"
     d, G = len(ctx.x), ctx.n_groups
@@ -198,7 +233,7 @@ def run_search(
                 bounds = np.cumsum([0] + [len(b) for b in blocks])
                 parts = [probs[bounds[i] : bounds[i + 1]] for i in range(len(blocks))]
             else:
-                parts = scorer.score_blocks([(tuple(b.cols.tolist()), b.values) for b in blocks])
+                parts = score_merged(scorer, blocks, ctx.x, merge_below)
         with timer("score"):
             sizes = np.array([len(b) for b in blocks])
             bounds = np.concatenate([[0], np.cumsum(sizes)])

@@ -1,0 +1,101 @@
+"""Wide data (the GeCo paper's 115-column scale, here 20k x 60 from ``benchmarks/make_wide.py``):
+group domains by per-column ranks equal ``np.unique`` over whole rows, tiny Δ blocks scored
+together get the probabilities they get alone, and every counterfactual satisfies the program."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OrdinalEncoder
+
+import geco
+import plaf_grammar
+from geco.feasible_space import group_domains
+from geco.population import Block
+from geco.search import score_merged
+
+MAKE_WIDE = Path(__file__).resolve().parents[2] / "benchmarks" / "make_wide.py"
+
+
+def _make_wide():
+    spec = importlib.util.spec_from_file_location("make_wide", MAKE_WIDE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.make_wide
+
+
+@pytest.fixture(scope="module")
+def wide():
+    X, y, plaf = _make_wide()(20_000, 60, seed=3)
+    cats = [c for c in X.columns if c.startswith("cat")]
+    pre = ColumnTransformer([("ord", OrdinalEncoder(), cats)], remainder="passthrough")
+    rf = RandomForestClassifier(20, max_depth=6, random_state=0, n_jobs=1)
+    model = Pipeline([("encode", pre), ("model", rf)]).fit(X, y)
+    return X, model, geco.Explainer(model, X, plaf, desired_class=1)
+
+
+def test_hashed_domains_equal_sorted_rows(wide):
+    explainer = wide[2]
+    data = explainer.data
+    assert any(len(g) > 1 for g in explainer.groups)  # the program's multi-column group
+    for dom in explainer.domains:
+        values, counts = np.unique(data[:, dom.features], axis=0, return_counts=True)
+        np.testing.assert_array_equal(dom.values, values)
+        np.testing.assert_array_equal(dom.counts, counts)
+    # a group of many high-cardinality columns: the combined key must be re-ranked on the way
+    rng = np.random.default_rng(0)
+    many = np.round(rng.gamma(2.0, 5.0, (20_000, 8)), 2)
+    many[::3, 2] = many[1::3, 2][: len(many[::3])]  # repeated tuples too
+    many[::5] = many[1::5][: len(many[::5])]
+    names = [f"f{j}" for j in range(8)]
+    (dom,) = group_domains([tuple(reversed(names))], names, many)
+    values, counts = np.unique(many, axis=0, return_counts=True)
+    assert len(values) < len(many)
+    np.testing.assert_array_equal(dom.features, np.arange(8))
+    np.testing.assert_array_equal(dom.values, values)
+    np.testing.assert_array_equal(dom.counts, counts)
+
+
+def test_merged_blocks_score_as_alone(wide):
+    _, _, explainer = wide
+    assert explainer.scorer is not explainer.blackbox and explainer.scorer.exact
+    x = explainer.data[0]
+    rng = np.random.default_rng(1)
+    blocks = []
+    for key, n in enumerate([1, 3, 40, 2, 0, 5]):
+        cols = np.sort(rng.choice(len(x), size=1 + key % 3, replace=False))
+        values = explainer.data[rng.integers(0, len(explainer.data), n)][:, cols]
+        groups = np.zeros(len(explainer.groups), dtype=bool)
+        blocks.append(Block(key, groups, cols, values, *(np.empty(n),) * 3, np.zeros(n, bool)))
+    alone = [explainer.scorer.bind(x).score_block(tuple(b.cols.tolist()), b.values) for b in blocks]
+    merged = score_merged(explainer.scorer.bind(x), blocks, x, merge_below=32)
+    full = [explainer.blackbox.predict(b.full_rows(x)) if len(b) else np.empty(0) for b in blocks]
+    assert [len(m) for m in merged] == [len(b) for b in blocks]
+    for a, m, f in zip(alone, merged, full):
+        np.testing.assert_array_equal(m, a)
+        np.testing.assert_array_equal(m, f)
+
+
+def test_counterfactuals_satisfy_the_program(wide):
+    X, model, explainer = wide
+    undesired = np.flatnonzero(model.predict(X.iloc[:500]) == 0)[:3]
+    assert len(undesired) == 3
+    found = 0
+    for r in undesired:
+        res = explainer.explain(X.iloc[[r]], random_state=int(r))
+        again = explainer.explain(X.iloc[[r]], random_state=int(r))
+        assert res.counterfactuals.equals(again.counterfactuals)  # same seed, same explanation
+        if not res.success:
+            continue
+        x = res.x.iloc[0].to_dict()
+        for _, row in res.counterfactuals.iterrows():
+            cf = row[list(X.columns)].to_dict()
+            assert plaf_grammar.holds(explainer.program, x, cf), (r, cf)
+            found += 1
+        # what a counterfactual changes, the model sees: it really is of the desired class
+        assert (res.counterfactuals["probability"] > 0.5).all()
+    assert found > 0

@@ -559,6 +559,7 @@ class Explainer:
             engine=self.engine,
             engine_reason=self.engine_reason,
             generations=outcome.generations,
+            polish_rounds=outcome.polish_rounds,
             converged=outcome.converged,
             stop=outcome.stop,
             restarts=outcome.restarts,

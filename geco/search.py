@@ -48,6 +48,7 @@ from geco.operators import (
     walk_back,
 )
 from geco.population import Block, Candidates, row_hashes, to_blocks
+from geco.trade import trade
 
 __all__ = ["MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_merged"]
 
@@ -64,6 +65,14 @@ CROSSOVER_PARENTS = 32
 #: scored together as one block of full rows: a tiny block costs the engine far more per row in
 #: per-Δ bookkeeping than walking the whole forest does (wide data meets hundreds a generation)
 MERGE_BELOW = 32
+
+#: polishing, once the search has stopped with a counterfactual: trade children (geco.trade)
+#: and selective mutation of the best TRADE_PARENTS counterfactuals, TRADE_CHILDREN trades each,
+#: until POLISH_PATIENCE rounds in a row improve no option (at most POLISH_ROUNDS)
+TRADE_CHILDREN = 128
+TRADE_PARENTS = 8
+POLISH_PATIENCE = 1
+POLISH_ROUNDS = 30
 
 
 @dataclass(frozen=True)
@@ -132,6 +141,7 @@ class SearchOutcome:
     seconds: dict[str, float] = field(default_factory=dict)
     peak_population_bytes: int = 0
     blocks_scored: int = 0
+    polish_rounds: int = 0
 
 
 class _Timer:
@@ -463,6 +473,31 @@ def run_search(
             fresh = Candidates.concat([initial_population(ctx, config.m_init), next_seeds()], d, G)
         population = add(population, fresh)
 
+    polished = 0
+    if archive and stop in ("converged", "stagnated"):
+        # the genetic search ends at a local optimum of its moves; polishing trades distance
+        # between groups (see geco.trade), which the search's own moves cannot, and never makes
+        # the result worse (the archive keeps every Δ's best)
+        best_options, stalled = options(config.k)[0], 0
+        while stalled < POLISH_PATIENCE and polished < POLISH_ROUNDS:
+            parents, parent_is_cf = best_per_delta(population)
+            best_scores = np.array([population[key].score.min() for key in sorted(population)])
+            by_score = np.argsort(best_scores, kind="stable")
+            best_cf = parents.take(by_score[parent_is_cf[by_score]][:TRADE_PARENTS])
+            with timer("polish"):
+                new = Candidates.concat([
+                    trade(ctx, best_cf, dist_spec, TRADE_CHILDREN),
+                    selective_mutation(ctx, best_cf, dist_spec, config.m_mut, None, MUTATION_BREADTH),
+                ], d, G)  # fmt: skip
+            population = add(population, new)
+            polished += 1
+            option_scores, option_keys = options(2 * config.k)
+            keep_options(population, option_keys)
+            option_scores = option_scores[: config.k]
+            improved = bool(np.any(option_scores < best_options * (1 - 1e-3)))
+            best_options = np.minimum(best_options, option_scores)
+            stalled = 0 if improved else stalled + 1
+
     keys = sorted(population)
     blocks = [population[k] for k in keys]
     rows, changed, _ = population_rows(population)
@@ -485,5 +520,5 @@ def run_search(
         score=score[order], generations=generation, converged=stop == "converged",
         candidates_scored=stats["scored"], stop=stop, restarts=restarts,
         seeds_used=stats["seeds"], best_prob=stats["best_prob"], seconds=dict(timer.seconds),
-        peak_population_bytes=stats["peak"], blocks_scored=stats["blocks"],
+        peak_population_bytes=stats["peak"], blocks_scored=stats["blocks"], polish_rounds=polished,
     )  # fmt: skip

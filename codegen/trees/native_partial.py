@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from codegen.llvm.buffers import Pinned
 from codegen.trees.fold import Forest
 from codegen.trees.kernel import NODE, KernelArrays, tree_functions
 from codegen.trees.plan import PLAN_ROW_BYTES, QREC, TINFO_WALK_ROOT, Plan, XWalk
+from codegen.trees.threads import LazyThread
 
 __all__ = ["MAX_QS_LEAVES", "PLAN_BATCH", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
 
@@ -220,16 +220,8 @@ class _Lane:
         return out
 
 
-_helper: ThreadPoolExecutor | None = None
-_helper_lock = threading.Lock()
-
-
-def _second_lane_thread() -> ThreadPoolExecutor:
-    global _helper
-    with _helper_lock:
-        if _helper is None:
-            _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-plans")
-        return _helper
+#: builds the second lane of plans
+_SECOND_LANE = LazyThread("geco-plans")
 
 
 class NativePartial:
@@ -292,7 +284,7 @@ class NativePartial:
         first = self._lanes[0]
         if len(self._lanes) == 1 or len(deltas) < 2:
             return first.build(bx, deltas)  # type: ignore[return-value]
-        other = _second_lane_thread().submit(self._lanes[1].build, bx, deltas[1::2])
+        other = _SECOND_LANE.get().submit(self._lanes[1].build, bx, deltas[1::2])
         out: list[Plan | None] = [None] * len(deltas)
         out[0::2] = first.build(bx, deltas[0::2])
         out[1::2] = other.result()

@@ -28,7 +28,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -50,34 +50,17 @@ from codegen.trees.native_partial import BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner, Plan
 from codegen.trees.reader import read_trees
+from codegen.trees.threads import LazyThread
 
 __all__ = ["BoundTreeScorer", "TreeScorer", "tree_scorer"]
-
-_executor: ThreadPoolExecutor | None = None
-_executor_lock = threading.Lock()
 
 #: plan costs are tracked per |Δ| up to this size (larger Δ share the last estimate)
 _SIZES = 8
 
-
-_binder: ThreadPoolExecutor | None = None
-
-
-def _background() -> ThreadPoolExecutor:
-    global _executor
-    with _executor_lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-llvm")
-        return _executor
-
-
-def _binding() -> ThreadPoolExecutor:
-    """The thread that binds instances ahead of use (native code: runs beside the GIL)."""
-    global _binder
-    with _executor_lock:
-        if _binder is None:
-            _binder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-bind")
-        return _binder
+#: LLVM compiles of hot Δ
+_COMPILER = LazyThread("geco-llvm")
+#: binds instances ahead of use (native code: runs beside the GIL)
+_BINDER = LazyThread("geco-bind")
 
 
 class _Rate:
@@ -227,7 +210,7 @@ class BoundTreeScorer:
         # bind x now, beside whatever the caller does before its first block (an Explainer grounds
         # its rules and builds the feasible spaces meanwhile)
         ahead = parent.native is not None and parent.specialises
-        self._bx_ahead: Future | None = _binding().submit(parent.native.bind, x) if ahead else None
+        self._bx_ahead: Future | None = _BINDER.get().submit(parent.native.bind, x) if ahead else None
         self._runner = BlockRunner(parent.full) if parent.full is not None else None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
         self._checked: set[tuple[int, ...]] = set()  # every Δ seen, validated once
@@ -385,7 +368,7 @@ class BoundTreeScorer:
             p.stats["background_compiles"] += 1
             f = self.forest
             xchild = self.bound_x().xchild
-            st.future = _background().submit(lambda: p.compile(partial_evaluate(f, xchild, delta)))
+            st.future = _COMPILER.get().submit(lambda: p.compile(partial_evaluate(f, xchild, delta)))
 
     def _run_xwalk(self, blocks, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
         """Score every cold block in one x-walk over the union of their Δ: each block's rows are

@@ -5,43 +5,29 @@ rises smoothly towards that boundary otherwise. Under the l1 distance the unique
 f in F exactly to ``t_f`` and changes nothing else. GeCo must recover it for >= 95% of instances.
 """
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
-import pandas as pd
 import pytest
 
 import geco
 
-INTERLEAVED = [
-    "MaxBillAmountOverLast6Months", "TotalOverdueCounts", "MostRecentBillAmount", "AgeGroup",
-]  # fmt: skip
 N_INSTANCES = 20
 
 
-def threshold(values: pd.Series) -> float:
-    """The most frequent value between the 30% and 70% quantile positions of the distinct values
-    (1-based positions low = max(2, floor(0.3 m)), high = min(m, ceil(0.7 m)); first max wins)."""
-    counts = values.value_counts().sort_index()
-    m = len(counts)
-    low, high = max(2, int(np.floor(0.3 * m))), min(m, int(np.ceil(0.7 * m)))
-    window = counts.iloc[low - 1 : high]
-    return float(window.index[int(np.argmax(window.to_numpy()))])
+def _ground_truth_script():
+    """The benchmark's classifier and thresholds (benchmarks/paper/ground_truth.py), so that the
+    test and the benchmark measure the same thing."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "paper" / "ground_truth.py"
+    spec = importlib.util.spec_from_file_location("paper_ground_truth", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-class GroundTruthClassifier:
-    """P = 1 if every f in F reaches t_f, else 0.5 - (0.5 * gap + 0.5 * failed) / |F| < 0.5."""
-
-    classes_ = np.array([0, 1])
-
-    def __init__(self, features, thresholds, ranges):
-        self.features, self.t, self.r = list(features), np.asarray(thresholds), np.asarray(ranges)
-
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        v = X[self.features].to_numpy(dtype=float)
-        below = v < self.t
-        failed = below.sum(axis=1)
-        gap = np.where(below, (self.t - v) / self.r, 0.0).sum(axis=1)
-        p = np.where(failed == 0, 1.0, 0.5 - (0.5 * gap + 0.5 * failed) / len(self.features))
-        return np.column_stack([1 - p, p])
+_GT = _ground_truth_script()
+INTERLEAVED, threshold, GroundTruthClassifier = _GT.INTERLEAVED, _GT.threshold, _GT.GroundTruthClassifier
 
 
 @pytest.fixture(scope="module")

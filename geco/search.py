@@ -62,9 +62,12 @@ MUTATION_BREADTH = 8
 #: nearly every child is a Δ of its own
 CROSSOVER_PARENTS = 32
 #: with an exact compiled scorer, the Δ blocks of a generation smaller than this many rows are
-#: scored together as one block of full rows: a tiny block costs the engine far more per row in
-#: per-Δ bookkeeping than walking the whole forest does (wide data meets hundreds a generation)
+#: scored together as one block of full rows when there are at least MERGE_MIN_BLOCKS of them: a
+#: tiny block costs the engine far more per row in per-Δ bookkeeping than walking the whole
+#: forest does once there are hundreds (wide data); with a few dozen (Adult, Credit) the per-Δ
+#: tiers are cheaper than the whole forest (RF-500 on Adult: 1.5x slower when merged)
 MERGE_BELOW = 32
+MERGE_MIN_BLOCKS = 128
 
 #: polishing, once the search has stopped with a counterfactual: trade children (geco.trade)
 #: and selective mutation of the best TRADE_PARENTS counterfactuals, TRADE_CHILDREN trades each,
@@ -174,12 +177,15 @@ def _dedupe(new: Candidates, existing_rows: np.ndarray) -> Candidates:
     return new.take(first)
 
 
-def score_merged(scorer, blocks: list[Block], x: np.ndarray, merge_below: int) -> list[np.ndarray]:
+def score_merged(
+    scorer, blocks: list[Block], x: np.ndarray, merge_below: int, min_blocks: int = MERGE_MIN_BLOCKS
+) -> list[np.ndarray]:
     """P(desired) of every block's rows, in one ``score_blocks`` call; blocks smaller than
-    ``merge_below`` rows travel as one block of full rows (all features as Δ). Only for a
+    ``merge_below`` rows travel as one block of full rows (all features as Δ) when there are at
+    least ``min_blocks`` of them. Only for a
     scorer whose numbers do not depend on the Δ a row is scored under (``exact``)."""
     small = [i for i, b in enumerate(blocks) if len(b) < merge_below]
-    if len(small) < 2:
+    if len(small) < max(2, min_blocks):
         return scorer.score_blocks([(tuple(b.cols.tolist()), b.values) for b in blocks])
     is_small = np.zeros(len(blocks), dtype=bool)
     is_small[small] = True

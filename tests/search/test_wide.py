@@ -72,7 +72,12 @@ def test_merged_blocks_score_as_alone(wide):
         groups = np.zeros(len(explainer.groups), dtype=bool)
         blocks.append(Block(key, groups, cols, values, *(np.empty(n),) * 3, np.zeros(n, bool)))
     alone = [explainer.scorer.bind(x).score_block(tuple(b.cols.tolist()), b.values) for b in blocks]
-    merged = score_merged(explainer.scorer.bind(x), blocks, x, merge_below=32)
+    bound = explainer.scorer.bind(x)
+    calls = []
+    real = bound.score_blocks
+    bound.score_blocks = lambda pairs: calls.append([len(v) for _, v in pairs]) or real(pairs)
+    merged = score_merged(bound, blocks, x, merge_below=32, min_blocks=2)
+    assert calls == [[40, 11]]  # the big block alone, the five small ones (11 rows) as one
     full = [explainer.blackbox.predict(b.full_rows(x)) if len(b) else np.empty(0) for b in blocks]
     assert [len(m) for m in merged] == [len(b) for b in blocks]
     for a, m, f in zip(alone, merged, full):

@@ -1,0 +1,109 @@
+"""Polishing: trade children move one group towards x and another away, and polishing never makes
+an explanation's first counterfactual farther."""
+
+import numpy as np
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+
+import geco
+import geco.search
+from geco.distance import DistanceSpec
+from geco.feasible_space import feasible_space, group_domains
+from geco.operators import Context
+from geco.population import Candidates
+from geco.trade import trade
+
+
+def _context(seed=0):
+    rng = np.random.default_rng(0)
+    # three numeric one-column groups with values on both sides of x, one categorical
+    data = np.column_stack([
+        rng.integers(0, 21, 400), rng.integers(0, 21, 400), rng.integers(0, 21, 400), rng.integers(0, 4, 400),
+    ]).astype(float)  # fmt: skip
+    names = ("a", "b", "c", "k")
+    x = np.array([10.0, 10.0, 10.0, 1.0])
+    categorical = np.array([False, False, False, True])
+    spec = DistanceSpec(x, np.full(4, 20.0), categorical, (0, 1, 0, 0))
+    doms = group_domains([(n,) for n in names], list(names), data)
+    spaces = feasible_space(doms, x, [None] * 4, spec)
+    ctx = Context(x, names, spaces, np.arange(4), [], [], [], np.random.default_rng(seed))
+    return ctx, spec
+
+
+@pytest.mark.parametrize(
+    ("parent", "changed"),
+    [([17.0, 10, 10, 1], [True, False, False, False]), ([4.0, 13, 10, 1], [True, True, False, False])],
+)
+def test_trade_moves_one_group_closer_and_another_away(parent, changed):
+    ctx, spec = _context()
+    parent, changed = np.array(parent), np.array(changed)
+    kids = trade(ctx, Candidates(parent[None], changed[None]), spec, per_parent=200)
+    assert len(kids) > 100
+
+    def per_feature(row):
+        out = np.abs(row - ctx.x) / 20.0
+        out[3] = float(row[3] != ctx.x[3])
+        return out
+
+    away_count = 0
+    for kid, flags in zip(kids.rows, kids.changed):
+        diff = np.flatnonzero(kid != parent)
+        assert 1 <= len(diff) <= 2  # g and h, nothing else
+        assert (flags == (kid != ctx.x)).all()  # changed flags match the values
+        now, before = per_feature(kid), per_feature(parent)
+        closer = [j for j in diff if now[j] < before[j]]
+        away = [j for j in diff if now[j] > before[j]]
+        assert len(closer) == 1 and changed[closer[0]]  # a changed group steps towards x
+        assert len(away) <= 1
+        away_count += len(away)
+        for j in closer + away:  # numeric groups that were changed keep to their side of x
+            if j < 3 and changed[j] and kid[j] != ctx.x[j]:
+                assert np.sign(kid[j] - ctx.x[j]) == np.sign(parent[j] - ctx.x[j])
+    assert away_count > 0.8 * len(kids)  # nearly every child also moves another group away
+
+
+def test_trade_is_seeded():
+    a = trade(_context(3)[0], Candidates(np.array([[17.0, 10, 10, 1]]), np.array([[1, 0, 0, 0]], bool)), _context()[1], 50)
+    b = trade(_context(3)[0], Candidates(np.array([[17.0, 10, 10, 1]]), np.array([[1, 0, 0, 0]], bool)), _context()[1], 50)
+    assert np.array_equal(a.rows, b.rows) and np.array_equal(a.changed, b.changed)
+
+
+@pytest.fixture(scope="module")
+def credit_explainer():
+    ds = geco.datasets.load_credit()
+    X, y = ds.X.iloc[:6000], ds.y.iloc[:6000]
+    model = RandomForestClassifier(60, max_depth=8, random_state=0, n_jobs=1).fit(X, y)
+    # a short search (one generation of patience) leaves the polishing something to do
+    explainer = geco.Explainer(
+        model, X, ds.constraints, ds.desired_class, norm_weights=(0, 1, 0, 0), min_generations=1, patience=1
+    )
+    rows = np.flatnonzero(model.predict(X) != ds.desired_class)[:10]
+    return X, explainer, rows
+
+
+def _by_delta(result, columns):
+    """Distance of each returned counterfactual, keyed by the set of features it changes."""
+    cfs = result.counterfactuals
+    x = result.x.iloc[0]
+    return {
+        tuple(c for c in columns if row[c] != x[c]): row["distance"]
+        for _, row in cfs[cfs["counterfactual"].astype(bool)].iterrows()
+    }
+
+
+def test_polishing_never_farther_and_moves_options_nearer(credit_explainer, monkeypatch):
+    X, explainer, rows = credit_explainer
+    polished = [explainer.explain(X.iloc[[r]], random_state=int(r)) for r in rows]
+    monkeypatch.setattr(geco.search, "POLISH_ROUNDS", 0)
+    plain = [explainer.explain(X.iloc[[r]], random_state=int(r)) for r in rows]
+    nearer = 0
+    for a, b in zip(polished, plain):
+        assert a.success == b.success
+        if not a.success:
+            continue
+        assert b.stats["polish_rounds"] == 0 and a.stats["polish_rounds"] >= 1
+        da, db = a.counterfactuals["distance"].iloc[0], b.counterfactuals["distance"].iloc[0]
+        assert da <= db * (1 + 1e-12)  # the first counterfactual is never farther
+        pa, pb = _by_delta(a, X.columns), _by_delta(b, X.columns)
+        nearer += sum(pa[key] < pb[key] * (1 - 1e-9) for key in pa.keys() & pb.keys())
+    assert nearer >= 1  # polishing found a nearer counterfactual of some change

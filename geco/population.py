@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Block", "Candidates", "group_keys", "mask_key", "row_hashes", "to_blocks"]
+__all__ = ["Block", "Candidates", "Pool", "group_keys", "key_order", "key_words", "mask_key", "row_hashes", "to_blocks"]
 
 
 @dataclass
@@ -149,3 +149,85 @@ def to_blocks(
         )
     blocks.sort(key=lambda blk: blk.key)
     return blocks
+
+
+def key_words(changed: np.ndarray) -> np.ndarray:
+    """Each row's changed-group bitmask as 64-bit words, least significant word first:
+    (n, ceil(G / 64)) uint64. Rows sort by it (:func:`key_order`) as their bitmask integers do."""
+    n, g = changed.shape
+    w = max(1, -(-g // 64))
+    padded = np.zeros((n, 64 * w), dtype=bool)
+    padded[:, :g] = changed
+    return np.packbits(padded, axis=1, bitorder="little").view("<u8").astype(np.uint64, copy=False)
+
+
+def key_order(words: np.ndarray) -> np.ndarray:
+    """Stable order of rows by Δ key (the bitmask integer), given :func:`key_words`."""
+    if words.shape[1] == 1:
+        return np.argsort(words[:, 0], kind="stable")
+    return np.lexsort(words.T)  # the last word (most significant) is the primary key
+
+
+@dataclass
+class Pool:
+    """Candidates of many Δ in one flat set of arrays, the search's population: full rows sorted
+    by Δ key (ascending), each Δ's rows in the order they arrived. Equivalent to one
+    :class:`Block` per Δ in key order, without per-Δ objects: on wide data a generation meets
+    hundreds of Δ of a few rows each, and per-Δ Python work would dominate the search.
+
+    ``rows`` hold ``x`` outside each row's changed groups (as :meth:`Block.full_rows` would),
+    except in "full" representation, where they are kept as the operators made them."""
+
+    rows: np.ndarray  # (n, d)
+    changed: np.ndarray  # (n, G) bool
+    words: np.ndarray  # (n, W) uint64: the Δ key (key_words)
+    hashes: np.ndarray  # (n,) row_hashes(rows)
+    prob: np.ndarray
+    dist: np.ndarray
+    score: np.ndarray
+    established: np.ndarray  # bool: survived the previous selection
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @staticmethod
+    def empty(d: int, g: int) -> Pool:
+        return Pool(
+            np.empty((0, d)), np.zeros((0, g), dtype=bool), key_words(np.zeros((0, g), dtype=bool)),
+            np.empty(0, dtype=np.uint64), np.empty(0), np.empty(0), np.empty(0), np.zeros(0, dtype=bool),
+        )  # fmt: skip
+
+    def take(self, keep: np.ndarray) -> Pool:
+        return Pool(
+            self.rows[keep], self.changed[keep], self.words[keep], self.hashes[keep], self.prob[keep],
+            self.dist[keep], self.score[keep], self.established[keep],
+        )  # fmt: skip
+
+    @staticmethod
+    def merge(a: Pool, b: Pool) -> Pool:
+        """Both pools' rows in key order; within a Δ, ``a``'s rows first."""
+        if len(b) == 0:
+            return a
+        if len(a) == 0:
+            return b
+        both = Pool(*(np.concatenate([u, v]) for u, v in zip(a.fields(), b.fields())))
+        return both.take(key_order(both.words))
+
+    def fields(self) -> tuple[np.ndarray, ...]:
+        return (self.rows, self.changed, self.words, self.hashes, self.prob, self.dist, self.score,
+                self.established)  # fmt: skip
+
+    def starts(self) -> np.ndarray:
+        """Index of each Δ's first row (Δ in key order)."""
+        if len(self) == 0:
+            return np.zeros(0, dtype=np.intp)
+        new = np.ones(len(self), dtype=bool)
+        new[1:] = (self.words[1:] != self.words[:-1]).any(axis=1)
+        return np.flatnonzero(new)
+
+    def block_keys(self, starts: np.ndarray) -> list[int]:
+        """The Δ keys (bitmask integers, as :func:`mask_key`) of the Δ starting at ``starts``."""
+        w = self.words[starts]
+        if w.shape[1] == 1:
+            return w[:, 0].tolist()
+        return [sum(int(v) << (64 * i) for i, v in enumerate(row)) for row in w.tolist()]

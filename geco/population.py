@@ -225,9 +225,11 @@ class Pool:
         new[1:] = (self.words[1:] != self.words[:-1]).any(axis=1)
         return np.flatnonzero(new)
 
-    def block_keys(self, starts: np.ndarray) -> list[int]:
-        """The Δ keys (bitmask integers, as :func:`mask_key`) of the Δ starting at ``starts``."""
+    def block_keys(self, starts: np.ndarray) -> list[int] | list[bytes]:
+        """Hashable keys, one per Δ, of the Δ starting at ``starts``: the bitmask integer (as
+        :func:`mask_key`) when the groups fit in 64 bits, else the words' bytes (one-to-one with
+        it, and made without a Python step per Δ)."""
         w = self.words[starts]
         if w.shape[1] == 1:
             return w[:, 0].tolist()
-        return [sum(int(v) << (64 * i) for i, v in enumerate(row)) for row in w.tolist()]
+        return np.ascontiguousarray(w).view(np.dtype((np.void, 8 * w.shape[1]))).reshape(-1).tolist()

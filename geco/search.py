@@ -163,6 +163,47 @@ class _Timer:
         self.seconds[self._name] += time.perf_counter() - self._t0
 
 
+class _Archive:
+    """The best counterfactual of every Δ seen, in the order the Δ were first archived: rows,
+    changed groups, probability, distance and score in growing arrays (one slot per Δ)."""
+
+    def __init__(self, d: int, g: int):
+        self.slot: dict = {}
+        self.keys: list = []
+        self.n = 0
+        self.rows, self.changed = np.empty((16, d)), np.zeros((16, g), dtype=bool)
+        self.prob, self.dist, self.score = np.empty(16), np.empty(16), np.empty(16)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def offer(self, keys: list, rows: np.ndarray, changed: np.ndarray, prob: np.ndarray,
+              dist: np.ndarray, score: np.ndarray) -> None:
+        """Keep each row (of distinct Δ ``keys``) that is its Δ's first or beats its best."""
+        slots = np.array([self.slot.get(key, -1) for key in keys], dtype=np.intp)
+        old = np.flatnonzero(slots >= 0)
+        better = old[score[old] < self.score[slots[old]]]
+        fresh = np.flatnonzero(slots < 0)
+        if len(fresh):
+            n = self.n + len(fresh)
+            if n > len(self.score):
+                size = max(n, 2 * len(self.score))
+                for name in ("rows", "changed", "prob", "dist", "score"):
+                    a = getattr(self, name)
+                    b = np.zeros((size, *a.shape[1:]), dtype=a.dtype)
+                    b[: self.n] = a[: self.n]
+                    setattr(self, name, b)
+            slots[fresh] = np.arange(self.n, n)
+            for i in fresh.tolist():
+                self.slot[keys[i]] = len(self.keys)
+                self.keys.append(keys[i])
+            self.n = n
+        take = np.concatenate([fresh, better])
+        at = slots[take]
+        self.rows[at], self.changed[at] = rows[take], changed[take]
+        self.prob[at], self.dist[at], self.score[at] = prob[take], dist[take], score[take]
+
+
 def score_pool(scorer, pool: Pool, starts: np.ndarray, group_of_feature: np.ndarray, merge_below: int) -> np.ndarray:
     """P(desired) of every row of ``pool`` (Δ starting at ``starts``), in one ``score_blocks``
     call, one block per Δ on its own columns; the Δ smaller than ``merge_below`` rows travel as
@@ -214,7 +255,7 @@ def run_search(
     all_features = np.arange(d)
     # bytes a row takes in the Δ-representation: its Δ's columns, prob, dist, score, established
     row_cols = None if full else np.bincount(gof, minlength=G)
-    archive: dict[int, tuple[np.ndarray, float, float, float, np.ndarray]] = {}
+    archive = _Archive(d, G)
     seed_pool = seeds if seeds is not None else Candidates.empty(d, G)
 
     def next_seeds() -> Candidates:
@@ -245,12 +286,9 @@ def run_search(
                 owner = np.repeat(np.arange(len(starts)), sizes)
                 first = np.lexsort((cf_score, owner))[starts]
                 has = np.flatnonzero(np.isfinite(cf_score[first]))
-                keys = new.block_keys(starts[has])
                 best = first[has]
-                for key, j, s in zip(keys, best.tolist(), score[best].tolist()):
-                    old = archive.get(key)
-                    if old is None or s < old[3]:
-                        archive[key] = (new.rows[j].copy(), float(prob[j]), float(dist[j]), s, new.changed[j].copy())
+                archive.offer(new.block_keys(starts[has]), new.rows[best], new.changed[best], prob[best],
+                              dist[best], score[best])  # fmt: skip
         stats["scored"] += len(new)
         stats["blocks"] += len(starts)
 
@@ -351,9 +389,8 @@ def run_search(
         out, keys = np.full(count, np.inf), []
         if not archive:
             return out, keys
-        all_keys = list(archive)
-        scores = np.array([archive[key][3] for key in all_keys])
-        masks = np.array([archive[key][4] for key in all_keys])
+        all_keys = archive.keys
+        scores, masks = archive.score[: len(archive)], archive.changed[: len(archive)]
         alive = np.ones(len(scores), dtype=bool)
         for i in range(count):
             left = np.flatnonzero(alive)
@@ -369,14 +406,13 @@ def run_search(
         """Put the distinct options back into a population that lost them (a niche): variants
         of one change can fill all q places and end the search for other kinds of change."""
         present = set(population.block_keys(population.starts()))
-        lost = [archive[key] for key in keys if key not in present]
-        if not lost:
+        lost = np.array([archive.slot[key] for key in keys if key not in present], dtype=np.intp)
+        if len(lost) == 0:
             return population
-        rows = np.array([e[0] for e in lost])
-        changed = np.array([e[4] for e in lost])
+        rows, changed = archive.rows[lost], archive.changed[lost]
         back = Pool(
-            rows, changed, key_words(changed), row_hashes(rows), np.array([e[1] for e in lost]),
-            np.array([e[2] for e in lost]), np.array([e[3] for e in lost]), np.ones(len(lost), dtype=bool),
+            rows, changed, key_words(changed), row_hashes(rows), archive.prob[lost], archive.dist[lost],
+            archive.score[lost], np.ones(len(lost), dtype=bool),
         )  # fmt: skip
         return Pool.merge(population, back.take(key_order(back.words)))
 
@@ -444,7 +480,7 @@ def run_search(
         population = add(population, fresh)
 
     polished = 0
-    if archive and stop in ("converged", "stagnated"):
+    if len(archive) and stop in ("converged", "stagnated"):
         # the genetic search ends at a local optimum of its moves; polishing trades distance
         # between groups (see geco.trade), which the search's own moves cannot, and never makes
         # the result worse (the archive keeps every Δ's best)
@@ -469,13 +505,13 @@ def run_search(
 
     rows, changed = population.rows, population.changed
     prob, dist, score = population.prob, population.dist, population.score
-    if archive:  # the archive's best per Δ, where the population lost it
-        entries = list(archive.values())
-        rows = np.concatenate([rows, np.array([e[0] for e in entries])])
-        changed = np.concatenate([changed, np.array([e[4] for e in entries])])
-        prob = np.concatenate([prob, [e[1] for e in entries]])
-        dist = np.concatenate([dist, [e[2] for e in entries]])
-        score = np.concatenate([score, [e[3] for e in entries]])
+    if len(archive):  # the archive's best per Δ, where the population lost it
+        n = len(archive)
+        rows = np.concatenate([rows, archive.rows[:n]])
+        changed = np.concatenate([changed, archive.changed[:n]])
+        prob = np.concatenate([prob, archive.prob[:n]])
+        dist = np.concatenate([dist, archive.dist[:n]])
+        score = np.concatenate([score, archive.score[:n]])
         _, first = np.unique(row_hashes(rows), return_index=True)
         first.sort()
         rows, changed, prob, dist, score = rows[first], changed[first], prob[first], dist[first], score[first]

@@ -69,7 +69,6 @@ def test_merged_blocks_score_as_alone(wide):
     blocks = []
     for key, n in enumerate([1, 3, 40, 2, 5]):
         cols = np.sort(rng.choice(len(x), size=1 + key % 3, replace=False))
-        values = explainer.data[rng.integers(0, len(explainer.data), n)][:, cols]
         groups = np.zeros(g, dtype=bool)
         groups[explainer.group_of_feature[cols]] = True
         cols = np.flatnonzero(groups[explainer.group_of_feature])  # the whole groups

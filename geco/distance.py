@@ -56,10 +56,11 @@ class DistanceSpec:
         """Normalised per-feature differences, shape (rows, len(cols))."""
         cols = np.asarray(cols, dtype=np.intp)
         xv = self.x[cols]
-        d = np.abs(values - xv) / self.ranges[cols]
+        d = np.abs(values - xv)
+        d /= self.ranges[cols]
         cat = self.categorical[cols]
-        if cat.any():
-            d[:, cat] = (values[:, cat] != xv[cat]).astype(np.float64)
+        if cat.any():  # in place: no gather and scatter of the categorical columns
+            np.copyto(d, values != xv, where=cat)
         return d
 
     def __call__(self, cols: Sequence[int] | np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -47,10 +47,10 @@ from geco.operators import (
     selective_mutation,
     walk_back,
 )
-from geco.population import Block, Candidates, row_hashes, to_blocks
-from geco.trade import trade
+from geco.population import Candidates, Pool, key_order, key_words, row_hashes
+from geco.trade import step_in, trade
 
-__all__ = ["MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_merged"]
+__all__ = ["MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_pool"]
 
 
 #: restarts (fresh seeds and samples) before a search without counterfactual gives up
@@ -166,47 +166,75 @@ class _Timer:
         self.seconds[self._name] += time.perf_counter() - self._t0
 
 
-def _dedupe(new: Candidates, existing_rows: np.ndarray) -> Candidates:
-    """Drop new candidates equal to another new one or to a population member."""
-    if len(new) == 0:
-        return new
-    allrows = np.concatenate([existing_rows, new.rows]) if len(existing_rows) else new.rows
-    _, first = np.unique(row_hashes(allrows), return_index=True)
-    first = first[first >= len(existing_rows)] - len(existing_rows)
-    first.sort()
-    return new.take(first)
+class _Archive:
+    """The best counterfactual of every Δ seen, in the order the Δ were first archived: rows,
+    changed groups, probability, distance and score in growing arrays (one slot per Δ)."""
+
+    def __init__(self, d: int, g: int):
+        self.slot: dict = {}
+        self.keys: list = []
+        self.n = 0
+        self.rows, self.changed = np.empty((16, d)), np.zeros((16, g), dtype=bool)
+        self.prob, self.dist, self.score = np.empty(16), np.empty(16), np.empty(16)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def offer(self, keys: list, rows: np.ndarray, changed: np.ndarray, prob: np.ndarray,
+              dist: np.ndarray, score: np.ndarray) -> None:
+        """Keep each row (of distinct Δ ``keys``) that is its Δ's first or beats its best."""
+        slots = np.array([self.slot.get(key, -1) for key in keys], dtype=np.intp)
+        old = np.flatnonzero(slots >= 0)
+        better = old[score[old] < self.score[slots[old]]]
+        fresh = np.flatnonzero(slots < 0)
+        if len(fresh):
+            n = self.n + len(fresh)
+            if n > len(self.score):
+                size = max(n, 2 * len(self.score))
+                for name in ("rows", "changed", "prob", "dist", "score"):
+                    a = getattr(self, name)
+                    b = np.zeros((size, *a.shape[1:]), dtype=a.dtype)
+                    b[: self.n] = a[: self.n]
+                    setattr(self, name, b)
+            slots[fresh] = np.arange(self.n, n)
+            for i in fresh.tolist():
+                self.slot[keys[i]] = len(self.keys)
+                self.keys.append(keys[i])
+            self.n = n
+        take = np.concatenate([fresh, better])
+        at = slots[take]
+        self.rows[at], self.changed[at] = rows[take], changed[take]
+        self.prob[at], self.dist[at], self.score[at] = prob[take], dist[take], score[take]
 
 
-def score_merged(
-    scorer, blocks: list[Block], x: np.ndarray, merge_below: int, min_blocks: int = MERGE_MIN_BLOCKS
-) -> list[np.ndarray]:
-    """P(desired) of every block's rows, in one ``score_blocks`` call; blocks smaller than
-    ``merge_below`` rows travel as one block of full rows (all features as Δ) when there are at
-    least ``min_blocks`` of them. Only for a
-    scorer whose numbers do not depend on the Δ a row is scored under (``exact``)."""
-    small = [i for i, b in enumerate(blocks) if len(b) < merge_below]
-    if len(small) < max(2, min_blocks):
-        return scorer.score_blocks([(tuple(b.cols.tolist()), b.values) for b in blocks])
-    is_small = np.zeros(len(blocks), dtype=bool)
-    is_small[small] = True
-    sizes = np.array([len(blocks[i]) for i in small])
-    bounds = np.concatenate([[0], np.cumsum(sizes)])
-    rows = np.empty((int(bounds[-1]), len(x)))
-    rows[:] = x
-    for k, i in enumerate(small):
-        rows[bounds[k] : bounds[k + 1], blocks[i].cols] = blocks[i].values
-    big = np.flatnonzero(~is_small)
-    parts = scorer.score_blocks(
-        [(tuple(blocks[i].cols.tolist()), blocks[i].values) for i in big]
-        + [(tuple(range(len(x))), rows)]
-    )
-    out: list[np.ndarray] = [np.empty(0)] * len(blocks)
-    for k, i in enumerate(big):
-        out[i] = parts[k]
-    merged = np.asarray(parts[-1])
-    for k, i in enumerate(small):
-        out[i] = merged[bounds[k] : bounds[k + 1]]
-    return out
+def score_pool(
+    scorer, pool: Pool, starts: np.ndarray, group_of_feature: np.ndarray, merge_below: int,
+    min_blocks: int = MERGE_MIN_BLOCKS,
+) -> np.ndarray:
+    """P(desired) of every row of ``pool`` (Δ starting at ``starts``), in one ``score_blocks``
+    call, one block per Δ on its own columns; the Δ smaller than ``merge_below`` rows travel as
+    one block of full rows (all features as Δ), when there are at least ``min_blocks``. Merging is only for
+    a scorer whose numbers do not depend on the Δ a row is scored under (``exact``)."""
+    sizes = np.diff(np.append(starts, len(pool)))
+    small = sizes < merge_below
+    merge = int(small.sum()) >= max(2, min_blocks)
+    alone = np.flatnonzero(~small) if merge else np.arange(len(starts))
+    blocks = []
+    for i in alone.tolist():
+        lo, hi = int(starts[i]), int(starts[i]) + int(sizes[i])
+        cols = np.flatnonzero(pool.changed[lo, group_of_feature])
+        blocks.append((tuple(cols.tolist()), pool.rows[lo:hi, cols]))
+    if merge:  # the rows hold x outside their Δ: a small Δ's full rows are the pool's own
+        in_small = np.repeat(small, sizes)
+        blocks.append((tuple(range(pool.rows.shape[1])), pool.rows[in_small]))
+    parts = scorer.score_blocks(blocks)
+    if not merge:
+        return np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
+    prob = np.empty(len(pool))
+    if len(alone):
+        prob[~in_small] = np.concatenate([np.asarray(p, dtype=np.float64) for p in parts[:-1]])
+    prob[in_small] = np.asarray(parts[-1], dtype=np.float64)
+    return prob
 
 
 def run_search(
@@ -224,13 +252,16 @@ def run_search(
     counterfactual must change them (a candidate that does not is never a counterfactual).
     ``seeds``: candidates built from data rows of the desired class, nearest first; the first
     ``config.seeds`` join the initial population, later ones each restart. ``merge_below``:
-    see :func:`score_merged` (0: every block is scored under its own Δ)."""
+    see :func:`score_pool` (0: every block is scored under its own Δ)."""
     timer = _Timer()
     full = config.representation == "full"
     d, G = len(ctx.x), ctx.n_groups
+    gof = ctx.group_of_feature
     stats = {"scored": 0, "blocks": 0, "peak": 0, "best_prob": 0.0, "seeds": 0}
     all_features = np.arange(d)
-    archive: dict[int, tuple[np.ndarray, float, float, float, np.ndarray]] = {}
+    # bytes a row takes in the Δ-representation: its Δ's columns, prob, dist, score, established
+    row_cols = None if full else np.bincount(gof, minlength=G)
+    archive = _Archive(d, G)
     seed_pool = seeds if seeds is not None else Candidates.empty(d, G)
 
     def next_seeds() -> Candidates:
@@ -239,68 +270,44 @@ def run_search(
         stats["seeds"] = stop
         return seed_pool.take(np.arange(start, stop))
 
-    def evaluate(blocks: list[Block]) -> None:
-        if not blocks:
+    def evaluate(new: Pool) -> None:
+        if len(new) == 0:
             return
+        starts = new.starts()
+        sizes = np.diff(np.append(starts, len(new)))
         with timer("scoring"):
             if full:
-                rows = np.concatenate([b.values for b in blocks])
-                probs = scorer.score_block(tuple(range(d)), rows)
-                bounds = np.cumsum([0] + [len(b) for b in blocks])
-                parts = [probs[bounds[i] : bounds[i + 1]] for i in range(len(blocks))]
+                prob = np.asarray(scorer.score_block(tuple(range(d)), new.rows), dtype=np.float64)
             else:
-                parts = score_merged(scorer, blocks, ctx.x, merge_below)
+                prob = score_pool(scorer, new, starts, gof, merge_below)
         with timer("score"):
-            sizes = np.array([len(b) for b in blocks])
-            bounds = np.concatenate([[0], np.cumsum(sizes)])
-            prob = np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
-            dist = np.concatenate([b.dist for b in blocks])
-            may = np.repeat(np.array([b.groups for b in blocks])[:, required_groups].all(axis=1), sizes)
+            dist = new.dist
+            may = new.changed[:, required_groups].all(axis=1)
             ok = may & (prob > config.threshold)
             score = np.where(ok, dist, 1.0 + dist + (1.0 - prob))
-            for i, b in enumerate(blocks):
-                b.prob, b.score = prob[bounds[i] : bounds[i + 1]], score[bounds[i] : bounds[i + 1]]
-            if len(prob):
-                stats["best_prob"] = max(stats["best_prob"], float(prob.max()))
+            new.prob, new.score = prob, score
+            stats["best_prob"] = max(stats["best_prob"], float(prob.max()))
             if ok.any():  # the archive: best counterfactual of every Δ seen
                 cf_score = np.where(ok, score, np.inf)
-                owner = np.repeat(np.arange(len(blocks)), sizes)
-                order = np.lexsort((cf_score, owner))
-                first = order[np.searchsorted(owner[order], np.arange(len(blocks)))]
-                for i in np.flatnonzero(np.isfinite(cf_score[first])):
-                    b, j = blocks[i], int(first[i] - bounds[i])
-                    old = archive.get(b.key)
-                    if old is None or b.score[j] < old[3]:
-                        row = ctx.x.copy()
-                        row[b.cols] = b.values[j]
-                        archive[b.key] = (row, float(b.prob[j]), float(b.dist[j]), float(b.score[j]), b.groups)
-        stats["scored"] += sum(len(b) for b in blocks)
-        stats["blocks"] += len(blocks)
+                owner = np.repeat(np.arange(len(starts)), sizes)
+                first = np.lexsort((cf_score, owner))[starts]
+                has = np.flatnonzero(np.isfinite(cf_score[first]))
+                best = first[has]
+                archive.offer(new.block_keys(starts[has]), new.rows[best], new.changed[best], prob[best],
+                              dist[best], score[best])  # fmt: skip
+        stats["scored"] += len(new)
+        stats["blocks"] += len(starts)
 
-    def select(population: dict[int, Block], new_blocks: list[Block]) -> tuple[dict, bool]:
+    def select(population: Pool, new: Pool) -> tuple[Pool, bool]:
         with timer("selection"):
-            merged: dict[int, Block] = dict(population)
-            for b in new_blocks:
-                old = merged.get(b.key)
-                if old is None:
-                    merged[b.key] = b
-                else:
-                    merged[b.key] = Block(
-                        b.key, b.groups, b.cols,
-                        np.concatenate([old.values, b.values]),
-                        np.concatenate([old.prob, b.prob]),
-                        np.concatenate([old.dist, b.dist]),
-                        np.concatenate([old.score, b.score]),
-                        np.concatenate([old.established, b.established]),
-                    )  # fmt: skip
-            if not merged:
-                return {}, False
-            keys = sorted(merged)
-            sizes = np.array([len(merged[key]) for key in keys])
-            scores = np.concatenate([merged[key].score for key in keys])
-            estab = np.concatenate([merged[key].established for key in keys])
-            is_cf = np.concatenate([merged[key].score == merged[key].dist for key in keys])
-            owner = np.repeat(np.arange(len(keys)), sizes)
+            merged = Pool.merge(population, new)
+            if len(merged) == 0:
+                return merged, False
+            starts = merged.starts()
+            sizes = np.diff(np.append(starts, len(merged)))
+            scores, estab = merged.score, merged.established
+            is_cf = merged.score == merged.dist
+            owner = np.repeat(np.arange(len(starts)), sizes)
             order = np.argsort(scores, kind="stable")
             top = order[: config.q]
             kk = min(config.k, len(top))
@@ -312,7 +319,7 @@ def run_search(
             # such Δ), so that other kinds of change survive a population full of variants of one
             rest = order[config.q :]
             if len(rest):
-                seen = np.zeros(len(keys), dtype=bool)
+                seen = np.zeros(len(starts), dtype=bool)
                 seen[owner[top]] = True
                 cf_rest = rest[is_cf[rest]]
                 _, first = np.unique(owner[cf_rest], return_index=True)
@@ -322,64 +329,64 @@ def run_search(
             # that other kinds of change survive a population full of variants of one
             rest = order[config.q :]
             if len(rest):
-                seen = np.zeros(len(keys), dtype=bool)
+                seen = np.zeros(len(starts), dtype=bool)
                 seen[owner[top]] = True
                 _, first = np.unique(owner[rest], return_index=True)
                 best_rest = rest[np.sort(first)]  # in score order
                 keep[best_rest[~seen[owner[best_rest]]][: config.q // 4]] = True
-            bounds = np.concatenate([[0], np.cumsum(sizes)])
-            kept_per_block = np.add.reduceat(keep, bounds[:-1]) if len(keys) else np.zeros(0, int)
-            out = {}
-            for i in np.flatnonzero(kept_per_block):
-                key = keys[i]
-                sel = np.flatnonzero(keep[bounds[i] : bounds[i + 1]])
-                blk = merged[key] if len(sel) == sizes[i] else merged[key].take(sel)
-                blk.established = np.ones(len(blk), dtype=bool)
-                out[key] = blk
-            stats["peak"] = max(stats["peak"], sum(b.nbytes() for b in merged.values()))
+            out = merged.take(np.flatnonzero(keep))
+            out.established = np.ones(len(out), dtype=bool)
+            width = d * len(merged) if full else int((merged.changed @ row_cols).sum())
+            stats["peak"] = max(stats["peak"], 8 * width + 25 * len(merged))
         return out, converged
 
-    def population_rows(population: dict[int, Block]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Full rows, changed groups and distances of the population, in key order."""
-        if not population:
-            return np.empty((0, d)), np.zeros((0, G), dtype=bool), np.empty(0)
-        blocks = [population[k] for k in sorted(population)]
-        rows = np.concatenate([b.full_rows(ctx.x) for b in blocks])
-        changed = np.concatenate([np.tile(b.groups, (len(b), 1)) for b in blocks])
-        dist = np.concatenate([b.dist for b in blocks])
-        return rows, changed, dist
-
-    def best_per_delta(population: dict[int, Block], top: int = 1) -> tuple[Candidates, np.ndarray]:
+    def best_per_delta(population: Pool, top: int = 1) -> tuple[Candidates, np.ndarray]:
         """The ``top`` best rows of every Δ, and whether each is a counterfactual."""
-        rows, changed, is_cf = [], [], []
-        for key in sorted(population):
-            b = population[key]
-            idx = np.argsort(b.score, kind="stable")[:top]
-            r = np.tile(ctx.x, (len(idx), 1))
-            r[:, b.cols] = b.values[idx]
-            rows.append(r)
-            changed.append(np.tile(b.groups, (len(idx), 1)))
-            is_cf.append(b.score[idx] == b.dist[idx])
-        if not rows:
+        if len(population) == 0:
             return Candidates.empty(d, G), np.empty(0, dtype=bool)
-        return Candidates(np.concatenate(rows), np.concatenate(changed)), np.concatenate(is_cf)
+        starts = population.starts()
+        sizes = np.diff(np.append(starts, len(population)))
+        owner = np.repeat(np.arange(len(starts)), sizes)
+        order = np.lexsort((population.score, owner))
+        idx = order[np.arange(len(population)) - np.repeat(starts, sizes) < top]
+        is_cf = population.score[idx] == population.dist[idx]
+        return Candidates(population.rows[idx], population.changed[idx]), is_cf
 
-    def make_blocks(cands: Candidates, population: dict[int, Block]) -> list[Block]:
+    def best_scores(population: Pool) -> np.ndarray:
+        """The best score of every Δ, in key order."""
+        return np.minimum.reduceat(population.score, population.starts())
+
+    def make_pool(cands: Candidates, population: Pool) -> Pool:
         with timer("cascade"):
             cands = action_cascade(ctx, cands)
         with timer("dedupe"):
-            existing, _, _ = population_rows(population)
-            cands = _dedupe(cands, existing)
+            # drop candidates equal to an earlier new one or to a population member
+            hashes = row_hashes(cands.rows)
+            n_old = len(population)
+            _, first = np.unique(np.concatenate([population.hashes, hashes]), return_index=True)
+            first = first[first >= n_old] - n_old
+            first.sort()
+            cands, hashes = cands.take(first), hashes[first]
         with timer("distance"):
-            # one vectorised pass over every new candidate; each block keeps its slice
+            # one vectorised pass over every new candidate
             dist = dist_spec(all_features, cands.rows)
         with timer("blocks"):
-            return to_blocks(cands, ctx.group_of_feature, full=full, dist=dist)
+            rows = cands.rows
+            if not full:  # x outside the changed groups, as the Δ-representation stores them
+                rows = np.where(cands.changed[:, gof], rows, ctx.x)
+                moved = (rows != cands.rows).any(axis=1)
+                if moved.any():
+                    hashes = hashes.copy()
+                    hashes[moved] = row_hashes(rows[moved])
+            words = key_words(cands.changed)
+            n = len(rows)
+            new = Pool(rows, cands.changed, words, hashes, np.empty(n), dist, np.empty(n), np.zeros(n, dtype=bool))
+            return new.take(key_order(words))
 
-    def top_scores(population: dict[int, Block]) -> np.ndarray:
-        if not population:
+    def top_scores(population: Pool) -> np.ndarray:
+        if len(population) == 0:
             return np.full(config.k, np.inf)
-        scores = np.sort(np.concatenate([b.score for b in population.values()]))[: config.k]
+        scores = np.sort(population.score)[: config.k]
         return np.pad(scores, (0, config.k - len(scores)), constant_values=np.inf)
 
     def options(count: int) -> tuple[np.ndarray, list[int]]:
@@ -388,9 +395,8 @@ def run_search(
         out, keys = np.full(count, np.inf), []
         if not archive:
             return out, keys
-        all_keys = list(archive)
-        scores = np.array([archive[key][3] for key in all_keys])
-        masks = np.array([archive[key][4] for key in all_keys])
+        all_keys = archive.keys
+        scores, masks = archive.score[: len(archive)], archive.changed[: len(archive)]
         alive = np.ones(len(scores), dtype=bool)
         for i in range(count):
             left = np.flatnonzero(alive)
@@ -402,37 +408,38 @@ def run_search(
             alive &= ~np.all(masks | ~masks[j], axis=1)  # drop supersets of the pick (and it)
         return out, keys
 
-    def keep_options(population: dict[int, Block], keys: list[int]) -> None:
+    def keep_options(population: Pool, keys: list[int]) -> Pool:
         """Put the distinct options back into a population that lost them (a niche): variants
         of one change can fill all q places and end the search for other kinds of change."""
-        for key in keys:
-            if key not in population:
-                row, prob, dist, score, groups = archive[key]
-                cols = np.arange(d) if full else np.flatnonzero(groups[ctx.group_of_feature])
-                population[key] = Block(
-                    key, groups, cols, row[cols][None], np.array([prob]), np.array([dist]),
-                    np.array([score]), np.ones(1, dtype=bool),
-                )  # fmt: skip
+        present = set(population.block_keys(population.starts()))
+        lost = np.array([archive.slot[key] for key in keys if key not in present], dtype=np.intp)
+        if len(lost) == 0:
+            return population
+        rows, changed = archive.rows[lost], archive.changed[lost]
+        back = Pool(
+            rows, changed, key_words(changed), row_hashes(rows), archive.prob[lost], archive.dist[lost],
+            archive.score[lost], np.ones(len(lost), dtype=bool),
+        )  # fmt: skip
+        return Pool.merge(population, back.take(key_order(back.words)))
 
-    def add(population: dict[int, Block], cands: Candidates) -> dict[int, Block]:
-        blocks = make_blocks(cands, population)
-        evaluate(blocks)
-        return select(population, blocks)[0]
+    def add(population: Pool, cands: Candidates) -> Pool:
+        new = make_pool(cands, population)
+        evaluate(new)
+        return select(population, new)[0]
 
     with timer("initial"):
         init = Candidates.concat([initial_population(ctx, config.m_init), next_seeds()], d, G)
-    population = add({}, init)
+    population = add(Pool.empty(d, G), init)
 
     generation, converged, stop = 0, False, "max_generations"
     restarts, growth, stalled = 0, 1, 0
     best, best_options = top_scores(population), options(config.k)[0]
-    if not population:
+    if len(population) == 0:
         stop = "no_candidates"
-    while population and generation < max(config.min_generations, config.max_generations):
+    while len(population) and generation < max(config.min_generations, config.max_generations):
         parents, parent_is_cf = best_per_delta(population)
         with timer("crossover"):
-            best_scores = np.array([population[key].score.min() for key in sorted(population)])
-            best_first = np.argsort(best_scores, kind="stable")[:CROSSOVER_PARENTS]
+            best_first = np.argsort(best_scores(population), kind="stable")[:CROSSOVER_PARENTS]
             children = crossover(ctx, parents.take(np.sort(best_first)))
             moved = selective_mutation(ctx, parents, dist_spec, config.m_mut, parent_is_cf, MUTATION_BREADTH)
             back = walk_back(ctx, parents.take(np.flatnonzero(parent_is_cf)))
@@ -441,21 +448,20 @@ def run_search(
                 # every row short of the desired class; of the counterfactuals only the best of
                 # each Δ (an added change makes a counterfactual farther, so near-copies of one
                 # add nothing but cost)
-                rows, changed, _ = population_rows(population)
-                is_cf = np.concatenate([population[key].score == population[key].dist for key in sorted(population)])
-                short = Candidates(rows[~is_cf], changed[~is_cf])
+                short = population.take(np.flatnonzero(population.score != population.dist))
+                short = Candidates(short.rows, short.changed)
                 kept = Candidates.concat([short, parents.take(np.flatnonzero(parent_is_cf))], d, G)
             else:
                 kept, _ = best_per_delta(population, config.mutate_top)
             mutants = mutation(ctx, kept, config.m_mut, MUTATION_BREADTH)
             grown = grow(ctx, kept, growth) if growth > 1 else Candidates.empty(d, G)
         new = Candidates.concat([children, moved, back, mutants, grown], d, G)
-        blocks = make_blocks(new, population)
-        evaluate(blocks)
-        population, converged = select(population, blocks)
+        pool = make_pool(new, population)
+        evaluate(pool)
+        population, converged = select(population, pool)
         generation += 1
         option_scores, option_keys = options(2 * config.k)
-        keep_options(population, option_keys)
+        population = keep_options(population, option_keys)
         option_scores = option_scores[: config.k]
         if converged and generation >= config.min_generations and np.isfinite(option_scores[-1]):
             stop = "converged"
@@ -480,43 +486,40 @@ def run_search(
         population = add(population, fresh)
 
     polished = 0
-    if archive and stop in ("converged", "stagnated"):
+    if len(archive) and stop in ("converged", "stagnated"):
         # the genetic search ends at a local optimum of its moves; polishing trades distance
         # between groups (see geco.trade), which the search's own moves cannot, and never makes
         # the result worse (the archive keeps every Δ's best)
         best_options, stalled = options(config.k)[0], 0
         while stalled < POLISH_PATIENCE and polished < POLISH_ROUNDS:
             parents, parent_is_cf = best_per_delta(population)
-            best_scores = np.array([population[key].score.min() for key in sorted(population)])
-            by_score = np.argsort(best_scores, kind="stable")
+            by_score = np.argsort(best_scores(population), kind="stable")
             best_cf = parents.take(by_score[parent_is_cf[by_score]][:TRADE_PARENTS])
             with timer("polish"):
                 new = Candidates.concat([
                     trade(ctx, best_cf, dist_spec, TRADE_CHILDREN),
+                    step_in(ctx, best_cf, dist_spec),
                     selective_mutation(ctx, best_cf, dist_spec, config.m_mut, None, MUTATION_BREADTH),
                 ], d, G)  # fmt: skip
             population = add(population, new)
             polished += 1
             option_scores, option_keys = options(2 * config.k)
-            keep_options(population, option_keys)
+            population = keep_options(population, option_keys)
             option_scores = option_scores[: config.k]
-            improved = bool(np.any(option_scores < best_options * (1 - 1e-3)))
+            # any gain counts here: the last steps onto a threshold are small ones
+            improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
             best_options = np.minimum(best_options, option_scores)
             stalled = 0 if improved else stalled + 1
 
-    keys = sorted(population)
-    blocks = [population[k] for k in keys]
-    rows, changed, _ = population_rows(population)
-    prob = np.concatenate([b.prob for b in blocks]) if blocks else np.empty(0)
-    dist = np.concatenate([b.dist for b in blocks]) if blocks else np.empty(0)
-    score = np.concatenate([b.score for b in blocks]) if blocks else np.empty(0)
-    if archive:  # the archive's best per Δ, where the population lost it
-        entries = list(archive.values())
-        rows = np.concatenate([rows, np.array([e[0] for e in entries])])
-        changed = np.concatenate([changed, np.array([e[4] for e in entries])])
-        prob = np.concatenate([prob, [e[1] for e in entries]])
-        dist = np.concatenate([dist, [e[2] for e in entries]])
-        score = np.concatenate([score, [e[3] for e in entries]])
+    rows, changed = population.rows, population.changed
+    prob, dist, score = population.prob, population.dist, population.score
+    if len(archive):  # the archive's best per Δ, where the population lost it
+        n = len(archive)
+        rows = np.concatenate([rows, archive.rows[:n]])
+        changed = np.concatenate([changed, archive.changed[:n]])
+        prob = np.concatenate([prob, archive.prob[:n]])
+        dist = np.concatenate([dist, archive.dist[:n]])
+        score = np.concatenate([score, archive.score[:n]])
         _, first = np.unique(row_hashes(rows), return_index=True)
         first.sort()
         rows, changed, prob, dist, score = rows[first], changed[first], prob[first], dist[first], score[first]

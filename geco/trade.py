@@ -16,7 +16,7 @@ import numpy as np
 from geco.operators import Context
 from geco.population import Candidates
 
-__all__ = ["trade"]
+__all__ = ["step_in", "trade"]
 
 #: the group moving away from x goes 1..MAX_AWAY positions further, in distance order
 MAX_AWAY = 8
@@ -97,3 +97,38 @@ def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Cand
             changed[w[fits], group] = True
     keep = ok & changed.any(axis=1)
     return Candidates(rows[keep], changed[keep])
+
+
+def step_in(ctx: Context, parents: Candidates, dist_spec) -> Candidates:
+    """For every parent and every group it changes, one child with that group on the next value
+    towards ``x`` on the same side of ``x`` (``x``'s own value when there is none), and one child
+    with every changed group stepped so at once. Selective mutation steps by 1, 2, 4, ... positions
+    in distance order, which mixes both sides of ``x``; this lands a group exactly on the nearest
+    value of its side that still works (a threshold), all groups in one round."""
+    d, G = len(ctx.x), ctx.n_groups
+    if len(parents) == 0:
+        return Candidates.empty(d, G)
+    together, together_changed = parents.rows.copy(), parents.changed.copy()
+    parts = []
+    for group in np.flatnonzero(parents.changed.any(axis=0)):
+        who = np.flatnonzero(parents.changed[:, group])
+        space = ctx.spaces[group]
+        feats = space.features
+        rows, changed = parents.rows[who].copy(), parents.changed[who].copy()
+        closer = np.searchsorted(space.distance, dist_spec(feats, rows[:, feats]), side="left")
+        space_sides, row_sides = _sides(space, dist_spec, rows)
+        for side in np.unique(row_sides):
+            part = np.flatnonzero(row_sides == side)
+            positions = _on_side(space_sides, side)
+            rank = np.searchsorted(positions, closer[part]) - 1  # the nearest closer one, -1: none
+            back = part[rank < 0]
+            rows[np.ix_(back, feats)] = ctx.x[feats]
+            changed[back, group] = False
+            rows[np.ix_(part[rank >= 0], feats)] = space.values[positions[rank[rank >= 0]]]
+        parts.append(Candidates(rows, changed))
+        together[np.ix_(who, feats)] = rows[:, feats]
+        together_changed[who, group] = changed[:, group]
+    parts.append(Candidates(together, together_changed))
+    out = Candidates.concat(parts, d, G)
+    keep = out.changed.any(axis=1)
+    return Candidates(out.rows[keep], out.changed[keep])

@@ -7,7 +7,7 @@ import pytest
 
 from geco.distance import DistanceSpec
 from geco.feasible_space import feasible_space, group_domains
-from geco.population import Candidates, mask_key, to_blocks
+from geco.population import Pool, key_order, key_words, mask_key, row_hashes
 from geco.sampling import sample_distinct, sample_distinct_from_prefix, sample_from_prefix
 
 
@@ -86,15 +86,29 @@ def test_feasible_space_drops_x_and_applies_filters():
     assert (np.diff(spaces[0].distance) >= 0).all()
 
 
-def test_blocks_hold_only_their_columns():
-    rows = np.array([[1.0, 2, 3], [1, 9, 3], [7, 9, 3], [1, 8, 3]])
-    changed = np.array([[0, 0, 0], [0, 1, 0], [1, 1, 0], [0, 1, 0]], dtype=bool)
-    blocks = to_blocks(Candidates(rows, changed), np.array([0, 1, 2]))
-    keys = [b.key for b in blocks]
-    assert keys == sorted(keys) == [0, 2, 3]
-    by_key = {b.key: b for b in blocks}
-    assert by_key[2].cols.tolist() == [1] and by_key[2].values[:, 0].tolist() == [9, 8]
-    assert by_key[3].cols.tolist() == [0, 1] and by_key[3].values.tolist() == [[7, 9]]
+def test_pool_sorts_by_delta_key():
+    rows = np.array([[1.0, 2, 3], [1, 9, 3], [7, 9, 3], [1, 8, 3], [1, 2, 5]])
+    changed = np.array([[0, 0, 0], [0, 1, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1]], dtype=bool)
+    words = key_words(changed)
+    order = key_order(words)
+    pool = Pool(rows, changed, words, row_hashes(rows), *(np.zeros(5),) * 3, np.zeros(5, bool)).take(order)
+    starts = pool.starts()
+    assert pool.block_keys(starts) == [0, 2, 3, 4]
+    assert pool.rows[:, 1].tolist() == [2, 9, 8, 9, 2]  # within a Δ, the order of arrival
+    assert starts.tolist() == [0, 1, 3, 4]
     assert mask_key(np.array([True, False, True])) == 5
-    full = to_blocks(Candidates(rows, changed), np.array([0, 1, 2]), full=True)
-    assert all(b.values.shape[1] == 3 for b in full)
+
+
+def test_pool_keys_follow_the_bitmask_beyond_64_groups():
+    rng = np.random.default_rng(0)
+    changed = rng.random((200, 130)) < 0.02
+    changed[:20] = False
+    changed[:10, 129] = True  # the highest group decides the order
+    order = key_order(key_words(changed))
+    ints = [mask_key(c) for c in changed]
+    assert [ints[i] for i in order] == sorted(ints)
+    assert order.tolist() == sorted(range(200), key=lambda i: ints[i])  # stable
+    pool = Pool(np.zeros((200, 1)), changed, key_words(changed), np.zeros(200, np.uint64),
+                *(np.zeros(200),) * 3, np.zeros(200, bool)).take(order)  # fmt: skip
+    keys = pool.block_keys(pool.starts())
+    assert len(keys) == len(set(ints))

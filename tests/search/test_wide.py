@@ -15,8 +15,8 @@ from sklearn.preprocessing import OrdinalEncoder
 import geco
 import plaf_grammar
 from geco.feasible_space import group_domains
-from geco.population import Block
-from geco.search import score_merged
+from geco.population import Pool, key_words, row_hashes
+from geco.search import score_pool
 
 MAKE_WIDE = Path(__file__).resolve().parents[2] / "benchmarks" / "make_wide.py"
 
@@ -65,24 +65,34 @@ def test_merged_blocks_score_as_alone(wide):
     assert explainer.scorer is not explainer.blackbox and explainer.scorer.exact
     x = explainer.data[0]
     rng = np.random.default_rng(1)
+    g = len(explainer.groups)
     blocks = []
-    for key, n in enumerate([1, 3, 40, 2, 0, 5]):
+    for key, n in enumerate([1, 3, 40, 2, 5]):
         cols = np.sort(rng.choice(len(x), size=1 + key % 3, replace=False))
-        values = explainer.data[rng.integers(0, len(explainer.data), n)][:, cols]
-        groups = np.zeros(len(explainer.groups), dtype=bool)
-        blocks.append(Block(key, groups, cols, values, *(np.empty(n),) * 3, np.zeros(n, bool)))
-    alone = [explainer.scorer.bind(x).score_block(tuple(b.cols.tolist()), b.values) for b in blocks]
+        groups = np.zeros(g, dtype=bool)
+        groups[explainer.group_of_feature[cols]] = True
+        cols = np.flatnonzero(groups[explainer.group_of_feature])  # the whole groups
+        rows = np.tile(x, (n, 1))
+        rows[:, cols] = explainer.data[rng.integers(0, len(explainer.data), n)][:, cols]
+        blocks.append((groups, cols, rows))
+    blocks.sort(key=lambda b: int(np.dot(b[0], 1 << np.arange(g, dtype=object))))  # Δ key order
+    rows = np.concatenate([r for _, _, r in blocks])
+    changed = np.concatenate([np.tile(gr, (len(r), 1)) for gr, _, r in blocks])
+    n = len(rows)
+    pool = Pool(rows, changed, key_words(changed), row_hashes(rows), *(np.empty(n),) * 3, np.zeros(n, bool))
+    starts = pool.starts()
+    assert len(starts) == len(blocks)
     bound = explainer.scorer.bind(x)
     calls = []
     real = bound.score_blocks
     bound.score_blocks = lambda pairs: calls.append([len(v) for _, v in pairs]) or real(pairs)
-    merged = score_merged(bound, blocks, x, merge_below=32, min_blocks=2)
-    assert calls == [[40, 11]]  # the big block alone, the five small ones (11 rows) as one
-    full = [explainer.blackbox.predict(b.full_rows(x)) if len(b) else np.empty(0) for b in blocks]
-    assert [len(m) for m in merged] == [len(b) for b in blocks]
-    for a, m, f in zip(alone, merged, full):
-        np.testing.assert_array_equal(m, a)
-        np.testing.assert_array_equal(m, f)
+    merged = score_pool(bound, pool, starts, explainer.group_of_feature, merge_below=32, min_blocks=2)
+    assert sorted(calls[0]) == [11, 40]  # the big block alone, the four small ones (11 rows) as one
+    alone = np.concatenate(
+        [explainer.scorer.bind(x).score_block(tuple(c.tolist()), r[:, c]) for _, c, r in blocks]
+    )
+    np.testing.assert_array_equal(merged, alone)
+    np.testing.assert_array_equal(merged, explainer.blackbox.predict(rows))
 
 
 def test_counterfactuals_satisfy_the_program(wide):

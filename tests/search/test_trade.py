@@ -11,7 +11,7 @@ from geco.distance import DistanceSpec
 from geco.feasible_space import feasible_space, group_domains
 from geco.operators import Context
 from geco.population import Candidates
-from geco.trade import trade
+from geco.trade import step_in, trade
 
 
 def _context(seed=0):
@@ -107,3 +107,20 @@ def test_polishing_never_farther_and_moves_options_nearer(credit_explainer, monk
         pa, pb = _by_delta(a, X.columns), _by_delta(b, X.columns)
         nearer += sum(pa[key] < pb[key] * (1 - 1e-9) for key in pa.keys() & pb.keys())
     assert nearer >= 1  # polishing found a nearer counterfactual of some change
+
+
+def test_step_in_lands_on_the_next_value_towards_x_on_the_same_side():
+    ctx, spec = _context()
+    values = {j: np.sort(ctx.spaces[j].values[:, 0]) for j in range(3)}
+    parent = np.array([17.0, 4.0, 10.0, 1.0])  # a above x, b below x
+    changed = np.array([True, True, False, False])
+    kids = step_in(ctx, Candidates(parent[None], changed[None]), spec)
+    a_next = values[0][(values[0] > 10) & (values[0] < 17)].max()
+    b_next = values[1][(values[1] < 10) & (values[1] > 4)].min()
+    expected = {(a_next, 4.0), (17.0, b_next), (a_next, b_next)}  # each alone, then both at once
+    assert {(k[0], k[1]) for k in kids.rows} == expected
+    assert (kids.rows[:, 2:] == parent[2:]).all()
+    # nothing closer on its side: the group goes back to x
+    edge = np.array([values[0][values[0] > 10].min(), 10.0, 10.0, 1.0])
+    kids = step_in(ctx, Candidates(edge[None], np.array([[True, False, False, False]])), spec)
+    assert len(kids) == 0  # the only child is x itself, which changes nothing

@@ -6,7 +6,7 @@ For Adult and Credit with a random forest of 500 trees and MLPs (100,) and (100,
 compiled code). Reported per configuration: median seconds per explanation and the mean
 milliseconds in each phase of ``result.stats["seconds"]``: initial population, scoring (model
 calls), selection (ranking, deduplication, distances, blocks), mutation, crossover (with selective
-mutation), repair (the action cascade), and other (feasible space, grounding, result). "compile"
+mutation), repair (the action cascade), polish (drawing the polishing children), and other (feasible space, grounding, result). "compile"
 is the compiled engine's own count of partial-evaluation and compilation seconds during the
 explanations (part of scoring, or on a background thread); "build" is the one-off Explainer
 construction (compiles the engine's kernels).
@@ -38,6 +38,7 @@ PHASES = {
     "mutation": ("mutation",),
     "crossover": ("crossover",),
     "repair": ("cascade",),
+    "polish": ("polish",),
 }
 CONFIGS = [("full", "blackbox"), ("delta", "blackbox"), ("full", "auto"), ("delta", "auto")]
 

@@ -27,7 +27,7 @@ def _ground_truth_script():
 
 
 _GT = _ground_truth_script()
-INTERLEAVED, threshold, GroundTruthClassifier = _GT.INTERLEAVED, _GT.threshold, _GT.GroundTruthClassifier
+feature_order, threshold, GroundTruthClassifier = _GT.feature_order, _GT.threshold, _GT.GroundTruthClassifier
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +35,10 @@ def credit():
     return geco.datasets.load_credit()
 
 
-@pytest.mark.parametrize("n_features", [1, 2, 3, 4])
+@pytest.mark.parametrize("n_features", [1, 2, 3, 4, 12])
 def test_recovers_known_optimum(credit, n_features):
     X = credit.X
-    feats = INTERLEAVED[:n_features]
+    feats = feature_order(X)[:n_features]
     t = np.array([threshold(X[f]) for f in feats])
     r = np.array([float(X[f].max() - X[f].min()) for f in feats])
     clf = GroundTruthClassifier(feats, t, r)
@@ -62,4 +62,5 @@ def test_recovers_known_optimum(credit, n_features):
                 sum(abs(t[j] - x.iloc[0][f]) / explainer.ranges[X.columns.get_loc(f)] for j, f in enumerate(feats))
                 / X.shape[1]
             )
-    assert recovered / len(eligible) >= 0.95, f"recovered {recovered}/{len(eligible)}"
+    goal = 0.95 if n_features <= 4 else 0.9  # the paper: >= 98 % at |F| <= 4, >= 90 % at |F| <= 12
+    assert recovered / len(eligible) >= goal, f"recovered {recovered}/{len(eligible)}"

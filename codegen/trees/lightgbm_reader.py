@@ -23,6 +23,7 @@ narrower, to float32 before predicting.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,11 @@ import numpy as np
 from codegen.errors import UnsupportedModel
 from codegen.trees.gbm_links import GBMLink
 from codegen.trees.reader import RawEnsemble
+
+#: LightGBM's dump_model clamps thresholds to +-1e300 (its AvoidInf); a split that sends every
+#: number left of NaN (missing_type NaN) has threshold +inf in the model itself. A finite
+#: threshold beyond 1e300 would need data values beyond it, so +-1e300 is read back as +-inf.
+_DUMP_LIMIT = 1e300
 
 __all__ = ["is_lightgbm", "lightgbm_categories", "read_lightgbm"]
 
@@ -153,6 +159,8 @@ def read_lightgbm(model: Any, num_iteration: int | None = None, start_iteration:
             if nd["decision_type"] != "<=":
                 raise UnsupportedModel(f"LightGBM decision_type {nd['decision_type']!r}")
             thr = float(nd["threshold"])
+            if abs(thr) == _DUMP_LIMIT:  # dump_model writes +-inf thresholds as +-1e300
+                thr = math.copysign(math.inf, thr)
             thrs.append(thr)
             iscat.append(False)
             if mtype == "None":  # NaN is read as 0.0

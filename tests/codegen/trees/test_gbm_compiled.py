@@ -373,3 +373,25 @@ def test_compiled_links_equal_the_numpy_links(kind, K, sigmoid, divisor):
     want = link(raw)
     for col in range(want.shape[1]):
         np.testing.assert_array_equal(native_link(link, col, K)(raw), want[:, col], err_msg=f"{kind} {col}")
+
+
+def test_lightgbm_threshold_at_infinity_in_every_tier():
+    """A split that sends every number left of NaN has threshold +inf in LightGBM's model, which
+    dump_model writes as 1e300: a value of 1e300 or more must still go left in every tier."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
+    X.loc[rng.random(300) < 0.3, "b"] = np.nan
+    y = (X["b"].isna() ^ (rng.random(300) < 0.2)).astype(int)  # NaN in b decides: NaN-only splits
+    model = lgb.LGBMClassifier(n_estimators=6, num_leaves=2, min_child_samples=5, verbose=-1, n_jobs=1,
+                               use_missing=True).fit(X, y)  # fmt: skip
+    assert any(t["tree_structure"].get("threshold") == 1e300 for t in model.booster_.dump_model()["tree_info"])
+    schema = Schema.from_dataframe(X)
+    Q = np.array([[a, b] for a in (-1.0, 0.5) for b in (1e300, 1.5e300, np.finfo(float).max, -1e300, 0.3, np.nan)])
+    want = model.predict_proba(pd.DataFrame(Q, columns=X.columns))[:, 1]
+    for tier in ("numpy", "jit", "auto", "plan", "xwalk"):
+        sc = _steered(model, schema, 1, tier) if tier in ("plan", "xwalk") else scorer_for(model, schema, 1, tier)
+        np.testing.assert_array_equal(sc.forest.predict(Q), want)
+        cols = np.ascontiguousarray(Q[:, 1:])
+        for x in Q[[0, 6]]:
+            got = sc.bind(x).score_block((1,), cols)
+            np.testing.assert_array_equal(got, _blackbox(model, schema, 1, x, (1,), cols), err_msg=tier)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import sklearn
@@ -20,7 +22,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 
-__all__ = ["cache_dir", "categorical_columns", "default_model", "one_hot_pipeline"]
+__all__ = ["cache_dir", "cached_fit", "categorical_columns", "default_model", "one_hot_pipeline"]
 
 
 def cache_dir() -> Path:
@@ -71,20 +73,27 @@ def default_model(
     the same data is loaded from :func:`cache_dir` instead of refitted."""
     if not cache:
         return _fit_default(X, y, random_state)
+    path = cache_dir() / "models" / f"rf100-d10-{_data_key(X, y)}-rs{random_state}-sklearn{sklearn.__version__}.joblib"
+    return cached_fit(path, lambda: _fit_default(X, y, random_state))
+
+
+def cached_fit(path: Path, fit: Callable[[], Any]) -> Any:
+    """The model pickled at ``path``, or ``fit()`` stored there (written atomically, so
+    concurrent processes never read half a file). An unreadable file is refitted; a read-only
+    cache directory only costs the refit next time."""
     import joblib  # ships with scikit-learn
 
-    path = cache_dir() / "models" / f"rf100-d10-{_data_key(X, y)}-rs{random_state}-sklearn{sklearn.__version__}.joblib"
     try:
         return joblib.load(path)
     except Exception:  # absent, truncated or from another version: refit below
         pass
-    model = _fit_default(X, y, random_state)
+    model = fit()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             joblib.dump(model, f)
         os.replace(tmp, path)
-    except OSError:  # a read-only cache directory only costs the refit next time
+    except OSError:
         pass
     return model

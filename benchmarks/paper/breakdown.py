@@ -131,19 +131,10 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ps.common_arguments(ap, n=10, datasets="adult,credit", models="rf500,mlp100,mlp100x100")
     args = ap.parse_args(argv)
-    results = []
-    for dataset in args.datasets.split(","):
-        for model_name in args.models.split(","):
-            results += run_setting(dataset, model_name, args)
-    rows = table_rows(results)
-    ps.print_table(HEADERS, rows)
-    payload = {
-        "command": "python benchmarks/paper/breakdown.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "phases": {p: list(k) for p, k in PHASES.items()}, "results": results,
-        "markdown": ps.markdown_table(HEADERS, rows),
-    }  # fmt: skip
-    ps.write_outputs("breakdown", payload, plot(results), args.out)
-    return payload
+    results = [r for dataset, model_name in ps.settings(args) for r in run_setting(dataset, model_name, args)]
+    return ps.publish("breakdown", HEADERS, table_rows(results), plot(results), args.out,
+                      ps.command_line("breakdown", argv), phases={p: list(k) for p, k in PHASES.items()},
+                      results=results)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -157,15 +157,9 @@ def main(argv=None) -> dict:
     if bad:
         raise SystemExit(f"sizes must be in 1..{len(order)}, got {bad}")
     results = [run_size(X, order[:s], args.n) for s in sizes]
-    rows = table_rows(results)
-    ps.print_table(HEADERS, rows)
-    payload = {
-        "command": "python benchmarks/paper/ground_truth.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "program": PROGRAM, "norm_weights": L1, "results": results,
-        "markdown": ps.markdown_table(HEADERS, rows),
-    }  # fmt: skip
-    ps.write_outputs("ground_truth", payload, plot(results), args.out)
-    return payload
+    return ps.publish("ground_truth", HEADERS, table_rows(results), plot(results), args.out,
+                      ps.command_line("ground_truth", argv), program=PROGRAM, norm_weights=L1,
+                      results=results)  # fmt: skip
 
 
 if __name__ == "__main__":

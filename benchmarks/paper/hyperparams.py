@@ -131,18 +131,9 @@ def main(argv=None) -> dict:
     unknown = set(args.knobs) - set(knobs)
     if unknown:
         raise SystemExit(f"unknown knob(s) {sorted(unknown)}; choose from {', '.join(knobs)}")
-    results = []
-    for dataset in args.datasets.split(","):
-        for model_name in args.models.split(","):
-            results += run_setting(dataset, model_name, args)
-    rows = table_rows(results)
-    ps.print_table(HEADERS, rows)
-    payload = {
-        "command": "python benchmarks/paper/hyperparams.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "results": results, "markdown": ps.markdown_table(HEADERS, rows),
-    }  # fmt: skip
-    ps.write_outputs("hyperparams", payload, plot(results), args.out)
-    return payload
+    results = [r for dataset, model_name in ps.settings(args) for r in run_setting(dataset, model_name, args)]
+    return ps.publish("hyperparams", HEADERS, table_rows(results), plot(results), args.out,
+                      ps.command_line("hyperparams", argv), results=results)  # fmt: skip
 
 
 if __name__ == "__main__":

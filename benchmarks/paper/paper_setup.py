@@ -8,8 +8,7 @@ does not refit them. ``--tiny`` swaps in small, fast models on a subsample for s
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+import sys
 import time
 import warnings
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 import geco
-from geco.models import cache_dir, categorical_columns, one_hot_pipeline
+from geco.models import cache_dir, cached_fit, categorical_columns, one_hot_pipeline
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -76,31 +75,19 @@ def build_model(name: str, X: pd.DataFrame, tiny: bool = False):
 
 def fitted_model(dataset: str, name: str, tiny: bool = False):
     """The model ``name`` fitted on ``dataset`` (from the disk cache when fitted before)."""
-    import joblib
-
     ds = geco.datasets.load_dataset(dataset)
     X, y = ds.X, ds.y
     if tiny:
         X, y = X.iloc[:2000], y.iloc[:2000]
+
+    def fit():
+        model = build_model(name, X, tiny)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return model.fit(X, y)
+
     tag = "tiny-" if tiny else ""
-    path = cache_dir() / "paper-models" / f"{dataset}-{tag}{name}-sklearn{sklearn.__version__}.joblib"
-    try:
-        return joblib.load(path)
-    except Exception:  # absent or unreadable: fit below
-        pass
-    model = build_model(name, X, tiny)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X, y)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            joblib.dump(model, f)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return model
+    return cached_fit(cache_dir() / "paper-models" / f"{dataset}-{tag}{name}-sklearn{sklearn.__version__}.joblib", fit)
 
 
 def undesired_rows(model: Any, ds: Any, n: int, seed: int = 0) -> np.ndarray:
@@ -177,6 +164,26 @@ def write_outputs(name: str, payload: dict[str, Any], plot, out_dir: Path | None
     for p in written:
         print(f"wrote {p}")
     return written
+
+
+def settings(args) -> list[tuple[str, str]]:
+    """(data set, model) pairs of the ``--datasets`` and ``--models`` arguments, in order."""
+    return [(d, m) for d in args.datasets.split(",") for m in args.models.split(",")]
+
+
+def command_line(name: str, argv) -> str:
+    """How script ``name`` was run (``argv`` None: this process's own arguments)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    return " ".join(["python", f"benchmarks/paper/{name}.py", *args])
+
+
+def publish(name: str, headers: Sequence[str], rows, plot, out_dir: Path, command: str, **fields: Any) -> dict[str, Any]:
+    """Print the table, write ``<name>.json`` (``command``, ``fields`` and the table as Markdown)
+    and ``<name>.png``; return what was written."""
+    print_table(headers, rows)
+    payload = {"command": command, **fields, "markdown": markdown_table(headers, rows)}
+    write_outputs(name, payload, plot, out_dir)
+    return payload
 
 
 def _plain(v: Any) -> Any:

@@ -205,25 +205,18 @@ def main(argv=None) -> dict:
             print("(dice-ml not installed: DiCE skipped; pip install 'geco[compare]')")
             systems.remove("DiCE")
     results = []
-    for dataset in args.datasets.split(","):
-        for model_name in args.models.split(","):
-            t0 = time.perf_counter()
-            results.append(run_setting(dataset, model_name, args, systems))
-            print(f"[{dataset} {model_name}: {time.perf_counter() - t0:.0f} s]", file=sys.stderr, flush=True)
-    command = "python benchmarks/paper/quality.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    return report(results, systems, command, args.out)
+    for dataset, model_name in ps.settings(args):
+        t0 = time.perf_counter()
+        results.append(run_setting(dataset, model_name, args, systems))
+        print(f"[{dataset} {model_name}: {time.perf_counter() - t0:.0f} s]", file=sys.stderr, flush=True)
+    return report(results, systems, ps.command_line("quality", argv), args.out)
 
 
 def report(results: list[dict], systems: list[str], command: str, out: Path) -> dict:
-    rows = table_rows(results)
-    ps.print_table(HEADERS, rows)
+    payload = ps.publish("quality", HEADERS, table_rows(results), plot(results, systems), out, command,
+                         norm_weights=L1, systems=systems, results=results, paper=PAPER_NOTES)  # fmt: skip
     for note in PAPER_NOTES:
         print(note)
-    payload = {
-        "command": command, "norm_weights": L1, "systems": systems, "results": results,
-        "markdown": ps.markdown_table(HEADERS, rows), "paper": PAPER_NOTES,
-    }  # fmt: skip
-    ps.write_outputs("quality", payload, plot(results, systems), out)
     return payload
 
 

@@ -42,6 +42,26 @@ def _on_side(space_sides: np.ndarray, side: float) -> np.ndarray:
     return np.arange(len(space_sides)) if side == 0 else np.flatnonzero(space_sides == side)
 
 
+def _step_towards(ctx: Context, dist_spec, rows: np.ndarray, changed: np.ndarray, who: np.ndarray,
+                  group: int, steps) -> None:
+    """Move ``group`` of rows ``who`` (in place) ``steps(count)`` positions towards ``x`` among
+    the strictly closer values on the row's side of ``x`` (``count`` of them per row); a step
+    past the last one puts ``x``'s own value back and clears the group's changed flag."""
+    space = ctx.spaces[group]
+    feats = space.features
+    closer = np.searchsorted(space.distance, dist_spec(feats, rows[np.ix_(who, feats)]), side="left")
+    space_sides, row_sides = _sides(space, dist_spec, rows[who])
+    for side in np.unique(row_sides):
+        part = row_sides == side
+        positions = _on_side(space_sides, side)
+        count = np.searchsorted(positions, closer[part])  # same-side values closer than the row's
+        rank = count - steps(count)  # -1: back to x's own value
+        w, back = who[part], rank < 0
+        rows[np.ix_(w[back], feats)] = ctx.x[feats]
+        changed[w[back], group] = False
+        rows[np.ix_(w[~back], feats)] = space.values[positions[rank[~back]]]
+
+
 def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Candidates:
     """``per_parent`` children of each parent (counterfactuals, best first): a random changed
     group ``g`` steps towards ``x`` (to a strictly closer value on the same side of ``x``, or
@@ -63,20 +83,8 @@ def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Cand
     h = keys_h.argmax(axis=1)
     ok = changed[at, g] & (keys_h[at, h] >= 0)
     for group in np.unique(g[ok]):
-        who = np.flatnonzero(ok & (g == group))
-        space = ctx.spaces[group]
-        feats = space.features
-        closer = np.searchsorted(space.distance, dist_spec(feats, rows[np.ix_(who, feats)]), side="left")
-        space_sides, row_sides = _sides(space, dist_spec, rows[who])
-        for side in np.unique(row_sides):
-            part = row_sides == side
-            positions = _on_side(space_sides, side)
-            count = np.searchsorted(positions, closer[part])  # same-side values closer than the row's
-            rank = count - _log_uniform(rng, count + 1)  # -1: back to x's own value
-            w, back = who[part], rank < 0
-            rows[np.ix_(w[back], feats)] = ctx.x[feats]
-            changed[w[back], group] = False
-            rows[np.ix_(w[~back], feats)] = space.values[positions[rank[~back]]]
+        _step_towards(ctx, dist_spec, rows, changed, np.flatnonzero(ok & (g == group)), group,
+                      lambda count: _log_uniform(rng, count + 1))  # fmt: skip
     for group in np.unique(h[ok]):
         who = np.flatnonzero(ok & (h == group))
         space = ctx.spaces[group]
@@ -112,22 +120,12 @@ def step_in(ctx: Context, parents: Candidates, dist_spec) -> Candidates:
     parts = []
     for group in np.flatnonzero(parents.changed.any(axis=0)):
         who = np.flatnonzero(parents.changed[:, group])
-        space = ctx.spaces[group]
-        feats = space.features
-        rows, changed = parents.rows[who].copy(), parents.changed[who].copy()
-        closer = np.searchsorted(space.distance, dist_spec(feats, rows[:, feats]), side="left")
-        space_sides, row_sides = _sides(space, dist_spec, rows)
-        for side in np.unique(row_sides):
-            part = np.flatnonzero(row_sides == side)
-            positions = _on_side(space_sides, side)
-            rank = np.searchsorted(positions, closer[part]) - 1  # the nearest closer one, -1: none
-            back = part[rank < 0]
-            rows[np.ix_(back, feats)] = ctx.x[feats]
-            changed[back, group] = False
-            rows[np.ix_(part[rank >= 0], feats)] = space.values[positions[rank[rank >= 0]]]
-        parts.append(Candidates(rows, changed))
-        together[np.ix_(who, feats)] = rows[:, feats]
-        together_changed[who, group] = changed[:, group]
+        rows, changed = parents.rows.copy(), parents.changed.copy()
+        _step_towards(ctx, dist_spec, rows, changed, who, group, lambda count: 1)
+        parts.append(Candidates(rows[who], changed[who]))
+        feats = ctx.spaces[group].features
+        together[np.ix_(who, feats)] = rows[np.ix_(who, feats)]
+        together_changed[who, group] = changed[who, group]
     parts.append(Candidates(together, together_changed))
     out = Candidates.concat(parts, d, G)
     keep = out.changed.any(axis=1)

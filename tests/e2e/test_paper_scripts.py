@@ -51,3 +51,11 @@ def test_paper_script_runs(name, tmp_path, capsys):
         assert again["markdown"] == written["markdown"]
         twice = _load("quality").main(["--from-json", *[str(tmp_path / "quality.json")] * 2, "--out", str(tmp_path / "joined")])
         assert len(twice["results"]) == 2 and twice["results"][0] == twice["results"][1]
+
+
+def test_quality_refuses_to_join_runs_of_other_systems(tmp_path):
+    quality = _load("quality")
+    for name, systems in (("a", ["GeCo", "WIT"]), ("b", ["GeCo"])):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"systems": systems, "results": [], "command": name}))
+    with pytest.raises(SystemExit, match=r"b\.json: ran other systems than .*a\.json"):
+        quality.main(["--from-json", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--out", str(tmp_path)])

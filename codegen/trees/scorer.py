@@ -376,7 +376,6 @@ class BoundTreeScorer:
         once per generation instead of once per block. Returns the blocks refused (invalid category
         codes)."""
         p = self.parent
-        f = self.forest
         assert self._runner is not None and p.native is not None
         deltas = [st_delta for _, st_delta, _ in blocks]
         union = tuple(sorted(set().union(*deltas)))
@@ -394,20 +393,27 @@ class BoundTreeScorer:
         p.stats["xwalk_seconds"] += dt
         if bad[0]:
             return [(b, delta, c) for b, delta, c in blocks]
-        probs = acc[:, 0] if f.divisor is not None else f.finish(acc)
+        self._scatter("xwalk", blocks, self._probabilities(acc), out)
+        p.c_xwalk.add(dt, n)
+        return []
+
+    def _probabilities(self, acc: np.ndarray) -> np.ndarray:
+        """P(desired) from the kernels' accumulators (the forest's link, or the average)."""
+        f = self.forest
+        return acc[:, 0] if f.divisor is not None else f.finish(acc)
+
+    def _scatter(self, tier: str, blocks, probs: np.ndarray, out: list) -> None:
+        """Hand consecutive slices of ``probs`` to ``blocks`` (in order) and count them."""
         start = 0
         for b, _, c in blocks:
             out[b] = probs[start : start + len(c)]
             start += len(c)
-            p._count("xwalk", len(c))
-        p.c_xwalk.add(dt, n)
-        return []
+            self.parent._count(tier, len(c))
 
     def _run_jobs(self, tier: str, blocks, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
         """Score plan blocks in one native call; returns the blocks it refused (invalid category
         codes) for the full kernel."""
         p = self.parent
-        f = self.forest
         assert self._runner is not None
         t0 = time.perf_counter()
         jobs = [(st.plan, c) for _, st, c in blocks]
@@ -418,7 +424,7 @@ class BoundTreeScorer:
             for (_, _, c), a, no in zip(blocks, starts.tolist(), bad.tolist()):
                 if no:
                     acc[a : a + len(c)] = 0.0
-        probs = acc[:, 0] if f.divisor is not None else f.finish(acc)
+        probs = self._probabilities(acc)
         refused = []
         rows = 0
         for (b, _, c), (job, _), a, no in zip(blocks, jobs, starts.tolist(), bad.tolist()):
@@ -435,17 +441,11 @@ class BoundTreeScorer:
     def _run_full(self, blocks, out: list) -> None:
         """Materialise the blocks' full rows and score them with one full-forest kernel call."""
         p = self.parent
-        f = self.forest
         rows = np.concatenate([self._full_rows(d, c) for _, d, c in blocks])
         t0 = time.perf_counter()
         acc = run_kernel(p.full, rows)
         p.stats["full_kernel_seconds"] += time.perf_counter() - t0
-        probs = acc[:, 0] if f.divisor is not None else f.finish(acc)
-        start = 0
-        for b, _, c in blocks:
-            out[b] = probs[start : start + len(c)]
-            start += len(c)
-            p._count("full_kernel", len(c))
+        self._scatter("full_kernel", blocks, self._probabilities(acc), out)
 
 
 def tree_scorer(model_input: ModelInput, desired_class: Any, engine: str = "auto") -> TreeScorer:

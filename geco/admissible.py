@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from plaf_grammar import Schema, SchemaError
+from plaf_grammar.table import EncodedTable, as_table
 
 __all__ = ["DataValues", "check_data", "check_instance"]
 
@@ -95,39 +96,42 @@ def _shown(f: Any, v: float) -> Any:
 
 
 def _accepted_row(
-    predict: Callable[[np.ndarray], np.ndarray], schema: Schema, data: np.ndarray, present: dict[int, np.ndarray]
+    predict: Callable[[np.ndarray], np.ndarray], schema: Schema, data: EncodedTable, present: dict[int, np.ndarray]
 ) -> np.ndarray | None:
     """A row the model takes, to vary one value at a time: each category at its most frequent
     code with row 0's numbers, else row 0, the middle row or the last; None if it takes none."""
-    modal = data[0].copy()
+    first, middle, last = data.take([0, len(data) // 2, len(data) - 1])
+    modal = first.copy()
     for j, counts in present.items():
         modal[j] = float(np.argmax(counts))
-    for row in (modal, data[0], data[len(data) // 2], data[-1]):
+    for row in (modal, first, middle, last):
         if _attempt(predict, row[None, :])[0] == -1:
             return row
     return None
 
 
 def check_data(
-    predict: Callable[[np.ndarray], np.ndarray], schema: Schema, data: np.ndarray, index: Sequence[Any]
+    predict: Callable[[np.ndarray], np.ndarray],
+    schema: Schema,
+    data: EncodedTable | np.ndarray,
+    index: Sequence[Any],
 ) -> DataValues:
     """Refuse (SchemaError naming column and row) a value of the encoded ``data`` that the model
     refuses or whose column spans more than a float holds; ``index`` labels the rows."""
+    data = as_table(data)
     d = len(schema)
     low = np.full(d, np.nan)
     high = np.full(d, np.nan)
-    numeric = np.array([f.categories is None for f in schema.features])
-    if numeric.any():
-        low[numeric] = data[:, numeric].min(axis=0)
-        high[numeric] = data[:, numeric].max(axis=0)
     present: dict[int, np.ndarray] = {}
     probe: list[tuple[int, float]] = []
     for j, f in enumerate(schema.features):
+        col = data.column(j)
         if f.categories is None:
+            low[j], high[j] = col.min(), col.max()
             with np.errstate(over="ignore"):
                 span = high[j] - low[j]
             if not np.isfinite(span):
-                lo_row, hi_row = (_plain(index[int(a(data[:, j]))]) for a in (np.argmin, np.argmax))
+                lo_row, hi_row = (_plain(index[int(a(col))]) for a in (np.argmin, np.argmax))
                 raise SchemaError(
                     f"X: column {f.name!r} spans {float(low[j])!r} (row {lo_row!r}) to "
                     f"{float(high[j])!r} (row {hi_row!r}), a range no float holds; geco measures "
@@ -135,7 +139,7 @@ def check_data(
                 )
             probe += [(j, low[j]), (j, high[j])] if low[j] != high[j] else [(j, low[j])]
         else:
-            counts = np.bincount(data[:, j].astype(np.intp), minlength=len(f.categories))
+            counts = np.bincount(col.astype(np.intp, copy=False), minlength=len(f.categories))
             present[j] = counts
             probe += [(j, float(c)) for c in np.flatnonzero(counts)]
     base = _accepted_row(predict, schema, data, present)
@@ -148,7 +152,7 @@ def check_data(
     if where is not None and where >= 0:
         j, v = probe[where]
         f = schema.features[j]
-        row = _plain(index[int(np.argmax(data[:, j] == v))])
+        row = _plain(index[int(np.argmax(data.column(j) == v))])
         raise SchemaError(
             f"X: column {f.name!r} holds {_shown(f, v)!r} at row {row!r}, a value the model "
             f"refuses ({why})"

@@ -203,8 +203,8 @@ def _undesired_rows(explainer) -> list[int]:
     """Every row the model does not already score as the desired class."""
     threshold = explainer.config.threshold
     rows: list[int] = []
-    for start in range(0, len(explainer.data), 5000):
-        p = explainer.blackbox.predict(explainer.data[start : start + 5000])
+    for start in range(0, len(explainer.table), 5000):
+        p = explainer.blackbox.predict(explainer.table.take(slice(start, start + 5000)))
         rows.extend(start + np.flatnonzero(p <= threshold))
     if not rows:
         raise CLIError("the model scores every row as the desired class: nothing to explain")
@@ -278,8 +278,8 @@ def _write_results(results, path: Path, fmt: str, meta: dict) -> None:
 def _first_undesired(explainer) -> int:
     """Index of the first row the model does not already score as the desired class."""
     threshold = explainer.config.threshold
-    for start in range(0, len(explainer.data), 2000):
-        p = explainer.blackbox.predict(explainer.data[start : start + 2000])
+    for start in range(0, len(explainer.table), 2000):
+        p = explainer.blackbox.predict(explainer.table.take(slice(start, start + 2000)))
         hits = np.flatnonzero(p <= threshold)
         if len(hits):
             return start + int(hits[0])

@@ -13,12 +13,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from plaf_grammar import Schema
+from plaf_grammar.table import EncodedTable, as_table
 
 __all__ = ["DistanceSpec", "feature_ranges"]
 
 
-def feature_ranges(schema: Schema, data: np.ndarray) -> np.ndarray:
+def feature_ranges(schema: Schema, data: EncodedTable | np.ndarray) -> np.ndarray:
     """max - min of each feature over the data (1 where that is 0, and 1 for categoricals)."""
+    data = as_table(data)
     rng = np.ones(len(schema))
     for j, f in enumerate(schema.features):
         if f.kind == "categorical":
@@ -26,7 +28,7 @@ def feature_ranges(schema: Schema, data: np.ndarray) -> np.ndarray:
         if f.kind == "ordinal":
             span = float(len(f.categories) - 1)
         else:
-            span = float(data[:, j].max() - data[:, j].min()) if len(data) else 0.0
+            span = float(data.column(j).max() - data.column(j).min()) if len(data) else 0.0
         rng[j] = span if span > 0 else 1.0
     return rng
 

@@ -150,10 +150,11 @@ class Explainer:
                 UserWarning, stacklevel=2,
             )  # fmt: skip
         self.schema = schema if schema is not None else Schema.from_dataframe(X)
-        self.data = self.schema.encode(X, what="X")
+        #: X encoded, column by column in the smallest exact dtypes (about X's own memory)
+        self.table = self.schema.encode_table(X, what="X")
         self.blackbox = BlackBoxScorer(model, self.schema, desired_class)
         #: what the search draws from X; every such value was asked of the model once
-        self._data_values = check_data(self.blackbox.predict, self.schema, self.data, X.index)
+        self._data_values = check_data(self.blackbox.predict, self.schema, self.table, X.index)
         self.config = SearchConfig(
             k=k, q=q, m_init=m_init, m_mut=m_mut, min_generations=min_generations,
             max_generations=max_generations, threshold=threshold,
@@ -174,12 +175,12 @@ class Explainer:
         else:
             self.program = plaf_grammar.load("" if constraints is None else constraints, self.schema)
         self.groups: list[tuple[str, ...]] = list(self.program.groups)
-        self.domains = group_domains(self.groups, self.schema.names, self.data)
+        self.domains = group_domains(self.groups, self.schema.names, self.table)
         self.group_of_feature = np.empty(len(self.schema), dtype=np.intp)
         for gi, group in enumerate(self.groups):
             for name in group:
                 self.group_of_feature[self.schema.index(name)] = gi
-        self.ranges = feature_ranges(self.schema, self.data)
+        self.ranges = feature_ranges(self.schema, self.table)
         self.categorical = np.array([f.kind == "categorical" for f in self.schema.features])
 
         self._check_model(X)
@@ -221,10 +222,12 @@ class Explainer:
     def _seed_pool(self) -> tuple[np.ndarray, np.ndarray]:
         """Distinct data rows (a fixed random subset of at most ``SEED_POOL_ROWS``) and the
         model's P(desired) for each: where the search looks for seeds."""
-        rows = self.data
-        if len(rows) > SEED_POOL_ROWS:
-            pick = np.random.default_rng(0).choice(len(rows), SEED_POOL_ROWS, replace=False)
-            rows = rows[np.sort(pick)]
+        n = len(self.table)
+        if n > SEED_POOL_ROWS:
+            pick = np.random.default_rng(0).choice(n, SEED_POOL_ROWS, replace=False)
+            rows = self.table.take(np.sort(pick))
+        else:
+            rows = self.table.take(slice(None))
         rows = np.unique(rows, axis=0)
         predict = self.blackbox.predict
         if self.scorer is not self.blackbox and self.scorer.exact:
@@ -237,11 +240,18 @@ class Explainer:
     def _warm_up(self) -> None:
         """Compile a compiled engine's once-per-process kernels now (fit-once object), so the
         first explanation is as fast as the others."""
-        bound = self.scorer.bind(self.data[0])
-        cols = np.ascontiguousarray(self.data[:256, :1])
+        head = self.table.take(slice(0, 256))
+        bound = self.scorer.bind(head[0])
+        cols = np.ascontiguousarray(head[:, :1])
         for _ in range(2):  # the second round finds the Δ warm: the partial evaluator runs too
             for delta, block in (((), np.empty((1, 0))), ((0,), cols)):
                 bound.score_block(delta, block)
+
+    @property
+    def data(self) -> np.ndarray:
+        """X encoded as one ``(n, d)`` float64 array (built on first use and kept; the search
+        itself reads :attr:`table`, which holds the same values at about X's own size)."""
+        return self.table.to_array()
 
     @property
     def engine(self) -> str:
@@ -250,7 +260,7 @@ class Explainer:
 
     def _check_model(self, X: pd.DataFrame) -> None:
         try:
-            p = self.blackbox.predict(self.data[:2])
+            p = self.blackbox.predict(self.table.take(slice(0, 2)))
         except Exception as exc:
             raise UnsupportedModel(
                 f"the model failed to score rows of X ({type(exc).__name__}: {exc}); was it fitted "
@@ -264,7 +274,7 @@ class Explainer:
 
     def __repr__(self) -> str:
         return (
-            f"Explainer({type(self.model).__name__}, {len(self.data)} rows x {len(self.schema)} "
+            f"Explainer({type(self.model).__name__}, {len(self.table)} rows x {len(self.schema)} "
             f"features, {len(self.groups)} groups, engine={self.engine!r})"
         )
 

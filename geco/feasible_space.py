@@ -16,6 +16,7 @@ import numpy as np
 
 from geco.distance import DistanceSpec
 from geco.population import row_hashes
+from plaf_grammar.table import EncodedTable, as_table
 
 __all__ = ["GroupDomain", "GroupSpace", "feasible_space", "group_domains", "project", "restrict"]
 
@@ -51,12 +52,13 @@ class GroupSpace:
 
 
 def group_domains(
-    groups: Sequence[tuple[str, ...]], names: Sequence[str], data: np.ndarray
+    groups: Sequence[tuple[str, ...]], names: Sequence[str], data: EncodedTable | np.ndarray
 ) -> list[GroupDomain]:
     """Group-by-count of every group's columns over the (encoded) data: the distinct value
     tuples in lexicographic order (as ``np.unique(..., axis=0)`` gives them, which seeded
-    sampling depends on) with their counts. One 1-D sort per column, never a sort of whole
-    rows: a multi-column group combines its columns' ranks into one integer key."""
+    sampling depends on) with their counts. One pass per column, never a sort of whole rows:
+    a multi-column group combines its columns' ranks into one integer key."""
+    data = as_table(data)
     index = {n: i for i, n in enumerate(names)}
     out = []
     for gi, group in enumerate(groups):
@@ -71,24 +73,34 @@ def group_domains(
 _KEY_LIMIT = 1 << 62
 
 
-def _distinct_tuples(data: np.ndarray, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of ``data[:, feats]`` (lexicographic order) and their counts, by ranking
-    each column alone and counting one int64 key per row (ranks combined in mixed radix keep
-    the lexicographic order)."""
+def _distinct_values(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of one column (ascending) and their counts; category codes (an integer
+    column) are counted with ``bincount`` instead of a sort."""
+    if col.dtype.kind == "i" and len(col) and col.min() >= 0:
+        counts = np.bincount(col)
+        values = np.flatnonzero(counts)
+        return values, counts[values]
+    return np.unique(col, return_counts=True)
+
+
+def _distinct_tuples(data: EncodedTable, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``data[:, feats]`` (lexicographic order, float64) and their counts, by
+    ranking each column alone and counting one int64 key per row (ranks combined in mixed radix
+    keep the lexicographic order)."""
     if len(feats) == 1:
-        values, counts = np.unique(data[:, feats[0]], return_counts=True)
-        return values[:, None], counts
+        values, counts = _distinct_values(data.column(feats[0]))
+        return values.astype(np.float64)[:, None], counts
     key, card = np.zeros(len(data), dtype=np.int64), 1
     for f in feats:
-        col = data[:, f]
-        u = np.unique(col)
+        col = data.column(f)
+        u = _distinct_values(col)[0]
         if card * len(u) >= _KEY_LIMIT:  # re-rank the key so far (order kept)
             _, key = np.unique(key, return_inverse=True)
             key, card = key.reshape(-1).astype(np.int64), int(key.max()) + 1
         key = key * len(u) + np.searchsorted(u, col)
         card *= len(u)
     _, first, counts = np.unique(key, return_index=True, return_counts=True)
-    return data[np.ix_(first, feats)], counts
+    return data.take(first)[:, feats], counts
 
 
 def _space(domain: GroupDomain, values, weights, dist_spec: DistanceSpec) -> GroupSpace:

@@ -36,9 +36,11 @@ from plaf_grammar.predicates import Predicate
 from plaf_grammar.reference import holds
 from plaf_grammar.schema import Feature, Schema, SchemaError
 from plaf_grammar.source import resolve
+from plaf_grammar.table import EncodedTable
 
 __all__ = [
     "CheckedProgram",
+    "EncodedTable",
     "Feature",
     "GroundImplication",
     "GroundProgram",

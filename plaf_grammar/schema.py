@@ -3,7 +3,9 @@
 Why it exists: a counterfactual search works on numbers, a user works on a pandas DataFrame with
 string categories. One object owns the translation both ways, so every layer agrees on it:
 
-* every feature is stored internally as a ``float64`` column;
+* every feature is a ``float64`` column of the encoded array (``encode``), or in the
+  column store :class:`~plaf_grammar.table.EncodedTable` (``encode_table``) the smallest dtype
+  that holds its encoded values exactly;
 * a numeric feature keeps its value;
 * a categorical or ordinal feature is stored as the integer *code* of its value in
   ``Feature.categories`` (for an ordinal feature the code order is the value order).
@@ -26,6 +28,8 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+
+from plaf_grammar.table import EncodedTable, code_dtype
 
 Kind = Literal["numeric", "ordinal", "categorical"]
 
@@ -341,6 +345,23 @@ class Schema:
 
         Raises SchemaError for a missing or extra column, NaN, an unknown category or a value of
         the wrong type, naming the column and the first offending row."""
+        df = self._checked_frame(df, what)
+        if len(df) == 1:
+            return self._encode_one(df, what)
+        out = np.empty((len(df), len(self.features)), dtype=np.float64)
+        for j, f in enumerate(self.features):
+            out[:, j] = self._encode_column(df, f, what)
+        return out
+
+    def encode_table(self, df: pd.DataFrame, *, what: str = "data") -> EncodedTable:
+        """A DataFrame in user form -> :class:`EncodedTable` (one contiguous column per feature,
+        category codes in the smallest integer dtype): the encoded data at about the pandas
+        table's own size. Same checks and errors as :meth:`encode`."""
+        df = self._checked_frame(df, what)
+        return EncodedTable([self._encode_column(df, f, what) for f in self.features])
+
+    def _checked_frame(self, df: pd.DataFrame | pd.Series, what: str) -> pd.DataFrame:
+        """``df`` as a DataFrame with exactly the schema's columns (SchemaError otherwise)."""
         if isinstance(df, pd.Series):
             df = df.to_frame().T
         if not isinstance(df, pd.DataFrame):
@@ -354,58 +375,55 @@ class Schema:
         extra = [c for c in df.columns if c not in self._index]
         if extra:
             raise SchemaError(f"{what}: unexpected column(s) {extra}")
-        if len(df) == 1:
-            return self._encode_one(df, what)
-        out = np.empty((len(df), len(self.features)), dtype=np.float64)
-        for j, f in enumerate(self.features):
-            s = df[f.name]
-            na = s.isna().to_numpy()
-            if na.any():
-                row = _plain(df.index[int(np.argmax(na))])
-                raise SchemaError(f"{what}: column {f.name!r} has a missing value (NaN) at row {row!r}")
-            if f.categories is None:
-                if pd.api.types.is_bool_dtype(s.dtype) or not pd.api.types.is_numeric_dtype(s.dtype):
-                    # try a lenient conversion, report the first bad value
-                    try:
-                        conv = pd.to_numeric(s, errors="coerce")
-                    except OverflowError:  # Python ints beyond any float
-                        conv = pd.Series([_as_float(v) for v in s], index=s.index, dtype=np.float64)
-                    bad = conv.isna().to_numpy()
-                    if bad.any() or pd.api.types.is_bool_dtype(s.dtype):
-                        i = int(np.argmax(bad)) if bad.any() else 0
-                        raise SchemaError(
-                            f"{what}: column {f.name!r} must be numeric, got dtype {s.dtype} "
-                            f"(value {_plain(s.iloc[i])!r} at row {_plain(df.index[i])!r})"
-                        )
-                    s = conv
-                col = s.to_numpy(dtype=np.float64)
-                bad = ~np.isfinite(col)
-                bad[~bad] = _unfit(f, col[~bad])
-                if bad.any():
-                    i = int(np.argmax(bad))
-                    raise _value_error(what, f, df[f.name].iloc[i], df.index[i])
-                out[:, j] = col
-            else:
-                if isinstance(s.dtype, pd.CategoricalDtype) and tuple(
-                    s.dtype.categories.tolist()
-                ) == f.categories:
-                    out[:, j] = s.cat.codes.to_numpy()
-                    continue
-                codes = self._codes[f.name]
-                vals = s.to_numpy(dtype=object)
+        return df
+
+    def _encode_column(self, df: pd.DataFrame, f: Feature, what: str) -> np.ndarray:
+        """One column encoded and validated: float64 values, or category codes as the smallest
+        integer dtype holding them."""
+        s = df[f.name]
+        na = s.isna().to_numpy()
+        if na.any():
+            row = _plain(df.index[int(np.argmax(na))])
+            raise SchemaError(f"{what}: column {f.name!r} has a missing value (NaN) at row {row!r}")
+        if f.categories is None:
+            if pd.api.types.is_bool_dtype(s.dtype) or not pd.api.types.is_numeric_dtype(s.dtype):
+                # try a lenient conversion, report the first bad value
                 try:
-                    out[:, j] = [codes[v] for v in vals]
-                except (KeyError, TypeError):
-                    for i, v in enumerate(vals):
-                        if v not in codes:
-                            valid = ", ".join(repr(c) for c in f.categories[:8])
-                            more = ", ..." if len(f.categories) > 8 else ""
-                            raise SchemaError(
-                                f"{what}: column {f.name!r} has unknown category {_plain(v)!r} at "
-                                f"row {_plain(df.index[i])!r} (valid: {valid}{more})"
-                            ) from None
-                    raise
-        return out
+                    conv = pd.to_numeric(s, errors="coerce")
+                except OverflowError:  # Python ints beyond any float
+                    conv = pd.Series([_as_float(v) for v in s], index=s.index, dtype=np.float64)
+                bad = conv.isna().to_numpy()
+                if bad.any() or pd.api.types.is_bool_dtype(s.dtype):
+                    i = int(np.argmax(bad)) if bad.any() else 0
+                    raise SchemaError(
+                        f"{what}: column {f.name!r} must be numeric, got dtype {s.dtype} "
+                        f"(value {_plain(s.iloc[i])!r} at row {_plain(df.index[i])!r})"
+                    )
+                s = conv
+            col = s.to_numpy(dtype=np.float64, copy=True)
+            bad = ~np.isfinite(col)
+            bad[~bad] = _unfit(f, col[~bad])
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise _value_error(what, f, df[f.name].iloc[i], df.index[i])
+            return col
+        dtype = code_dtype(len(f.categories))
+        if isinstance(s.dtype, pd.CategoricalDtype) and tuple(s.dtype.categories.tolist()) == f.categories:
+            return s.cat.codes.to_numpy().astype(dtype)
+        codes = self._codes[f.name]
+        vals = s.to_numpy(dtype=object)
+        try:
+            return np.array([codes[v] for v in vals], dtype=dtype)
+        except (KeyError, TypeError):
+            for i, v in enumerate(vals):
+                if v not in codes:
+                    valid = ", ".join(repr(c) for c in f.categories[:8])
+                    more = ", ..." if len(f.categories) > 8 else ""
+                    raise SchemaError(
+                        f"{what}: column {f.name!r} has unknown category {_plain(v)!r} at "
+                        f"row {_plain(df.index[i])!r} (valid: {valid}{more})"
+                    ) from None
+            raise
 
     def _encode_one(self, df: pd.DataFrame, what: str) -> np.ndarray:
         """One row with plain Python checks: per-column pandas calls cost ~1 ms each, which

@@ -4,6 +4,8 @@ column and the row."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -59,12 +61,39 @@ def test_encode_decode_round_trip(schema):
         ("income", np.nan, "column 'income' has a missing value (NaN) at row 11"),
     ],
 )
-def test_values_a_column_cannot_hold_name_column_and_row(schema, rows, column, value, message):
+@pytest.mark.parametrize("method", ["encode", "encode_table"])
+def test_values_a_column_cannot_hold_name_column_and_row(schema, rows, column, value, message, method):
     df = frame().astype({column: object})
     df.loc[11, column] = value
     with pytest.raises(SchemaError) as ei:
-        schema.encode(df.loc[rows] if rows != slice(None) else df, what="X")
+        getattr(schema, method)(df.loc[rows] if rows != slice(None) else df, what="X")
     assert str(ei.value).startswith("X: ") and message in str(ei.value), str(ei.value)
+
+
+def test_encoded_table_holds_the_encoded_values_in_narrow_columns(schema):
+    """The column store gives back exactly ``encode``'s float64 values, keeps category codes in
+    the smallest integer dtype, and neither pickles nor shares its cached full array."""
+    df = pd.concat([frame()] * 50, ignore_index=True)
+    table = schema.encode_table(df, what="X")
+    enc = schema.encode(df, what="X")
+    assert table.shape == enc.shape and len(table) == len(df)
+    assert table.column(schema.index("edu")).dtype == np.int8
+    assert table.column(schema.index("job")).dtype == np.int8
+    assert table.column(schema.index("income")).dtype == np.float64
+    assert table.nbytes < enc.nbytes
+    np.testing.assert_array_equal(table.take(slice(None)), enc)
+    np.testing.assert_array_equal(table.take([149, 0, 7]), enc[[149, 0, 7]])
+    np.testing.assert_array_equal(table.take(slice(3, 9)), enc[3:9])
+    full = table.to_array()
+    np.testing.assert_array_equal(full, enc)
+    part = table.take(slice(0, 2))
+    part[:] = -1.0  # a copy: the cached array is untouched
+    np.testing.assert_array_equal(table.to_array(), enc)
+    state = pickle.loads(pickle.dumps(table))
+    assert state._array is None and len(pickle.dumps(table)) < enc.nbytes
+    np.testing.assert_array_equal(state.to_array(), enc)
+    many = pd.DataFrame({"c": pd.Categorical([f"v{i % 300}" for i in range(600)])})
+    assert Schema.from_dataframe(many).encode_table(many).column(0).dtype == np.int16
 
 
 def test_largest_values_a_dtype_holds_are_accepted(schema):

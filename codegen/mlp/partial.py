@@ -141,6 +141,8 @@ class FirstLayer:
     def __post_init__(self) -> None:
         w1 = self.mlp.weights[0]
         self.by_index = {f.index: f for f in self.inputs}
+        #: schema index of each input feature, in ``inputs`` order
+        self.input_features = np.array([f.index for f in self.inputs], dtype=np.intp)
         for f in self.inputs:
             if f.is_table:
                 table = np.zeros((f.n_codes + 1, w1.shape[1]))
@@ -166,13 +168,22 @@ class FirstLayer:
             out += t.value(v) * w1[t.column]
         return out
 
-    def plan(self, x: np.ndarray, delta: tuple[int, ...]) -> DeltaPlan:
-        """Fold every feature outside Δ into the bias; keep Δ's terms (partial evaluation)."""
-        bias = self.mlp.biases[0].copy()
-        dset = set(delta)
-        for f in self.inputs:
-            if f.index not in dset:
-                bias += self.contribution(f, float(x[f.index]))
+    def contributions(self, x: np.ndarray) -> np.ndarray:
+        """Every input feature's share of ``z1`` at ``x``: an ``(len(inputs), h1)`` array whose
+        row ``i`` belongs to ``inputs[i]``. Computed once per instance, it makes each Δ's folded
+        bias one vectorised sum instead of a Python pass over all features."""
+        out = np.empty((len(self.inputs), self.width))
+        for i, f in enumerate(self.inputs):
+            out[i] = self.contribution(f, float(x[f.index]))
+        return out
+
+    def plan(self, x: np.ndarray, delta: tuple[int, ...], contributions: np.ndarray | None = None) -> DeltaPlan:
+        """Fold every feature outside Δ into the bias; keep Δ's terms (partial evaluation).
+        ``contributions``: :meth:`contributions` of this ``x``, when the caller keeps it."""
+        if contributions is None:
+            contributions = self.contributions(x)
+        outside = ~np.isin(self.input_features, np.asarray(delta, dtype=np.intp))
+        bias = self.mlp.biases[0] + contributions[outside].sum(axis=0)
         return DeltaPlan(self, tuple(delta), bias)
 
 

@@ -312,11 +312,16 @@ class BoundMLPScorer:
         self._plans: dict[tuple[int, ...], DeltaPlan] = {}
         self._calls: dict[tuple[int, ...], DeltaArguments] = {}
         self._staging = _Staging()
+        self._contributions: np.ndarray | None = None  # x's share of z1 per feature, on first use
 
     def plan(self, delta: tuple[int, ...]) -> DeltaPlan:
         plan = self._plans.get(delta)
         if plan is None:
-            plan = self._plans[delta] = self.parent.layer.plan(self.x, checked_delta(delta, len(self.x)))
+            layer = self.parent.layer
+            if self._contributions is None:
+                self._contributions = layer.contributions(self.x)
+            plan = layer.plan(self.x, checked_delta(delta, len(self.x)), self._contributions)
+            self._plans[delta] = plan
         return plan
 
     def score_block(self, delta: tuple[int, ...], columns: np.ndarray) -> np.ndarray:

@@ -11,8 +11,16 @@ is the compiled engine's own count of partial-evaluation and compilation seconds
 explanations (part of scoring, or on a background thread); "build" is the one-off Explainer
 construction (compiles the engine's kernels).
 
+``--datasets wide`` adds the paper's scale: the synthetic table of ``benchmarks/make_wide.py``,
+1,000,000 rows x 115 columns (15 numeric, 100 categorical with 2-300 levels; 5,000 x 30 with
+``--tiny``) and its own PLAF program, desired class 1. Its models are fitted on the first 100,000
+rows: RF-500 depth 8 behind an OrdinalEncoder (as ``benchmarks/bench_wide.py``), the MLPs behind
+the one-hot encoder (about 15,000 sparse input columns), trained for 20 epochs of
+batches of 1,000.
+
     python benchmarks/paper/breakdown.py [--n 10] [--datasets adult,credit]
         [--models rf500,mlp100,mlp100x100] [--tiny] [--out DIR]
+    python benchmarks/paper/breakdown.py --datasets wide --n 5
 """
 
 from __future__ import annotations
@@ -76,7 +84,7 @@ def run_config(explainer, X, rows, representation) -> dict:
 
 
 def run_setting(dataset, model_name, args) -> list[dict]:
-    ds = geco.datasets.load_dataset(dataset)
+    ds = ps.load_data(dataset, args.tiny)
     model = ps.fitted_model(dataset, model_name, args.tiny)
     rows = ps.undesired_rows(model, ds, args.n)
     out = []

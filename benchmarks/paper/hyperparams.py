@@ -41,20 +41,21 @@ SETTINGS = (
 )
 
 
-def without_implications(path: Path) -> str:
-    """The program's text minus its ``if ... then ...`` statements (one per line in the bundled
-    programs)."""
-    return "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("if "))
+def without_implications(program: Path | str) -> str:
+    """The program (a file, or PLAF text) minus its ``if ... then ...`` statements (one per line
+    in the bundled programs and the wide table's)."""
+    text = program.read_text() if isinstance(program, Path) else program
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("if "))
 
 
 def run_setting(dataset, model_name, args) -> list[dict]:
-    ds = geco.datasets.load_dataset(dataset)
+    ds = ps.load_data(dataset, args.tiny)
     model = ps.fitted_model(dataset, model_name, args.tiny)
     rows = ps.undesired_rows(model, ds, args.n)
     program = plaf_grammar.load(ds.constraints, ds.X)
     explainers = {
         True: geco.Explainer(model, ds.X, ds.constraints, ds.desired_class),
-        False: geco.Explainer(model, ds.X, without_implications(Path(ds.constraints)), ds.desired_class),
+        False: geco.Explainer(model, ds.X, without_implications(ds.constraints), ds.desired_class),
     }
     schema, names = explainers[True].schema, list(ds.X.columns)
     ranges, categorical = explainers[True].ranges, explainers[True].categorical

@@ -1,17 +1,27 @@
-"""What the paper scripts share: the models, the instances to explain, summaries and output.
+"""What the paper scripts share: the data sets, the models, the instances to explain, summaries
+and output.
 
-Models are fitted on the whole data set (as the paper does) and kept on disk under geco's cache
-directory (``$GECO_CACHE_DIR``), keyed by data set, model and scikit-learn version, so a rerun
-does not refit them. ``--tiny`` swaps in small, fast models on a subsample for smoke runs.
+Data sets: the bundled "adult", "credit" and "compas" (``geco.datasets``) and "wide", the
+paper-scale synthetic table of ``benchmarks/make_wide.py`` (1,000,000 rows x 115 columns: 15
+numeric, 100 categorical with 2-300 levels; label 1 desired; its own PLAF program with fixed,
+monotone and grouped columns and an implication), generated once per process. ``--tiny`` makes
+it 5,000 x 30.
+
+Models are fitted on the whole data set (as the paper does; "wide": on its first
+``WIDE_FIT_ROWS`` rows) and kept on disk under geco's cache directory (``$GECO_CACHE_DIR``),
+keyed by data set (with its shape for "wide"), model and scikit-learn version, so a rerun does
+not refit them. ``--tiny`` swaps in small, fast models on a subsample for smoke runs.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +33,12 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for make_wide
+
+from make_wide import make_wide
 
 import geco
 from geco.models import cache_dir, cached_fit, categorical_columns, one_hot_pipeline
@@ -32,7 +46,22 @@ from geco.models import cache_dir, cached_fit, categorical_columns, one_hot_pipe
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 
-#: model name -> description
+#: rows x columns of the "wide" data set, and with ``--tiny``
+WIDE_SHAPE = (1_000_000, 115)
+WIDE_TINY_SHAPE = (5_000, 30)
+#: models on "wide" are fitted on its first 100,000 rows: on all 1M, RF-500 and the two MLPs
+#: would take over an hour together on a 2-core machine, and explaining does not need it
+WIDE_FIT_ROWS = 100_000
+#: training of the MLPs on "wide": 20 epochs (no early stopping) of batches of 1,000 rows. Each
+#: Adam step updates all ~1.5M first-layer weights (~15,000 one-hot columns x 100) whatever the
+#: batch, so sklearn's default batches of 200 would make fitting on WIDE_FIT_ROWS rows 5x slower;
+#: this keeps the (100, 100) MLP to a few minutes
+WIDE_MLP_EPOCHS = 20
+WIDE_MLP_BATCH = 1000
+#: rows the ``--tiny`` models are fitted on
+TINY_FIT_ROWS = 2000
+
+#: model name -> description (on "wide", trees are depth 8 behind an OrdinalEncoder: ``_wide_model``)
 MODELS = {
     "dt": "decision tree (depth 10)",
     "rf": "random forest, 100 trees, depth 10",
@@ -41,22 +70,80 @@ MODELS = {
     "mlp100": "MLP (100,)",
     "mlp100x100": "MLP (100, 100)",
 }
+#: hidden layer sizes of the MLP models
+HIDDEN = {"mlp": (20,), "mlp100": (100,), "mlp100x100": (100, 100)}
 
 
-def _mlp(X: pd.DataFrame, hidden: tuple[int, ...], max_iter: int) -> Pipeline:
+@dataclass(frozen=True)
+class WideData:
+    """The "wide" table as the scripts use a data set (the fields of ``geco.datasets.Dataset``
+    they read); ``constraints`` is PLAF text."""
+
+    name: str
+    X: pd.DataFrame
+    y: pd.Series
+    constraints: str
+    desired_class: int = 1
+
+
+def load_data(name: str, tiny: bool = False) -> Any:
+    """Data set ``name`` (``.X``, ``.y``, ``.constraints``, ``.desired_class``), loaded or
+    generated once per process. ``tiny`` only changes "wide" (``WIDE_TINY_SHAPE``)."""
+    names = [*sorted(geco.datasets.DATASETS), "wide"]
+    if name not in names:
+        raise SystemExit(f"unknown data set {name!r}; choose from {', '.join(names)}")
+    return _load_data(name, name == "wide" and bool(tiny))
+
+
+@functools.cache
+def _load_data(name: str, tiny: bool) -> Any:
+    if name != "wide":
+        return geco.datasets.load_dataset(name)
+    X, y, plaf = make_wide(*(WIDE_TINY_SHAPE if tiny else WIDE_SHAPE))
+    return WideData("wide", X, y, plaf)
+
+
+def _mlp(X: pd.DataFrame, hidden: tuple[int, ...], max_iter: int, batch_size: int | str = "auto") -> Pipeline:
     cats = categorical_columns(X)
     nums = [c for c in X.columns if c not in cats]
     pre = ColumnTransformer(
         [("onehot", OneHotEncoder(handle_unknown="ignore"), cats), ("scale", StandardScaler(), nums)]
     )
-    mlp = MLPClassifier(hidden_layer_sizes=hidden, max_iter=max_iter, random_state=0)
+    mlp = MLPClassifier(hidden_layer_sizes=hidden, max_iter=max_iter, batch_size=batch_size, random_state=0)
     return Pipeline([("encode", pre), ("model", mlp)])
 
 
-def build_model(name: str, X: pd.DataFrame, tiny: bool = False):
-    """An unfitted pipeline taking the user's DataFrame."""
+def _ordinal_pipeline(X: pd.DataFrame, estimator) -> Pipeline:
+    """``estimator`` behind an OrdinalEncoder for the categorical columns, the numeric ones passed
+    through (the paper's encoding of the wide table, as ``benchmarks/bench_wide.py``)."""
+    pre = ColumnTransformer(
+        [("ord", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1), categorical_columns(X))],
+        remainder="passthrough",
+    )
+    return Pipeline([("encode", pre), ("model", estimator)])
+
+
+def _wide_model(name: str, X: pd.DataFrame, tiny: bool) -> Pipeline:
+    """Trees depth 8 (tiny: 5) behind an OrdinalEncoder, forests fitted on 2 cores (``fitted_model``
+    sets them back to 1); MLPs one-hot + scaled, trained as ``WIDE_MLP_EPOCHS`` says (tiny: as
+    elsewhere)."""
+    if tiny and name.startswith("mlp"):
+        return _mlp(X, (8,), 30)
+    if name.startswith("mlp"):
+        return _mlp(X, HIDDEN[name], WIDE_MLP_EPOCHS, WIDE_MLP_BATCH)
+    depth = 5 if tiny else 8
+    if name == "dt":
+        return _ordinal_pipeline(X, DecisionTreeClassifier(max_depth=depth, random_state=0))
+    trees = 10 if tiny else {"rf": 100, "rf500": 500}[name]
+    return _ordinal_pipeline(X, RandomForestClassifier(trees, max_depth=depth, random_state=0, n_jobs=2))
+
+
+def build_model(name: str, X: pd.DataFrame, tiny: bool = False, dataset: str = ""):
+    """An unfitted pipeline taking the user's DataFrame (``dataset`` "wide": see ``_wide_model``)."""
     if name not in MODELS:
         raise SystemExit(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
+    if dataset == "wide":
+        return _wide_model(name, X, tiny)
     if tiny:
         if name.startswith("mlp"):
             return _mlp(X, (8,), 30)
@@ -69,25 +156,27 @@ def build_model(name: str, X: pd.DataFrame, tiny: bool = False):
     if name in ("rf", "rf500"):
         trees = 100 if name == "rf" else 500
         return one_hot_pipeline(X, RandomForestClassifier(trees, max_depth=10, random_state=0, n_jobs=1))
-    hidden = {"mlp": (20,), "mlp100": (100,), "mlp100x100": (100, 100)}[name]
-    return _mlp(X, hidden, 200)
+    return _mlp(X, HIDDEN[name], 200)
 
 
 def fitted_model(dataset: str, name: str, tiny: bool = False):
     """The model ``name`` fitted on ``dataset`` (from the disk cache when fitted before)."""
-    ds = geco.datasets.load_dataset(dataset)
-    X, y = ds.X, ds.y
-    if tiny:
-        X, y = X.iloc[:2000], y.iloc[:2000]
+    ds = load_data(dataset, tiny)
+    fit_rows = TINY_FIT_ROWS if tiny else WIDE_FIT_ROWS if dataset == "wide" else len(ds.X)
+    X, y = ds.X.iloc[:fit_rows], ds.y.iloc[:fit_rows]
 
     def fit():
-        model = build_model(name, X, tiny)
+        model = build_model(name, X, tiny, dataset)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            return model.fit(X, y)
+            model.fit(X, y)
+        if "n_jobs" in model[-1].get_params():
+            model[-1].set_params(n_jobs=1)  # explaining scores small batches: threads cost more
+        return model
 
     tag = "tiny-" if tiny else ""
-    return cached_fit(cache_dir() / "paper-models" / f"{dataset}-{tag}{name}-sklearn{sklearn.__version__}.joblib", fit)
+    data = f"wide{len(ds.X)}x{ds.X.shape[1]}-fit{fit_rows}" if dataset == "wide" else dataset
+    return cached_fit(cache_dir() / "paper-models" / f"{data}-{tag}{name}-sklearn{sklearn.__version__}.joblib", fit)
 
 
 def undesired_rows(model: Any, ds: Any, n: int, seed: int = 0) -> np.ndarray:
@@ -198,5 +287,6 @@ def common_arguments(parser, n: int, datasets: str, models: str) -> None:
     parser.add_argument("--n", type=int, default=n, help=f"instances per setting (default {n})")
     parser.add_argument("--datasets", default=datasets, help=f"comma-separated (default {datasets})")
     parser.add_argument("--models", default=models, help=f"comma-separated from {', '.join(MODELS)} (default {models})")
-    parser.add_argument("--tiny", action="store_true", help="small models fitted on 2,000 rows (smoke runs)")
+    parser.add_argument("--tiny", action="store_true",
+                        help="small models fitted on 2,000 rows, wide table 5,000 x 30 (smoke runs)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for the JSON and PNG")

@@ -69,7 +69,7 @@ def make_systems(names, model, ds, cert_generations):
 
 
 def run_setting(dataset, model_name, args, systems):
-    ds = geco.datasets.load_dataset(dataset)
+    ds = ps.load_data(dataset, args.tiny)
     model = ps.fitted_model(dataset, model_name, args.tiny)
     rows = ps.undesired_rows(model, ds, args.n)
     program = plaf_grammar.load(ds.constraints, ds.X)

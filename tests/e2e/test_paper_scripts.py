@@ -3,6 +3,7 @@ prints its table and writes its JSON (and its PNG when matplotlib is installed).
 
 import importlib.util
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,24 @@ def test_quality_refuses_to_join_runs_of_other_systems(tmp_path):
         (tmp_path / f"{name}.json").write_text(json.dumps({"systems": systems, "results": [], "command": name}))
     with pytest.raises(SystemExit, match=r"b\.json: ran other systems than .*a\.json"):
         quality.main(["--from-json", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--out", str(tmp_path)])
+
+
+def test_breakdown_on_the_wide_table_uses_the_compiled_engines(tmp_path):
+    """``--datasets wide``: make_wide's table (5,000 x 30 with --tiny; its MLP takes a one-hot of
+    thousands of columns) is explained by the compiled tree and MLP engines, and every phase is
+    timed."""
+    payload = _load("breakdown").main(["--n", "1", "--tiny", "--datasets", "wide", "--models", "rf500,mlp100",
+                                       "--out", str(tmp_path)])  # fmt: skip
+    results = payload["results"]
+    assert [(r["model"], r["representation"], r["engine"]) for r in results] == [
+        (m, rep, eng) for m in ("rf500", "mlp100") for rep, eng in _load("breakdown").CONFIGS
+    ]
+    for r in results:
+        assert r["dataset"] == "wide" and r["n"] == 1
+        expected = {"blackbox": "blackbox", "auto": "trees-auto" if r["model"] == "rf500" else "mlp-jit"}
+        assert r["engine_used"] == expected[r["engine"]]
+        phases = r["ms_per_phase"]
+        assert set(phases) == {*_load("breakdown").PHASES, "other", "compile"}
+        assert all(math.isfinite(v) and v >= 0.0 for v in phases.values()), phases
+        assert math.isfinite(r["seconds_median"]) and r["seconds_median"] > 0.0
+        assert phases["scoring"] > 0.0

@@ -84,11 +84,12 @@ def run(mode: str, model_file: str, n: int, hot_jit: bool = True) -> dict:
     client = cluster = None
     cluster_seconds = 0.0
     if mode == "dask":
-        from distributed import Client, LocalCluster
+        from distributed import Client
+
+        from geco.batch import local_cluster
 
         t0 = time.perf_counter()
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)  # fmt: skip
+        cluster = local_cluster(2)  # what explain_many starts without a client
         client = Client(cluster)
         cluster_seconds = time.perf_counter() - t0
     n_jobs = 1 if mode == "one" else 2
@@ -156,6 +157,8 @@ def main() -> None:
                     help="off: the tree scorer never compiles a hot Δ (isolates the batch's own costs)")  # fmt: skip
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
     ap.add_argument("--save", help="also write every run's numbers to this JSON file")
+    ap.add_argument("--join", nargs="+", metavar="JSON",
+                    help="no runs: the table of runs saved with --save (a later file's mode replaces an earlier one's)")  # fmt: skip
     ap.add_argument("--run", nargs=4, metavar=("MODE", "MODEL", "N", "HOT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.run:
@@ -163,6 +166,14 @@ def main() -> None:
         print(json.dumps(run(mode, model_file, int(n), hot == "on")))
         return
 
+    if args.join:
+        joined: dict[tuple[str, str], dict] = {}
+        for f in args.join:
+            for r in json.loads(Path(f).read_text()):
+                joined[(r["mode"], r["state"])] = r
+        out = [joined[k] for m in MODES for k in ((m, "cold"), (m, "warm")) if k in joined]
+        publish(out, [m for m in MODES if any(r["mode"] == m for r in out)], args)
+        return
     model_file = model_path(args.trees)
     root = Path(__file__).resolve().parents[1]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
@@ -184,6 +195,13 @@ def main() -> None:
                 out.append(r)
                 print(f"{mode:>5} {state}: {r['n']} in {r['batch']:.1f} s ({r['n'] / r['batch']:.2f}/s), "
                       f"build {r['build']:.1f} s, compile {r['compile']:.2f} s", file=sys.stderr)  # fmt: skip
+    if args.save:
+        Path(args.save).write_text(json.dumps(out))
+    publish(out, modes, args)
+
+
+def publish(out: list[dict], modes: list[str], args) -> None:
+    """Print the table of the runs ``out`` and write it into the README's "Batches" section."""
     same = all(r["fingerprint"] == out[0]["fingerprint"] for r in out)
     one = {r["state"]: r["n"] / r["batch"] for r in out if r["mode"] == "one"}
     one_cpu = {r["state"]: r["cpu"] for r in out if r["mode"] == "one"}
@@ -234,10 +252,9 @@ def main() -> None:
     notes += [f"CPU projection ({p})." for p in proj]
     table = "\n".join(lines) + "\n\n" + "\n".join(f"* {t}" for t in notes)
     print(table)
-    if args.save:
-        Path(args.save).write_text(json.dumps(out))
     if not args.no_readme:
-        write_section("Batches", table, f"python benchmarks/bench_batch.py --n {args.n} --trees {args.trees}")
+        n = out[0]["n"]
+        write_section("Batches", table, f"python benchmarks/bench_batch.py --n {n} --trees {args.trees}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ seeds and failed rows, local worker processes and a Dask cluster, the tidy frame
 
 import copy
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -291,6 +292,32 @@ def test_dask_local_cluster(trees):
     for a, b in zip(one, got):
         _same(a, b)
     assert "error" in got[-1].stats and "worker" in got[0].stats
+
+
+def test_dask_own_local_cluster_of_processes(trees):
+    """Without a client, explain_many starts its own LocalCluster: two worker processes on
+    loopback, whose nanny leaves glibc's malloc adaptive and whose profiler is off."""
+    distributed = pytest.importorskip("distributed")
+    from geco.batch import local_cluster
+
+    explainer, batch = trees
+    rows = batch.iloc[:4]
+    one = explainer.explain_many(rows, random_state=6, progress=False)
+    got = explainer.explain_many(rows, random_state=6, backend="dask", n_jobs=2, progress=False)
+    for a, b in zip(one, got, strict=True):
+        _same(a, b)
+    assert all(r.stats["worker"]["pid"] != os.getpid() for r in got)
+
+    def worker_settings():
+        import dask
+
+        return os.environ.get("MALLOC_TRIM_THRESHOLD_"), dask.config.get("distributed.worker.profile.enabled")
+
+    with local_cluster(2) as cluster, distributed.Client(cluster) as client:
+        settings = client.run(worker_settings)
+        assert all(addr.startswith("tcp://127.0.0.1:") for addr in settings)
+    assert len(settings) == 2
+    assert set(settings.values()) == {(os.environ.get("MALLOC_TRIM_THRESHOLD_"), False)}
 
 
 def test_tidy_frame(trees):

@@ -394,6 +394,12 @@ class Explainer:
         return explanations_frame(results) if as_frame else results
 
     # ------------------------------------------------------------------ saving
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # an Explainer saved before the column store kept X as one float64 array
+        if "table" not in state and "data" in state:
+            state["table"] = plaf_grammar.EncodedTable.from_array(state.pop("data"))
+        self.__dict__.update(state)
+
     def save(self, path: str | Path) -> Path:
         """Write this Explainer to ``path`` (a pickle, through joblib); ``geco.load(path)`` reads
         it back in any process. Compiled code is not written: the loaded Explainer rebuilds it

@@ -348,8 +348,11 @@ class Explainer:
         t0 = time.perf_counter()
         seeds = self._seeds(ctx, ground, dist_spec, cfg, required)
         stats["seconds_seeds"] = time.perf_counter() - t0
-        # an exact compiled engine scores tiny Δ blocks together (its numbers do not depend on Δ)
-        merge = MERGE_BELOW if self.scorer is not self.blackbox and self.scorer.exact else 0
+        # a compiled engine scores tiny Δ blocks together as full rows when a generation has
+        # hundreds (wide data): per-Δ calls would cost more than the rows. An inexact engine
+        # (MLP) may then differ by rounding from scoring the Δ alone, within its error bound,
+        # and the same seed still gives the same blocks, so the same explanation.
+        merge = MERGE_BELOW if self.scorer is not self.blackbox else 0
         outcome = run_search(ctx, bound, dist_spec, cfg, required, seeds, merge_below=merge)
         return self._result(
             x_frame, x_enc, p_x, outcome, ground, ctx, dist_spec, cfg, stats, t_start, bound
@@ -464,7 +467,9 @@ class Explainer:
         desired = self._pool[self._pool_proba > cfg.threshold]
         if cfg.seeds == 0 or len(desired) == 0:
             return Candidates.empty(d, G)
-        rows, changed = project(ctx.spaces, ctx.x, desired, required)
+        # the pool's rows come from X, whose every tuple an unfiltered group's space holds
+        complete = [f is None for f in ground.group_filters]
+        rows, changed = project(ctx.spaces, ctx.x, desired, required, complete)
         intact = np.all(rows == desired, axis=1) & np.asarray(
             ground.check(dict(zip(self.schema.names, desired.T))), dtype=bool
         )

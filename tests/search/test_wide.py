@@ -3,17 +3,21 @@ group domains by per-column ranks equal ``np.unique`` over whole rows, tiny Δ b
 together get the probabilities they get alone, and every counterfactual satisfies the program."""
 
 import importlib.util
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import OrdinalEncoder
+from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
 import geco
 import plaf_grammar
+from codegen.mlp.bound import error_bound
 from geco.feasible_space import group_domains
 from geco.population import Pool, key_words, row_hashes
 from geco.search import score_pool
@@ -60,14 +64,27 @@ def test_hashed_domains_equal_sorted_rows(wide):
     np.testing.assert_array_equal(dom.counts, counts)
 
 
-def test_merged_blocks_score_as_alone(wide):
-    _, _, explainer = wide
-    assert explainer.scorer is not explainer.blackbox and explainer.scorer.exact
-    x = explainer.data[0]
+@pytest.fixture(scope="module")
+def wide_mlp(wide):
+    """An MLP on the same table: one-hot categoricals (thousands of inputs), scaled numbers."""
+    X, _, explainer = wide
+    y = wide[1].predict(X)  # the forest's labels: a learnable target
+    cats = [c for c in X.columns if c.startswith("cat")]
+    nums = [c for c in X.columns if c not in cats]
+    pre = ColumnTransformer([("hot", OneHotEncoder(handle_unknown="ignore"), cats), ("num", StandardScaler(), nums)])
+    mlp = MLPClassifier((16,), max_iter=15, batch_size=500, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = Pipeline([("encode", pre), ("model", mlp)]).fit(X, y)
+    return X, model, geco.Explainer(model, X, explainer.program.program, desired_class=1)
+
+
+def _blocks(explainer, x, sizes):
+    """Δ blocks of the given sizes (random whole groups, values from the data), in key order."""
     rng = np.random.default_rng(1)
     g = len(explainer.groups)
     blocks = []
-    for key, n in enumerate([1, 3, 40, 2, 5]):
+    for key, n in enumerate(sizes):
         cols = np.sort(rng.choice(len(x), size=1 + key % 3, replace=False))
         groups = np.zeros(g, dtype=bool)
         groups[explainer.group_of_feature[cols]] = True
@@ -76,6 +93,17 @@ def test_merged_blocks_score_as_alone(wide):
         rows[:, cols] = explainer.data[rng.integers(0, len(explainer.data), n)][:, cols]
         blocks.append((groups, cols, rows))
     blocks.sort(key=lambda b: int(np.dot(b[0], 1 << np.arange(g, dtype=object))))  # Δ key order
+    return blocks
+
+
+@pytest.mark.parametrize("kind", ["forest", "mlp"])
+def test_merged_blocks_score_as_alone(kind, request):
+    """Tiny Δ blocks scored together as full rows get what each Δ gets alone: bit for bit from
+    the exact tree engine, within the MLP engine's rounding-error bound from the MLP's."""
+    _, _, explainer = request.getfixturevalue("wide" if kind == "forest" else "wide_mlp")
+    assert explainer.scorer is not explainer.blackbox and explainer.scorer.exact == (kind == "forest")
+    x = explainer.data[0]
+    blocks = _blocks(explainer, x, [1, 3, 40, 2, 5])
     rows = np.concatenate([r for _, _, r in blocks])
     changed = np.concatenate([np.tile(gr, (len(r), 1)) for gr, _, r in blocks])
     n = len(rows)
@@ -91,8 +119,28 @@ def test_merged_blocks_score_as_alone(wide):
     alone = np.concatenate(
         [explainer.scorer.bind(x).score_block(tuple(c.tolist()), r[:, c]) for _, c, r in blocks]
     )
-    np.testing.assert_array_equal(merged, alone)
-    np.testing.assert_array_equal(merged, explainer.blackbox.predict(rows))
+    truth = explainer.blackbox.predict(rows)
+    if kind == "forest":
+        np.testing.assert_array_equal(merged, alone)
+        np.testing.assert_array_equal(merged, truth)
+    else:
+        tol = error_bound(explainer.scorer.layer, rows)
+        assert np.all(np.abs(merged - alone) <= 2 * tol) and np.all(np.abs(merged - truth) <= tol)
+        assert len(np.unique(np.round(truth, 6))) > 5  # the rows really score differently
+
+
+def test_mlp_on_wide_data_repeats_and_keeps_the_rules(wide_mlp):
+    """The MLP engine with merged tiny blocks: same seed, same explanation; every answer holds."""
+    X, model, explainer = wide_mlp
+    undesired = np.flatnonzero(model.predict(X.iloc[:400]) == 0)[:2]
+    assert len(undesired) == 2
+    for r in undesired:
+        res = explainer.explain(X.iloc[[r]], random_state=int(r))
+        assert res.stats["engine"] == explainer.scorer.name != "blackbox"
+        assert res.counterfactuals.equals(explainer.explain(X.iloc[[r]], random_state=int(r)).counterfactuals)
+        x = res.x.iloc[0].to_dict()
+        for _, row in res.counterfactuals.iterrows():
+            assert plaf_grammar.holds(explainer.program, x, row[list(X.columns)].to_dict())
 
 
 def test_counterfactuals_satisfy_the_program(wide):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Candidates", "Pool", "diff_hashes", "key_order", "key_words", "mask_key", "row_hashes"]
+__all__ = ["Candidates", "Pool", "key_order", "key_words", "mask_key", "row_hashes"]
 
 
 @dataclass
@@ -66,28 +66,6 @@ def row_hashes(rows: np.ndarray) -> np.ndarray:
     return h
 
 
-def diff_hashes(rows: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each row made from the cells where it differs from ``x`` only (-0.0
-    folded into 0.0): the wrapping sum of a mix of (column, bit pattern) over those cells. Equal
-    rows hash equal, as with :func:`row_hashes`, but a wide row that changes a few columns costs
-    one contiguous comparison with ``x`` instead of a strided pass per column."""
-    n = len(rows)
-    h = np.zeros(n, dtype=np.uint64)
-    folded = rows + 0.0
-    r, c = np.nonzero(folded != (x + 0.0))
-    if len(r) == 0:
-        return h
-    v = np.ascontiguousarray(folded[r, c]).view(np.uint64)
-    v = v ^ ((c.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))  # column 0, value 0 too
-    v *= np.uint64(0xBF58476D1CE4E5B9)
-    v ^= v >> np.uint64(31)
-    v *= np.uint64(0x94D049BB133111EB)
-    v ^= v >> np.uint64(29)
-    starts = np.flatnonzero(np.concatenate([[True], r[1:] != r[:-1]]))
-    h[r[starts]] = np.add.reduceat(v, starts)
-    return h
-
-
 def key_words(changed: np.ndarray) -> np.ndarray:
     """Each row's changed-group bitmask as 64-bit words, least significant word first:
     (n, ceil(G / 64)) uint64. Rows sort by it (:func:`key_order`) as their bitmask integers do."""
@@ -118,7 +96,7 @@ class Pool:
     rows: np.ndarray  # (n, d)
     changed: np.ndarray  # (n, G) bool
     words: np.ndarray  # (n, W) uint64: the Δ key (key_words)
-    hashes: np.ndarray  # (n,) diff_hashes(rows, x)
+    hashes: np.ndarray  # (n,) row_hashes(rows)
     prob: np.ndarray
     dist: np.ndarray
     score: np.ndarray

@@ -47,7 +47,7 @@ from geco.operators import (
     selective_mutation,
     walk_back,
 )
-from geco.population import Candidates, Pool, diff_hashes, key_order, key_words
+from geco.population import Candidates, Pool, key_order, key_words, row_hashes
 from geco.trade import step_in, trade
 
 __all__ = ["MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_pool"]
@@ -362,7 +362,7 @@ def run_search(
             cands = action_cascade(ctx, cands)
         with timer("dedupe"):
             # drop candidates equal to an earlier new one or to a population member
-            hashes = diff_hashes(cands.rows, ctx.x)
+            hashes = row_hashes(cands.rows)
             n_old = len(population)
             _, first = np.unique(np.concatenate([population.hashes, hashes]), return_index=True)
             first = first[first >= n_old] - n_old
@@ -378,7 +378,7 @@ def run_search(
                 moved = (rows != cands.rows).any(axis=1)
                 if moved.any():
                     hashes = hashes.copy()
-                    hashes[moved] = diff_hashes(rows[moved], ctx.x)
+                    hashes[moved] = row_hashes(rows[moved])
             words = key_words(cands.changed)
             n = len(rows)
             new = Pool(rows, cands.changed, words, hashes, np.empty(n), dist, np.empty(n), np.zeros(n, dtype=bool))
@@ -418,7 +418,7 @@ def run_search(
             return population
         rows, changed = archive.rows[lost], archive.changed[lost]
         back = Pool(
-            rows, changed, key_words(changed), diff_hashes(rows, ctx.x), archive.prob[lost], archive.dist[lost],
+            rows, changed, key_words(changed), row_hashes(rows), archive.prob[lost], archive.dist[lost],
             archive.score[lost], np.ones(len(lost), dtype=bool),
         )  # fmt: skip
         return Pool.merge(population, back.take(key_order(back.words)))
@@ -521,7 +521,7 @@ def run_search(
         prob = np.concatenate([prob, archive.prob[:n]])
         dist = np.concatenate([dist, archive.dist[:n]])
         score = np.concatenate([score, archive.score[:n]])
-        _, first = np.unique(diff_hashes(rows, ctx.x), return_index=True)
+        _, first = np.unique(row_hashes(rows), return_index=True)
         first.sort()
         rows, changed, prob, dist, score = rows[first], changed[first], prob[first], dist[first], score[first]
     order = np.argsort(score, kind="stable")

@@ -71,7 +71,12 @@ class DistanceSpec:
             return np.empty(0)
         if values.shape[1] == 0:
             return np.zeros(values.shape[0])
-        d = self.per_feature(cols, values)
+        return self.combine(self.per_feature(cols, values))
+
+    def combine(self, d: np.ndarray) -> np.ndarray:
+        """Distance of each row from its :meth:`per_feature` differences ``d`` (rows, k): callers
+        that need the distances of many column subsets of the same rows compute the
+        differences once and combine slices of them."""
         w0, w1, w2, w3 = self.weights
         n = self.n
         out = np.zeros(d.shape[0])

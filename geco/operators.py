@@ -158,6 +158,8 @@ def selective_mutation(
     if breadth is not None and focus.sum(axis=1).max() > breadth:
         keys = np.where(focus, ctx.rng.random(focus.shape), np.inf)
         focus = focus & (np.argsort(np.argsort(keys, axis=1), axis=1) < breadth)
+    # every parent's per-feature differences from x, once (not once per group)
+    diffs = dist_spec.per_feature(np.arange(d), parents.rows)
     for g, space in enumerate(ctx.spaces):
         if len(space) == 0:
             continue
@@ -173,7 +175,7 @@ def selective_mutation(
             back_changed = parents.changed[several].copy()
             back_changed[:, g] = False
             parts.append(Candidates(back, back_changed))
-        own = dist_spec(feats, parents.rows[np.ix_(who, feats)])
+        own = dist_spec.combine(diffs[np.ix_(who, feats)])
         limit = np.searchsorted(space.distance, own, side="left")
         who, limit, near = who[limit > 0], limit[limit > 0], near[limit > 0]
         if len(who) == 0:

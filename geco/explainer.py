@@ -514,13 +514,21 @@ class Explainer:
         return self.blackbox.predict(rows)
 
     def _model_decisions(self, outcome: SearchOutcome, threshold: float) -> tuple[SearchOutcome, np.ndarray]:
-        """The final candidates with the model's own probabilities, and which of them are
-        counterfactuals. An engine that is not bit-exact (MLP) rounds differently from
-        ``predict_proba`` and may put a row on the other side of the threshold, so its scores
-        are replaced by ``predict_proba``'s (one model call on the final population)."""
+        """The final candidates, and which of them are counterfactuals by the model's own
+        ``predict_proba``. An engine that is not bit-exact (MLP) rounds differently and may put
+        a row on the other side of the threshold: the rows its error bound cannot place (score
+        within the bound of the threshold, or NaN; every row of an engine without a bound) get
+        ``predict_proba``'s probability, in one model call; the others keep the engine's, on the
+        same side as the model's. (The
+        counterfactuals reported are confirmed by ``predict_proba`` again when picked.)"""
         if self.scorer.exact or len(outcome.rows) == 0:
             return outcome, (outcome.score == outcome.dist) & (outcome.score < 1.0)
-        prob = self.blackbox.predict(outcome.rows)
+        prob = np.array(outcome.prob, dtype=np.float64)
+        error_bound = getattr(self.scorer, "error_bound", None)  # none given: every row is unsure
+        margin = error_bound(outcome.rows) if error_bound is not None else np.inf
+        unsure = ~(np.abs(prob - threshold) > margin)
+        if unsure.any():
+            prob[unsure] = self.blackbox.predict(outcome.rows[unsure])
         return replace(outcome, prob=prob), prob > threshold
 
     def _pick_counterfactuals(self, rows, cand, x_enc, cfg, bound) -> tuple[np.ndarray, np.ndarray, int]:

@@ -42,6 +42,7 @@ import numpy as np
 
 from codegen.llvm import binding
 from codegen.llvm.buffers import Pinned
+from codegen.mlp.bound import error_bound
 from codegen.mlp.emit import LANES, KernelShape, emit_generic, pack_dense, pad
 from codegen.mlp.inputs import first_layer
 from codegen.mlp.partial import DeltaPlan, FirstLayer
@@ -262,6 +263,11 @@ class MLPScorer:
             self.decision = f"jit: {t_np / t_jit:.1f}x faster than numpy on a {_RACE_ROWS}-row block"
         else:
             self.decision = f"numpy: jit {t_jit / t_np:.2f}x the numpy time on a {_RACE_ROWS}-row block"
+
+    def error_bound(self, rows: np.ndarray) -> np.ndarray:
+        """Per encoded row: a bound on ``|score - predict_proba|`` for either engine (NaN for a
+        row the engines score NaN); :mod:`codegen.mlp.bound` derives it."""
+        return error_bound(self.layer, rows)
 
     def bind(self, x: np.ndarray) -> BoundMLPScorer:
         if self._restore:

@@ -96,3 +96,26 @@ def test_reported_probabilities_are_predict_proba(engine):
             np.testing.assert_array_equal(cf["counterfactual"].to_numpy(), want > 0.5)
             checked += len(cf)
     assert checked > 0
+
+
+def test_only_rows_the_error_bound_cannot_place_are_asked_of_the_model():
+    """On an ordinary network nothing lies within the engine's rounding-error bound of the
+    threshold: the final population's decisions need no ``predict_proba`` call, only the picked
+    counterfactuals are confirmed (a few rows, not the population)."""
+    from geco.datasets import load_credit
+    from geco.models import one_hot_pipeline
+
+    ds = load_credit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = one_hot_pipeline(ds.X, MLPClassifier((8,), max_iter=40, random_state=0)).fit(ds.X, ds.y)
+    e = Explainer(model, ds.X, ds.constraints, ds.desired_class, engine="jit")
+    asked = []
+    real = e.blackbox.predict
+    e.blackbox.predict = lambda rows: asked.append(len(rows)) or real(rows)
+    x = ds.X.iloc[[int(np.flatnonzero(model.predict(ds.X.iloc[:300]) != ds.desired_class)[0])]]
+    r = e.explain(x, random_state=0)
+    assert r.success and r.stats["candidates_scored"] > 500
+    assert sum(asked) <= 3 * len(r.counterfactuals) + 2, asked  # x, the picks; no population call
+    np.testing.assert_array_equal(r.counterfactuals["probability"].to_numpy(), model.predict_proba(
+        r.counterfactuals[list(ds.X.columns)])[:, list(model.classes_).index(ds.desired_class)])

@@ -62,9 +62,7 @@ def error_bound(layer: FirstLayer, rows: np.ndarray) -> np.ndarray:
         v = rows[:, f.index]
         if f.is_table:
             code = table_rows(v, f.n_codes)
-            for t in f.codes:
-                vals = np.append(np.asarray(t.values, dtype=np.float64), np.nan)[code]
-                s1 += np.multiply.outer(np.abs(vals), np.abs(w1[t.column]))
+            s1 += layer.magnitude_table(f.index)[code]
             z += layer.tables[f.index][code]
         else:
             for t in f.affine:

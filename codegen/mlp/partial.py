@@ -154,6 +154,23 @@ class FirstLayer:
                 table[f.n_codes] = np.nan
                 self.tables[f.index] = np.ascontiguousarray(table)
 
+    def magnitude_table(self, index: int) -> np.ndarray:
+        """For the error bound: row ``code`` holds ``Σ_terms |value(code)| · |W1[c_term]|`` of
+        table feature ``index`` (last row NaN), built on first use and kept - one gather per
+        feature and row instead of a pass per one-hot column."""
+        cache = self.__dict__.setdefault("_magnitudes", {})
+        table = cache.get(index)
+        if table is None:
+            f, w1 = self.by_index[index], self.mlp.weights[0]
+            table = np.zeros((f.n_codes + 1, w1.shape[1]))
+            for t in f.codes:
+                vals = np.abs(np.asarray(t.values, dtype=np.float64))
+                nz = np.flatnonzero(vals)
+                table[nz] += vals[nz, None] * np.abs(w1[t.column])
+            table[f.n_codes] = np.nan
+            table = cache[index] = np.ascontiguousarray(table)
+        return table
+
     @property
     def width(self) -> int:
         return self.mlp.weights[0].shape[1]

@@ -8,7 +8,7 @@ Engines:
   bias and Δ's term descriptor are passed as buffers, so an explanation never waits for LLVM
   after the scorer is built.
 * ``"auto"``: numpy at once; the kernel if :func:`jit_candidate` accepts the network and it wins
-  a race on one block. Why: the kernel streams every dense weight matrix once per tile of rows,
+  a race on a generation of small blocks. Why: the kernel streams every dense weight matrix once per tile of rows,
   so it loses to BLAS's cache blocking once a matrix leaves the L2 cache (measurements in
   ``benchmarks/README.md``, section "bench_mlp.py").
 
@@ -63,7 +63,9 @@ _ARGTYPES = (
 #: streams every dense weight matrix once per tile of 8 rows, so matrices that fall out of the
 #: L2 cache (1 MiB per core on the machine measured) make it lose to BLAS's cache-blocked dgemm.
 DENSE_BYTES_MAX = 256 * 1024
-_RACE_ROWS = 32
+#: the race's generation: this many blocks of this many rows
+_RACE_BLOCKS = 16
+_RACE_ROWS = 16
 #: the race also compares both engines' outputs: a kernel further off than this is not used
 _RACE_AGREEMENT = 1e-9
 
@@ -190,7 +192,8 @@ class MLPScorer:
     * ``"jit"``: compile the kernel now (synchronously) and always use it.
     * ``"auto"``: the numpy engine at once; if :func:`jit_candidate` accepts the network, compile
       the kernel (on a background thread if ``background``: LLVM releases the GIL), time both
-      engines on one block, and switch to the kernel only if it is faster and agrees.
+      engines on a generation of small blocks, and switch to the kernel only if it is faster and
+      agrees.
 
     ``name`` says which engine runs now (``"mlp-jit"`` / ``"mlp-numpy"``); ``decision`` why."""
 
@@ -257,12 +260,12 @@ class MLPScorer:
         t_jit, t_np, diff = _race(self, kernel)
         self.timings = {"jit_block_seconds": t_jit, "numpy_block_seconds": t_np, "max_abs_difference": diff}
         if not diff <= _RACE_AGREEMENT:
-            self.decision = f"numpy: the kernel differs from numpy by {diff:.3g} on the race block"
+            self.decision = f"numpy: the kernel differs from numpy by {diff:.3g} on the race blocks"
         elif t_jit < t_np:
             self.kernel = kernel
-            self.decision = f"jit: {t_np / t_jit:.1f}x faster than numpy on a {_RACE_ROWS}-row block"
+            self.decision = f"jit: {t_np / t_jit:.1f}x faster than numpy on {_RACE_BLOCKS} blocks of {_RACE_ROWS} rows"
         else:
-            self.decision = f"numpy: jit {t_jit / t_np:.2f}x the numpy time on a {_RACE_ROWS}-row block"
+            self.decision = f"numpy: jit {t_jit / t_np:.2f}x the numpy time on {_RACE_BLOCKS} blocks of {_RACE_ROWS} rows"
 
     def error_bound(self, rows: np.ndarray) -> np.ndarray:
         """Per encoded row: a bound on ``|score - predict_proba|`` for either engine (NaN for a
@@ -343,8 +346,22 @@ class BoundMLPScorer:
         return self._staging.run(call, columns)
 
     def score_blocks(self, blocks: Sequence[Block]) -> list[np.ndarray]:
-        """Block by block: the kernel and BLAS gain nothing from one call for several Δ."""
-        return [self.score_block(delta, columns) for delta, columns in blocks]
+        """The jit kernel block by block (a call per Δ). The numpy engine folds each block's
+        first layer, then runs the dense layers once for the rows of all blocks: a generation's
+        many small blocks would otherwise cost a BLAS call per layer and Δ."""
+        if self.parent.kernel is not None or len(blocks) < 2:
+            return [self.score_block(delta, columns) for delta, columns in blocks]
+        return self.numpy_blocks(blocks)
+
+    def numpy_blocks(self, blocks: Sequence[Block]) -> list[np.ndarray]:
+        """The numpy engine on a generation: each block's folded first layer, one dense tail."""
+        firsts = []
+        for delta, columns in blocks:
+            delta = tuple(delta)
+            columns = np.asarray(columns, dtype=np.float64).reshape(len(columns), len(delta))
+            firsts.append(self.plan(delta).z1(columns))
+        p = self.parent.mlp.tail(np.concatenate(firsts))
+        return np.split(p, np.cumsum([len(z) for z in firsts])[:-1])
 
 
 def jit_candidate(mlp: MLP) -> tuple[bool, str]:
@@ -358,20 +375,27 @@ def jit_candidate(mlp: MLP) -> tuple[bool, str]:
     return True, "jit candidate"
 
 
-def _race(scorer: MLPScorer, kernel: MLPKernel, reps: int = 7) -> tuple[float, float, float]:
-    """Best-of-``reps`` seconds of one typical block (32 rows, one changed feature) per engine,
-    and the largest difference between their results."""
+def _race(scorer: MLPScorer, kernel: MLPKernel, reps: int = 5) -> tuple[float, float, float]:
+    """Best-of-``reps`` seconds per engine of a typical generation - :data:`_RACE_BLOCKS` blocks of
+    :data:`_RACE_ROWS` rows, each changing one feature - and the largest difference between their
+    results. A generation, not one block: the numpy engine runs the dense layers once for all
+    blocks, the kernel once per block, and which is faster depends on that (a (100, 100) network
+    favours numpy, a single hidden layer the kernel)."""
     x = np.zeros(len(scorer.schema))
     feats = [f.index for f in scorer.layer.inputs]
-    delta = (feats[0],) if feats else ()
-    cols = np.zeros((_RACE_ROWS, len(delta)))
-    plan = scorer.layer.plan(x, delta)
-    call = DeltaArguments(kernel, plan)  # owns what the kernel reads for the whole race
+    deltas = [(feats[i % len(feats)],) for i in range(_RACE_BLOCKS)] if feats else [()]
+    blocks = [(d, np.zeros((_RACE_ROWS, len(d)))) for d in deltas]
+    calls = [DeltaArguments(kernel, scorer.layer.plan(x, d)) for d in deltas]  # own what the kernel reads
     staging = _Staging()
+    numpy_engine = BoundMLPScorer(scorer, x)
     best = [np.inf, np.inf]
     results: list[np.ndarray] = [np.empty(0), np.empty(0)]
+    engines = (
+        lambda: np.concatenate([staging.run(c, cols) for c, (_, cols) in zip(calls, blocks)]),
+        lambda: np.concatenate(numpy_engine.numpy_blocks(blocks)),
+    )
     for _ in range(reps):
-        for k, f in enumerate((lambda: staging.run(call, cols), lambda: plan.score(cols))):
+        for k, f in enumerate(engines):
             t0 = time.perf_counter()
             results[k] = f()
             best[k] = min(best[k], time.perf_counter() - t0)

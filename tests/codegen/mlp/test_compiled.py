@@ -154,3 +154,43 @@ def test_background_races_while_memory_is_reused(monkeypatch):
         assert scorer.timings["max_abs_difference"] <= TOL, scorer.decision
         got = scorer.bind(x).score_block((0,), cols)
         np.testing.assert_allclose(got, model.predict_proba(df.iloc[[0, 0]].assign(age=[30, 50]))[:, 1], atol=TOL)
+
+
+def test_numpy_engine_scores_a_generation_with_one_dense_tail():
+    """The numpy engine folds each block's first layer and runs the dense layers once for all
+    blocks: the same numbers as block by block (within rounding), and as ``predict_proba``
+    within the error bound."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPClassifier
+
+    from codegen.mlp.bound import error_bound
+    from geco import Explainer
+    from geco.datasets import load_credit
+    from geco.models import one_hot_pipeline
+
+    ds = load_credit()
+    X, y = ds.X.iloc[:3000], ds.y.iloc[:3000]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = one_hot_pipeline(X, MLPClassifier((32, 32), max_iter=30, random_state=0)).fit(X, y)
+    e = Explainer(model, X, engine="numpy")
+    x = e.data[0]
+    rng = np.random.default_rng(0)
+    blocks, rows = [], []
+    for k, n in enumerate([3, 17, 1, 40, 8]):
+        delta = tuple(sorted(rng.choice(len(x), size=1 + k % 3, replace=False).tolist()))
+        full = np.tile(x, (n, 1))
+        full[:, delta] = e.data[rng.integers(0, len(e.data), n)][:, delta]
+        blocks.append((delta, full[:, delta]))
+        rows.append(full)
+    bound = e.scorer.bind(x)
+    together = np.concatenate(bound.score_blocks(blocks))
+    alone = np.concatenate([bound.score_block(d, c) for d, c in blocks])
+    rows = np.concatenate(rows)
+    tol = error_bound(e.scorer.layer, rows)
+    assert len(together) == len(rows) == 69
+    assert np.all(np.abs(together - alone) <= 2 * tol)
+    assert np.all(np.abs(together - e.blackbox.predict(rows)) <= tol)
+    assert len(np.unique(np.round(together, 6))) > 5

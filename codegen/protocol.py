@@ -46,9 +46,9 @@ class ModelScorer(Protocol):
 
     ``name`` says which engine scores now (it may change once, when an engine is measured).
     ``exact``: the scores equal ``predict_proba`` bit for bit, so they may be reported as the
-    model's own numbers. A scorer that is not exact also has ``error_bound(rows)``: per encoded
-    row, a bound on ``|score - predict_proba|``, so a caller asks the model itself only about
-    rows whose score lies that close to a threshold."""
+    model's own numbers. A scorer that is not exact may also have ``error_bound(rows)``: per
+    encoded row, a bound on ``|score - predict_proba|``, so a caller asks the model itself only
+    about rows whose score lies that close to a threshold (without it, about every row)."""
 
     name: str
     exact: bool

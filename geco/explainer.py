@@ -467,9 +467,7 @@ class Explainer:
         desired = self._pool[self._pool_proba > cfg.threshold]
         if cfg.seeds == 0 or len(desired) == 0:
             return Candidates.empty(d, G)
-        # the pool's rows come from X, whose every tuple an unfiltered group's space holds
-        complete = [f is None for f in ground.group_filters]
-        rows, changed = project(ctx.spaces, ctx.x, desired, required, complete)
+        rows, changed = project(ctx.spaces, ctx.x, desired, required)
         intact = np.all(rows == desired, axis=1) & np.asarray(
             ground.check(dict(zip(self.schema.names, desired.T))), dtype=bool
         )
@@ -519,8 +517,8 @@ class Explainer:
         a row on the other side of the threshold: the rows its error bound cannot place (score
         within the bound of the threshold, or NaN; every row of an engine without a bound) get
         ``predict_proba``'s probability, in one model call; the others keep the engine's, on the
-        same side as the model's. (The
-        counterfactuals reported are confirmed by ``predict_proba`` again when picked.)"""
+        same side as the model's. (The counterfactuals reported are confirmed by
+        ``predict_proba`` again when picked.)"""
         if self.scorer.exact or len(outcome.rows) == 0:
             return outcome, (outcome.score == outcome.dist) & (outcome.score < 1.0)
         prob = np.array(outcome.prob, dtype=np.float64)

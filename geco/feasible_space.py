@@ -43,6 +43,8 @@ class GroupSpace:
     weights: np.ndarray  # (K,)
     cumulative: np.ndarray  # (K,) cumulative weights
     distance: np.ndarray  # (K,) distance of "x with only this group changed", ascending
+    #: every tuple of the group's domain but x's own is feasible (no rule removed any)
+    whole_domain: bool = False
 
     def __len__(self) -> int:
         return len(self.values)
@@ -103,13 +105,14 @@ def _distinct_tuples(data: EncodedTable, feats: np.ndarray) -> tuple[np.ndarray,
     return data.take(first)[:, feats], counts
 
 
-def _space(domain: GroupDomain, values, weights, dist_spec: DistanceSpec) -> GroupSpace:
+def _space(domain: GroupDomain, values, weights, dist_spec: DistanceSpec, whole_domain: bool) -> GroupSpace:
     dist = dist_spec(domain.features, values)
     order = np.argsort(dist, kind="stable")
     values, weights, dist = values[order], weights[order], dist[order]
     return GroupSpace(
-        domain.index, domain.names, domain.features, values, weights, np.cumsum(weights), dist
-    )
+        domain.index, domain.names, domain.features, values, weights, np.cumsum(weights), dist,
+        whole_domain,
+    )  # fmt: skip
 
 
 def feasible_space(
@@ -121,12 +124,14 @@ def feasible_space(
     """Per group: its domain minus ``x``'s own tuple, filtered by the group's grounded rules."""
     spaces = []
     for dom in domains:
-        keep = np.any(dom.values != x[dom.features], axis=1)
+        differs = np.any(dom.values != x[dom.features], axis=1)
+        keep = differs
         flt = group_filters[dom.index]
         if flt is not None and keep.any():
             cols = {n: dom.values[:, j] for j, n in enumerate(dom.names)}
-            keep &= np.asarray(flt(cols), dtype=bool)
-        spaces.append(_space(dom, dom.values[keep], dom.counts[keep], dist_spec))
+            keep = differs & np.asarray(flt(cols), dtype=bool)
+        whole = keep is differs or bool(np.array_equal(keep, differs))
+        spaces.append(_space(dom, dom.values[keep], dom.counts[keep], dist_spec, whole))
     return spaces
 
 
@@ -140,19 +145,15 @@ def restrict(space: GroupSpace, keep: np.ndarray) -> GroupSpace:
 
 
 def project(
-    spaces: Sequence[GroupSpace],
-    x: np.ndarray,
-    rows: np.ndarray,
-    required: np.ndarray,
-    complete: Sequence[bool] | None = None,
+    spaces: Sequence[GroupSpace], x: np.ndarray, rows: np.ndarray, required: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Data rows moved onto the feasible space of ``x``: every group takes the row's own value
     tuple where that tuple is feasible and stays at ``x`` where it is not (or where the row
     agrees with ``x``). A ``required`` group (``x`` breaks one of its rules) takes its feasible
     tuple closest to ``x`` instead of staying. Returns the projected rows and their changed-group
-    matrix. ``complete[g]``: group ``g``'s space holds every tuple of ``rows`` but ``x``'s own (an
-    unfiltered space and rows drawn from the data), so a differing tuple is feasible without a
-    lookup - on wide data the lookups were most of the seeds' cost."""
+    matrix. ``rows`` come from the data, so their tuples lie in each group's domain: in a space
+    that is the ``whole_domain`` a differing tuple is feasible without a lookup (on wide data the
+    lookups were most of the seeds' cost)."""
     out = rows.copy()
     changed = np.zeros((len(rows), len(spaces)), dtype=bool)
     for g, space in enumerate(spaces):
@@ -161,7 +162,7 @@ def project(
         keep = np.any(own != x[feats], axis=1)
         if len(space) == 0:
             keep[:] = False
-        elif keep.any() and not (complete is not None and complete[g]):
+        elif keep.any() and not space.whole_domain:
             keep &= np.isin(row_hashes(own), row_hashes(space.values))
         if required[g] and len(space):
             out[np.ix_(~keep, feats)] = space.values[0]

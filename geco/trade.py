@@ -120,12 +120,12 @@ def step_in(ctx: Context, parents: Candidates, dist_spec) -> Candidates:
     parts = []
     for group in np.flatnonzero(parents.changed.any(axis=0)):
         who = np.flatnonzero(parents.changed[:, group])
-        rows, changed = parents.rows.copy(), parents.changed.copy()
-        _step_towards(ctx, dist_spec, rows, changed, who, group, lambda count: 1)
-        parts.append(Candidates(rows[who], changed[who]))
+        rows, changed = parents.rows[who], parents.changed[who]  # copies of the rows that step
+        _step_towards(ctx, dist_spec, rows, changed, np.arange(len(who)), group, lambda count: 1)
+        parts.append(Candidates(rows, changed))
         feats = ctx.spaces[group].features
-        together[np.ix_(who, feats)] = rows[np.ix_(who, feats)]
-        together_changed[who, group] = changed[who, group]
+        together[np.ix_(who, feats)] = rows[:, feats]
+        together_changed[who, group] = changed[:, group]
     parts.append(Candidates(together, together_changed))
     out = Candidates.concat(parts, d, G)
     keep = out.changed.any(axis=1)

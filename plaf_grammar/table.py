@@ -25,13 +25,14 @@ def code_dtype(n_categories: int) -> np.dtype:
 
 
 class EncodedTable:
-    """``n`` rows x ``d`` encoded columns, each a contiguous 1-D array of its own dtype.
+    """``n`` rows x ``d`` encoded columns, each a 1-D array of its own dtype (kept as given:
+    ``Schema.encode_table`` hands over fresh contiguous arrays, ``from_array`` views).
 
     ``column(j)`` is the stored array (no copy); ``take(rows)`` gives those rows as an ``(k, d)``
     float64 array; ``to_array()`` the whole table as one (built once, not pickled)."""
 
     def __init__(self, columns: Sequence[np.ndarray]):
-        cols = [np.ascontiguousarray(c) for c in columns]
+        cols = [np.asarray(c) for c in columns]
         lengths = {len(c) for c in cols}
         if len(lengths) > 1 or any(c.ndim != 1 for c in cols):
             raise ValueError(f"columns must be 1-D arrays of one length, got lengths {sorted(lengths)}")
@@ -41,7 +42,7 @@ class EncodedTable:
 
     @classmethod
     def from_array(cls, array: np.ndarray) -> EncodedTable:
-        """A table over the columns of an encoded ``(n, d)`` float64 array."""
+        """A table over the columns of an encoded ``(n, d)`` float64 array (views, no copy)."""
         array = np.asarray(array, dtype=np.float64)
         if array.ndim != 2:
             raise ValueError(f"expected an (n, d) array, got shape {array.shape}")
@@ -70,10 +71,12 @@ class EncodedTable:
         if self._array is not None:
             out = self._array[rows]
             return out.copy() if isinstance(rows, slice) else out
-        if not isinstance(rows, slice):
+        if isinstance(rows, slice):
+            n = len(range(*rows.indices(self._rows)))
+        else:
             rows = np.asarray(rows, dtype=np.intp)
-        first = self._columns[0][rows] if self._columns else np.empty(0)
-        out = np.empty((len(first), len(self._columns)), dtype=np.float64)
+            n = len(rows)
+        out = np.empty((n, len(self._columns)), dtype=np.float64)
         for j, c in enumerate(self._columns):
             out[:, j] = c[rows]
         return out

@@ -349,12 +349,14 @@ class BoundMLPScorer:
         """The jit kernel block by block (a call per Δ). The numpy engine folds each block's
         first layer, then runs the dense layers once for the rows of all blocks: a generation's
         many small blocks would otherwise cost a BLAS call per layer and Δ."""
-        if self.parent.kernel is not None or len(blocks) < 2:
+        if self.parent.kernel is not None:
             return [self.score_block(delta, columns) for delta, columns in blocks]
         return self.numpy_blocks(blocks)
 
     def numpy_blocks(self, blocks: Sequence[Block]) -> list[np.ndarray]:
         """The numpy engine on a generation: each block's folded first layer, one dense tail."""
+        if not blocks:
+            return []
         firsts = []
         for delta, columns in blocks:
             delta = tuple(delta)

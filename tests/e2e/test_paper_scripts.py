@@ -81,3 +81,11 @@ def test_breakdown_on_the_wide_table_uses_the_compiled_engines(tmp_path):
         assert all(math.isfinite(v) and v >= 0.0 for v in phases.values()), phases
         assert math.isfinite(r["seconds_median"]) and r["seconds_median"] > 0.0
         assert phases["scoring"] > 0.0
+
+
+def test_unknown_data_set_is_named():
+    breakdown = _load("breakdown")
+    with pytest.raises(SystemExit, match="unknown data set 'nope'; choose from adult, compas, credit, wide"):
+        breakdown.ps.load_data("nope")
+    with pytest.raises(SystemExit, match="unknown data set 'nope'"):
+        breakdown.main(["--n", "1", "--tiny", "--datasets", "nope", "--models", "rf500"])

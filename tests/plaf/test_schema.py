@@ -96,6 +96,21 @@ def test_encoded_table_holds_the_encoded_values_in_narrow_columns(schema):
     assert Schema.from_dataframe(many).encode_table(many).column(0).dtype == np.int16
 
 
+def test_encoded_table_refuses_columns_that_do_not_form_a_table():
+    from plaf_grammar.table import EncodedTable
+
+    with pytest.raises(ValueError, match=r"1-D arrays of one length, got lengths \[2, 3\]"):
+        EncodedTable([np.zeros(3), np.zeros(2, dtype=np.int8)])
+    with pytest.raises(ValueError, match="1-D arrays"):
+        EncodedTable([np.zeros((3, 2))])
+    with pytest.raises(ValueError, match=r"expected an \(n, d\) array, got shape \(4,\)"):
+        EncodedTable.from_array(np.zeros(4))
+    array = np.arange(12.0).reshape(4, 3)
+    table = EncodedTable.from_array(array)
+    assert np.shares_memory(table.column(1), array)  # views, not copies
+    np.testing.assert_array_equal(table.take([3, 1]), array[[3, 1]])
+
+
 def test_largest_values_a_dtype_holds_are_accepted(schema):
     df = frame().astype({"age": object, "small": object})
     df.loc[10, "age"] = 2.0**63 - 1024  # the largest float below int64's limit
@@ -167,17 +182,19 @@ def test_columns_that_cannot_be_categories():
         Schema.from_dataframe(pd.DataFrame({0: [1.0]}))
 
 
-def test_usual_errors_name_column_and_row(schema):
+@pytest.mark.parametrize("method", ["encode", "encode_table"])
+def test_usual_errors_name_column_and_row(schema, method):
     df = frame()
+    encode = getattr(schema, method)
     with pytest.raises(SchemaError, match=r"missing column\(s\) \['job'\]"):
-        schema.encode(df.drop(columns=["job"]))
+        encode(df.drop(columns=["job"]))
     with pytest.raises(SchemaError, match=r"unexpected column\(s\) \['zzz'\]"):
-        schema.encode(df.assign(zzz=1))
+        encode(df.assign(zzz=1))
     bad = df.astype({"job": object})
     bad.loc[12, "job"] = "nope"
     with pytest.raises(SchemaError, match="column 'job' has unknown category 'nope' at row 12"):
-        schema.encode(bad)
+        encode(bad)
     bad = df.astype({"income": object})
     bad.loc[10, "income"] = "abc"
     with pytest.raises(SchemaError, match="column 'income' must be numeric.*'abc' at row 10"):
-        schema.encode(bad)
+        encode(bad)

@@ -2,8 +2,13 @@
 
 ``dist = w0*l0/n + w1*l1/n + w2*sqrt(l2/n) + w3*linf`` where a numeric (or ordinal) feature
 differs by ``|v - x| / range`` and a categorical feature by 0 or 1 (one feature, however the model
-encodes it). ``n`` is the number of features. Computed on a Δ block's own columns only: every
-other feature equals ``x`` and contributes nothing.
+encodes it). ``n`` is the number of features.
+
+Computed from the *cells* where a row differs from ``x`` (row, column, difference), never from
+whole rows: a candidate differs from ``x`` only in its Δ's few columns, and on a wide table a
+pass over every column of every candidate would cost more than the search's own work. Every
+caller gets the same numbers for the same row: the sums run over a row's nonzero differences in
+column order, whichever subset of columns the caller passes.
 """
 
 from __future__ import annotations
@@ -65,8 +70,43 @@ class DistanceSpec:
             np.copyto(d, values != xv, where=cat)
         return d
 
+    def cells(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The cells of ``rows`` (full rows) where ``mask`` holds and the value differs from
+        ``x``: their row and column (row-major order), value and normalised difference."""
+        d = mask.shape[1]
+        flat = np.flatnonzero(mask)
+        r, c = np.divmod(flat, d)
+        v = rows.reshape(-1)[flat] if rows.flags.c_contiguous else rows[r, c]
+        xv = self.x[c]
+        differs = v != xv
+        if not differs.all():
+            r, c, v, xv = r[differs], c[differs], v[differs], xv[differs]
+        diff = np.abs(v - xv)
+        diff /= self.ranges[c]
+        diff[self.categorical[c]] = 1.0
+        return r, c, v, diff
+
+    def of_cells(self, row: np.ndarray, diff: np.ndarray, n_rows: int) -> np.ndarray:
+        """Distance of each of ``n_rows`` rows from its nonzero differences: ``diff[i]`` belongs
+        to row ``row[i]``; ``row`` is sorted, and within a row the cells are in column order."""
+        w0, w1, w2, w3 = self.weights
+        n = self.n
+        out = np.zeros(n_rows)
+        if len(row) == 0:
+            return out
+        if w0:
+            out += w0 * np.bincount(row, minlength=n_rows) / n
+        if w1:
+            out += w1 * np.bincount(row, diff, n_rows) / n
+        if w2:
+            out += w2 * np.sqrt(np.bincount(row, diff * diff, n_rows) / n)
+        if w3:
+            first = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+            out[row[first]] += w3 * np.maximum.reduceat(diff, first)
+        return out
+
     def __call__(self, cols: Sequence[int] | np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Distance of each row (``x`` with ``cols`` set to ``values``) to ``x``."""
+        """Distance of each row (``x`` with ``cols`` set to ``values``) to ``x``; ``cols`` ascending."""
         if values.shape[0] == 0:
             return np.empty(0)
         if values.shape[1] == 0:
@@ -76,16 +116,19 @@ class DistanceSpec:
     def combine(self, d: np.ndarray) -> np.ndarray:
         """Distance of each row from its :meth:`per_feature` differences ``d`` (rows, k): callers
         that need the distances of many column subsets of the same rows compute the
-        differences once and combine slices of them."""
+        differences once and combine slices of them. Sums run left to right (``accumulate``),
+        so they equal :meth:`of_cells`'s over the same row's nonzero cells."""
         w0, w1, w2, w3 = self.weights
         n = self.n
         out = np.zeros(d.shape[0])
+        if d.shape[1] == 0:
+            return out
         if w0:
             out += w0 * np.count_nonzero(d, axis=1) / n
         if w1:
-            out += w1 * d.sum(axis=1) / n
+            out += w1 * np.add.accumulate(d, axis=1)[:, -1] / n
         if w2:
-            out += w2 * np.sqrt(np.einsum("ij,ij->i", d, d) / n)
+            out += w2 * np.sqrt(np.add.accumulate(d * d, axis=1)[:, -1] / n)
         if w3:
             out += w3 * d.max(axis=1)
         return out

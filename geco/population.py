@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Candidates", "Pool", "key_order", "key_words", "mask_key", "row_hashes"]
+__all__ = ["Candidates", "Pool", "cell_hashes", "key_order", "key_words", "mask_key", "row_hashes"]
 
 
 @dataclass
@@ -64,6 +64,36 @@ def row_hashes(rows: np.ndarray) -> np.ndarray:
         h *= mul
         h ^= h >> np.uint64(31)
     return h
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, in place on uint64 ``z``."""
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def cell_hashes(row: np.ndarray, col: np.ndarray, value: np.ndarray, n_rows: int) -> np.ndarray:
+    """A 64-bit hash of each of ``n_rows`` rows from the cells where it differs from ``x``
+    (``value`` in column ``col`` of row ``row``; ``row`` sorted): the wrapping sum of one mixed
+    hash per cell, so a row costs its few changed cells, not a pass over every column. Rows
+    that agree with ``x`` everywhere hash to 0. Equal rows (of the same ``x``) hash equally; a
+    collision (probability ~n^2 / 2^64) would only drop one candidate, never admit a wrong one."""
+    out = np.zeros(n_rows, dtype=np.uint64)
+    if len(row) == 0:
+        return out
+    bits = np.ascontiguousarray(value + 0.0, dtype=np.float64).view(np.uint64)
+    salt = _mix(col.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
+    h = _mix(bits ^ salt)
+    total = np.cumsum(h, dtype=np.uint64)  # wraps modulo 2^64, as wanted
+    last = np.flatnonzero(np.r_[row[1:] != row[:-1], True])
+    sums = total[last]
+    sums[1:] -= total[last[:-1]]
+    out[row[last]] = sums
+    return out
 
 
 def key_words(changed: np.ndarray) -> np.ndarray:

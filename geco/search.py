@@ -47,7 +47,7 @@ from geco.operators import (
     selective_mutation,
     walk_back,
 )
-from geco.population import Candidates, Pool, key_order, key_words, row_hashes
+from geco.population import Candidates, Pool, cell_hashes, key_order, key_words
 from geco.trade import step_in, trade
 
 __all__ = ["MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_pool"]
@@ -259,7 +259,6 @@ def run_search(
     d, G = len(ctx.x), ctx.n_groups
     gof = ctx.group_of_feature
     stats = {"scored": 0, "blocks": 0, "peak": 0, "best_prob": 0.0, "seeds": 0}
-    all_features = np.arange(d)
     # bytes a row takes in the Δ-representation: its Δ's columns, prob, dist, score, established
     row_cols = None if full else np.bincount(gof, minlength=G)
     archive = _Archive(d, G)
@@ -357,32 +356,40 @@ def run_search(
         """The best score of every Δ, in key order."""
         return np.minimum.reduceat(population.score, population.starts())
 
+    def differing_cells(rows: np.ndarray, changed: np.ndarray):
+        """Where each row differs from x: its Δ's columns (the rest is x's by construction),
+        or every column in the full representation (rows as the operators made them)."""
+        mask = (rows != ctx.x) if full else changed[:, gof]
+        return mask, dist_spec.cells(rows, mask)
+
+    def hashes_of(rows: np.ndarray, changed: np.ndarray) -> np.ndarray:
+        r, c, v, _ = differing_cells(rows, changed)[1]
+        return cell_hashes(r, c, v, len(rows))
+
     def make_pool(cands: Candidates, population: Pool) -> Pool:
         with timer("cascade"):
             cands = action_cascade(ctx, cands)
         with timer("dedupe"):
             # drop candidates equal to an earlier new one or to a population member
-            hashes = row_hashes(cands.rows)
+            mask, (r, c, v, diff) = differing_cells(cands.rows, cands.changed)
+            n = len(cands)
+            hashes = cell_hashes(r, c, v, n)
             n_old = len(population)
             _, first = np.unique(np.concatenate([population.hashes, hashes]), return_index=True)
             first = first[first >= n_old] - n_old
             first.sort()
-            cands, hashes = cands.take(first), hashes[first]
         with timer("distance"):
-            # one vectorised pass over every new candidate
-            dist = dist_spec(all_features, cands.rows)
+            # from the cells where each candidate differs from x: Δ's columns, not all of them
+            dist = dist_spec.of_cells(r, diff, n)
         with timer("blocks"):
-            rows = cands.rows
-            if not full:  # x outside the changed groups, as the Δ-representation stores them
-                rows = np.where(cands.changed[:, gof], rows, ctx.x)
-                moved = (rows != cands.rows).any(axis=1)
-                if moved.any():
-                    hashes = hashes.copy()
-                    hashes[moved] = row_hashes(rows[moved])
             words = key_words(cands.changed)
-            n = len(rows)
-            new = Pool(rows, cands.changed, words, hashes, np.empty(n), dist, np.empty(n), np.zeros(n, dtype=bool))
-            return new.take(key_order(words))
+            keep = first[key_order(words[first])]
+            rows, changed = cands.rows[keep], cands.changed[keep]
+            if not full:  # x outside the changed groups, as the Δ-representation stores them
+                np.copyto(rows, ctx.x, where=~mask[keep])
+            m = len(keep)
+            return Pool(rows, changed, words[keep], hashes[keep], np.empty(m), dist[keep], np.empty(m),
+                        np.zeros(m, dtype=bool))  # fmt: skip
 
     def top_scores(population: Pool) -> np.ndarray:
         if len(population) == 0:
@@ -418,7 +425,7 @@ def run_search(
             return population
         rows, changed = archive.rows[lost], archive.changed[lost]
         back = Pool(
-            rows, changed, key_words(changed), row_hashes(rows), archive.prob[lost], archive.dist[lost],
+            rows, changed, key_words(changed), hashes_of(rows, changed), archive.prob[lost], archive.dist[lost],
             archive.score[lost], np.ones(len(lost), dtype=bool),
         )  # fmt: skip
         return Pool.merge(population, back.take(key_order(back.words)))
@@ -521,7 +528,7 @@ def run_search(
         prob = np.concatenate([prob, archive.prob[:n]])
         dist = np.concatenate([dist, archive.dist[:n]])
         score = np.concatenate([score, archive.score[:n]])
-        _, first = np.unique(row_hashes(rows), return_index=True)
+        _, first = np.unique(hashes_of(rows, changed), return_index=True)
         first.sort()
         rows, changed, prob, dist, score = rows[first], changed[first], prob[first], dist[first], score[first]
     order = np.argsort(score, kind="stable")

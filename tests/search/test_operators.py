@@ -112,3 +112,50 @@ def test_pool_keys_follow_the_bitmask_beyond_64_groups():
                 *(np.zeros(200),) * 3, np.zeros(200, bool)).take(order)  # fmt: skip
     keys = pool.block_keys(pool.starts())
     assert len(keys) == len(set(ints))
+
+
+def test_distance_from_cells_equals_the_dense_distance_bit_for_bit():
+    """The search measures candidates from the cells where they differ from x; results and
+    feasible spaces use whole rows: both must give the same number for the same row."""
+    rng = np.random.default_rng(1)
+    d, n = 40, 3000
+    x = rng.random(d).round(1)
+    categorical = rng.random(d) < 0.4
+    for weights in [(0.1, 0.3, 0.4, 0.2), (0, 1, 0, 0), (0, 0, 1, 0), (1, 0, 0, 1)]:
+        s = DistanceSpec(x, rng.random(d) + 0.5, categorical, weights)
+        rows = np.tile(x, (n, 1))
+        moved = rng.random((n, d)) < 0.3
+        rows[moved] = rng.random(moved.sum()).round(1)
+        rows[0] = x  # a row equal to x
+        dense = s(np.arange(d), rows)
+        r, c, v, diff = s.cells(rows, np.ones((n, d), dtype=bool))
+        assert (rows[r, c] == v).all() and (v != x[c]).all()
+        sparse = s.of_cells(r, diff, n)
+        assert np.array_equal(dense, sparse) and dense[0] == 0.0
+        # a mask (the Δ's columns) restricts the cells, and a subset's dense distance agrees
+        mask = np.zeros((n, d), dtype=bool)
+        mask[:, :7] = True
+        r, c, v, diff = s.cells(rows, mask)
+        assert c.max() < 7
+        assert np.array_equal(s.of_cells(r, diff, n), s(np.arange(7), rows[:, :7]))
+
+
+def test_cell_hashes_identify_rows_by_their_changed_cells():
+    from geco.population import cell_hashes
+
+    rng = np.random.default_rng(3)
+    d, n = 30, 4000
+    x = rng.integers(0, 5, d).astype(float)
+    s = DistanceSpec(x, np.ones(d), np.zeros(d, dtype=bool))
+    rows = np.tile(x, (n, 1))
+    moved = rng.random((n, d)) < 0.1
+    rows[moved] = rng.integers(0, 5, moved.sum())
+    rows[1] = x
+    rows[2, 0] = -0.0 if x[0] == 0.0 else rows[2, 0]
+    r, c, v, _ = s.cells(rows, np.ones((n, d), dtype=bool))
+    h = cell_hashes(r, c, v, n)
+    assert h[1] == 0
+    # equal rows hash equally, distinct rows (almost surely) differently
+    _, first, inverse = np.unique(rows + 0.0, axis=0, return_index=True, return_inverse=True)
+    assert len(np.unique(h)) == len(first)
+    assert np.array_equal(h, h[first][inverse.reshape(-1)])

@@ -58,6 +58,10 @@ class DistanceSpec:
         self.categorical = categorical
         self.weights = w
         self.n = len(self.x)
+        # per feature, for cells: |v - x| / scale capped at cap (a categorical feature differs
+        # by 0 or 1; its codes are integers, so |v - x| >= 1 wherever it differs)
+        self._scale = np.where(categorical, 1.0, ranges).astype(np.float64)
+        self._cap = np.where(categorical, 1.0, np.inf)
 
     def per_feature(self, cols: Sequence[int] | np.ndarray, values: np.ndarray) -> np.ndarray:
         """Normalised per-feature differences, shape (rows, len(cols))."""
@@ -71,31 +75,29 @@ class DistanceSpec:
         return d
 
     def cells(self, rows: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The cells of ``rows`` (full rows) where ``mask`` holds and the value differs from
-        ``x``: their row and column (row-major order), value and normalised difference."""
+        """The cells of ``rows`` (full rows) where ``mask`` holds: their row and column
+        (row-major order), value and normalised difference from ``x`` (0 where the value is
+        ``x``'s own: a group changes as a whole, so some of its features may keep theirs)."""
         d = mask.shape[1]
         flat = np.flatnonzero(mask)
         r, c = np.divmod(flat, d)
         v = rows.reshape(-1)[flat] if rows.flags.c_contiguous else rows[r, c]
-        xv = self.x[c]
-        differs = v != xv
-        if not differs.all():
-            r, c, v, xv = r[differs], c[differs], v[differs], xv[differs]
-        diff = np.abs(v - xv)
-        diff /= self.ranges[c]
-        diff[self.categorical[c]] = 1.0
+        diff = np.abs(v - self.x[c])
+        diff /= self._scale[c]
+        np.minimum(diff, self._cap[c], out=diff)
         return r, c, v, diff
 
     def of_cells(self, row: np.ndarray, diff: np.ndarray, n_rows: int) -> np.ndarray:
         """Distance of each of ``n_rows`` rows from its nonzero differences: ``diff[i]`` belongs
-        to row ``row[i]``; ``row`` is sorted, and within a row the cells are in column order."""
+        to row ``row[i]`` (zeros allowed); ``row`` is sorted, and within a row the cells are in
+        column order."""
         w0, w1, w2, w3 = self.weights
         n = self.n
         out = np.zeros(n_rows)
         if len(row) == 0:
             return out
         if w0:
-            out += w0 * np.bincount(row, minlength=n_rows) / n
+            out += w0 * np.bincount(row[diff != 0], minlength=n_rows) / n
         if w1:
             out += w1 * np.bincount(row, diff, n_rows) / n
         if w2:

@@ -33,7 +33,7 @@ from geco.operators import Context, action_cascade, implication_spaces
 from geco.population import Candidates
 from geco.result import Explanation
 from geco.scoring import ENGINES, BlackBoxScorer
-from geco.search import MERGE_BELOW, SearchConfig, SearchOutcome, run_search
+from geco.search import MAX_RESTARTS, MERGE_BELOW, SearchConfig, SearchOutcome, run_search
 from plaf_grammar import Schema, SchemaError
 
 __all__ = ["ENGINES", "Explainer", "load"]
@@ -61,6 +61,16 @@ def model_columns(model: Any, X: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]
         )
     extra = [str(c) for c in X.columns if str(c) not in set(names)]
     return X[[have[n] for n in names]], extra
+
+
+def _nearest(dist: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the ``count`` smallest of ``dist`` in stable sorted order: what
+    ``np.argsort(dist, kind="stable")[:count]`` gives, without sorting everything."""
+    if len(dist) <= count:
+        return np.argsort(dist, kind="stable")
+    bound = np.partition(dist, count - 1)[count - 1]
+    within = np.flatnonzero(dist <= bound)  # ties at the bound included, in index order
+    return within[np.argsort(dist[within], kind="stable")][:count]
 
 
 class Explainer:
@@ -462,7 +472,8 @@ class Explainer:
         """The data's rows of the desired class as starting points, nearest first: rows that
         satisfy every rule for ``x`` as they are (proven counterfactuals), and rows moved onto
         the feasible space group by group, then repaired by the action cascade. The first batch
-        holds half of each kind (the nearest of each)."""
+        holds half of each kind (the nearest of each); the search takes a batch per restart, so
+        only the nearest ``seeds * (1 + MAX_RESTARTS)`` of each kind are kept."""
         d, G = len(ctx.x), ctx.n_groups
         desired = self._pool[self._pool_proba > cfg.threshold]
         if cfg.seeds == 0 or len(desired) == 0:
@@ -474,19 +485,21 @@ class Explainer:
         moved = Candidates(rows[~intact], changed[~intact])
         moved = action_cascade(ctx, moved.take(np.flatnonzero(moved.changed.any(axis=1))))
         proven = Candidates(rows[intact], changed[intact])
-        parts = []
+        usable = cfg.seeds * (1 + MAX_RESTARTS)
+        parts, dists = [], []
         for c in (proven, moved):
-            order = np.argsort(dist_spec(np.arange(d), c.rows), kind="stable") if len(c) else []
-            parts.append(c.take(np.asarray(order, dtype=np.intp)))
+            r, _, _, diff = dist_spec.cells(c.rows, c.changed[:, self.group_of_feature])
+            dist = dist_spec.of_cells(r, diff, len(c))
+            order = _nearest(dist, usable)
+            parts.append(c.take(order))
+            dists.append(dist[order])
         half = max(1, cfg.seeds // 2)
-        head = [parts[0].take(np.arange(min(half, len(parts[0]))))]
-        head.append(parts[1].take(np.arange(min(cfg.seeds - len(head[0]), len(parts[1])))))
-        rest = Candidates.concat(
-            [parts[0].take(np.arange(len(head[0]), len(parts[0]))),
-             parts[1].take(np.arange(len(head[1]), len(parts[1])))], d, G,
-        )  # fmt: skip
-        if len(rest):
-            rest = rest.take(np.argsort(dist_spec(np.arange(d), rest.rows), kind="stable"))
+        n_head = [min(half, len(parts[0]))]
+        n_head.append(min(cfg.seeds - n_head[0], len(parts[1])))
+        head = [part.take(np.arange(n)) for part, n in zip(parts, n_head)]
+        rest = Candidates.concat([part.take(np.arange(n, len(part))) for part, n in zip(parts, n_head)], d, G)
+        rest_dist = np.concatenate([dist[n:] for dist, n in zip(dists, n_head)])
+        rest = rest.take(np.argsort(rest_dist, kind="stable"))
         return Candidates.concat([*head, rest], d, G)
 
     def _empty(self, x_frame, p_x, stats, t_start, reason) -> Explanation:

@@ -22,17 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from geco.feasible_space import GroupSpace, restrict
 from geco.population import Candidates
-from geco.sampling import (
-    sample_distinct,
-    sample_distinct_from_prefix,
-    sample_from_prefix,
-    sample_with_replacement,
-)
+from geco.sampling import sample_with_replacement
+from geco.stacked import StackedSpaces
 
 __all__ = [
     "Context", "action_cascade", "crossover", "grow", "initial_population", "mutation",
@@ -59,53 +56,68 @@ class Context:
     def n_groups(self) -> int:
         return len(self.spaces)
 
+    @cached_property
+    def stacked(self) -> StackedSpaces:
+        """The spaces in flat arrays: the operators draw for all groups in one call."""
+        return StackedSpaces.of(self.spaces)
+
+    @cached_property
+    def has_space(self) -> np.ndarray:
+        """(G,) whether each group has a feasible value to move to."""
+        return self.stacked.size > 0
+
     def columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         return {n: rows[:, j] for j, n in enumerate(self.names)}
 
 
-def _with_group(ctx: Context, rows: np.ndarray, changed: np.ndarray, g: int, values: np.ndarray):
-    rows[:, ctx.spaces[g].features] = values
-    changed[:, g] = True
+def _children(ctx: Context, parents: Candidates, src: np.ndarray, group: np.ndarray,
+              index: np.ndarray) -> Candidates:
+    """Copies of parents ``src`` with ``group`` set to its value ``index`` (and marked changed)."""
+    rows, changed = parents.rows[src], parents.changed[src]
+    ctx.stacked.assign(rows, np.arange(len(src)), group, index)
+    changed[np.arange(len(src)), group] = True
+    return Candidates(rows, changed)
+
+
+def _distinct_children(ctx: Context, parents: Candidates, src: np.ndarray, group: np.ndarray,
+                       m: int, limit: np.ndarray | None = None) -> Candidates:
+    """For each pair (parent ``src[i]``, ``group[i]``): children with ``m`` distinct weighted
+    samples of the group (among its first ``limit[i]`` values when given)."""
+    idx, valid = ctx.stacked.draw_distinct(ctx.rng, group, m, limit)
+    width = idx.shape[1]
+    keep = valid.reshape(-1)
+    return _children(ctx, parents, np.repeat(src, width)[keep], np.repeat(group, width)[keep], idx[valid])
+
+
+def _at_random(rng: np.random.Generator, allowed: np.ndarray, count: int) -> np.ndarray:
+    """Per row, ``count`` random ones of the ``allowed`` columns (all of them if fewer)."""
+    keys = np.where(allowed, rng.random(allowed.shape), np.inf)
+    return allowed & (np.argsort(np.argsort(keys, axis=1), axis=1) < count)
 
 
 def initial_population(ctx: Context, m_init: int) -> Candidates:
     """For each group, ``m_init`` distinct weighted samples of changing that group alone."""
     d, G = len(ctx.x), ctx.n_groups
-    parts = []
-    for g, space in enumerate(ctx.spaces):
-        if len(space) == 0:
-            continue
-        idx = sample_distinct(ctx.rng, space.weights, 1, m_init, space.cumulative)[0]
-        rows = np.tile(ctx.x, (len(idx), 1))
-        changed = np.zeros((len(idx), G), dtype=bool)
-        _with_group(ctx, rows, changed, g, space.values[idx])
-        parts.append(Candidates(rows, changed))
-    return Candidates.concat(parts, d, G)
+    groups = np.flatnonzero(ctx.has_space)
+    origin = Candidates(ctx.x[None, :], np.zeros((1, G), dtype=bool))
+    if len(groups) == 0:
+        return Candidates.empty(d, G)
+    return _distinct_children(ctx, origin, np.zeros(len(groups), dtype=np.intp), groups, m_init)
 
 
 def mutation(ctx: Context, parents: Candidates, m_mut: int, breadth: int | None = None) -> Candidates:
     """Each parent gets ``m_mut`` distinct samples of every group it has not changed yet - of at
     most ``breadth`` of them, drawn at random per parent, when given (on wide data, trying every
-    group of every parent in every generation costs more than it finds)."""
+    group of every parent in every generation costs more than it finds). Children come group by
+    group, each group's parents in order."""
     d, G = len(ctx.x), ctx.n_groups
-    open_ = ~parents.changed & np.array([len(s) > 0 for s in ctx.spaces])[None, :]
+    open_ = ~parents.changed & ctx.has_space[None, :]
     if breadth is not None and len(parents) and open_.sum(axis=1).max() > breadth:
-        keys = np.where(open_, ctx.rng.random(open_.shape), np.inf)
-        open_ &= np.argsort(np.argsort(keys, axis=1), axis=1) < breadth
-    parts = []
-    for g, space in enumerate(ctx.spaces):
-        if len(space) == 0:
-            continue
-        who = np.flatnonzero(open_[:, g])
-        if len(who) == 0:
-            continue
-        idx = sample_distinct(ctx.rng, space.weights, len(who), m_mut, space.cumulative)  # (n, m)
-        m = idx.shape[1]
-        rows = np.repeat(parents.rows[who], m, axis=0)
-        changed = np.repeat(parents.changed[who], m, axis=0)
-        _with_group(ctx, rows, changed, g, space.values[idx.reshape(-1)])
-        parts.append(Candidates(rows, changed))
-    return Candidates.concat(parts, d, G)
+        open_ = _at_random(ctx.rng, open_, breadth)
+    group, src = np.nonzero(open_.T)
+    if len(src) == 0:
+        return Candidates.empty(d, G)
+    return _distinct_children(ctx, parents, src, group, m_mut)
 
 
 def crossover(ctx: Context, parents: Candidates) -> Candidates:
@@ -123,6 +135,17 @@ def crossover(ctx: Context, parents: Candidates) -> Candidates:
     from_j = mj[:, gof] & ~from_i
     rows = np.where(from_i, parents.rows[i], np.where(from_j, parents.rows[j], ctx.x))
     return Candidates(rows, mi | mj)
+
+
+def group_distances(ctx: Context, rows: np.ndarray, changed: np.ndarray, dist_spec) -> np.ndarray:
+    """(rows, G): the distance of "x with only group g changed as in the row", for every row
+    and group it changes (0 elsewhere), from the cells where the rows differ from x. Equal to
+    the feasible spaces' ``distance`` for the same values."""
+    G = ctx.n_groups
+    r, c, _, diff = dist_spec.cells(rows, changed[:, ctx.group_of_feature])
+    key = r * G + ctx.group_of_feature[c]
+    order = np.argsort(key, kind="stable")  # within a (row, group) the columns stay in order
+    return dist_spec.of_cells(key[order], diff[order], len(rows) * G).reshape(len(rows), G)
 
 
 def selective_mutation(
@@ -147,62 +170,45 @@ def selective_mutation(
 
     ``breadth``: a parent changing more groups than this gets the per-group children for a
     random ``breadth`` of them (the resampling child still covers all; :func:`walk_back` sheds
-    many changes faster)."""
+    many changes faster). All (parent, group) pairs are handled at once, not group by group."""
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0:
         return Candidates.empty(d, G)
-    parts = []
-    cumulative_rows = parents.rows.copy()
-    cumulative_any = np.zeros(len(parents), dtype=bool)
+    stacked = ctx.stacked
     focus = parents.changed
     if breadth is not None and focus.sum(axis=1).max() > breadth:
-        keys = np.where(focus, ctx.rng.random(focus.shape), np.inf)
-        focus = focus & (np.argsort(np.argsort(keys, axis=1), axis=1) < breadth)
-    # every parent's per-feature differences from x, once (not once per group)
-    diffs = dist_spec.per_feature(np.arange(d), parents.rows)
-    for g, space in enumerate(ctx.spaces):
-        if len(space) == 0:
-            continue
-        who = np.flatnonzero(parents.changed[:, g])
-        if len(who) == 0:
-            continue
-        feats = space.features
-        near = focus[who, g]
-        several = who[near & (parents.changed[who].sum(axis=1) > 1)]
-        if len(several):
-            back = parents.rows[several].copy()
-            back[:, feats] = ctx.x[feats]
-            back_changed = parents.changed[several].copy()
-            back_changed[:, g] = False
-            parts.append(Candidates(back, back_changed))
-        own = dist_spec.combine(diffs[np.ix_(who, feats)])
-        limit = np.searchsorted(space.distance, own, side="left")
-        who, limit, near = who[limit > 0], limit[limit > 0], near[limit > 0]
-        if len(who) == 0:
-            continue
-        pick = sample_from_prefix(ctx.rng, space.cumulative, limit) if not near.all() else None
-        wn, ln = who[near], limit[near]
-        cf = np.ones(len(wn), dtype=bool) if parent_is_cf is None else parent_is_cf[wn]
-        offset = 1
-        while len(wn):
-            ok = (ln >= offset) & (cf | (offset == 1))
-            if not ok.any():
-                break
-            step = parents.rows[wn[ok]].copy()
-            step[:, feats] = space.values[ln[ok] - offset]
-            parts.append(Candidates(step, parents.changed[wn[ok]].copy()))
-            offset *= 2
-        if len(wn):
-            idx, valid = sample_distinct_from_prefix(ctx.rng, space.weights, ln, m, space.cumulative)
-            src = np.repeat(wn, idx.shape[1])[valid.reshape(-1)]
-            rows = parents.rows[src].copy()
-            rows[:, feats] = space.values[idx[valid]]
-            parts.append(Candidates(rows, parents.changed[src].copy()))
-        if pick is None:
-            pick = sample_from_prefix(ctx.rng, space.cumulative, limit)
-        cumulative_rows[np.ix_(who, feats)] = space.values[pick]
-        cumulative_any[who] = True
-    parts.append(Candidates(cumulative_rows[cumulative_any], parents.changed[cumulative_any]))
+        focus = _at_random(ctx.rng, focus, breadth)
+    own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
+    src, group = np.nonzero(parents.changed & ctx.has_space[None, :])
+    near = focus[src, group]
+    n_changed = parents.changed.sum(axis=1)
+    parts = []
+    # revert the group to x
+    back = near & (n_changed[src] > 1)
+    rows, changed = parents.rows[src[back]], parents.changed[src[back]]
+    stacked.reset(rows, np.arange(len(rows)), group[back], ctx.x)
+    changed[np.arange(len(rows)), group[back]] = False
+    parts.append(Candidates(rows, changed))
+    # the values strictly closer to x than the parent's own
+    limit = stacked.closer(group, own[src, group])
+    ok = limit > 0
+    src, group, near, limit = src[ok], group[ok], near[ok], limit[ok]
+    pick = stacked.draw(ctx.rng, group, limit)
+    wn, gn, ln = src[near], group[near], limit[near]
+    # steps of 1, 2, 4, ... positions (one step for a parent that is no counterfactual)
+    cf = np.ones(len(wn), dtype=bool) if parent_is_cf is None else parent_is_cf[wn]
+    n_steps = np.where(cf, np.floor(np.log2(np.maximum(ln, 1))).astype(np.intp) + 1, 1)
+    at = np.repeat(np.arange(len(wn)), n_steps)
+    offset = 1 << (np.arange(len(at)) - np.repeat(np.cumsum(n_steps) - n_steps, n_steps))
+    steps = _children(ctx, parents, wn[at], gn[at], ln[at] - offset)
+    parts.append(steps)
+    parts.append(_distinct_children(ctx, parents, wn, gn, m, ln))
+    # every changed group resampled at once
+    together = parents.rows.copy()
+    stacked.assign(together, src, group, pick)
+    moved = np.zeros(len(parents), dtype=bool)
+    moved[src] = True
+    parts.append(Candidates(together[moved], parents.changed[moved]))
     return Candidates.concat(parts, d, G)
 
 
@@ -240,18 +246,12 @@ def grow(ctx: Context, parents: Candidates, n_new: int) -> Candidates:
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0 or n_new < 1:
         return Candidates.empty(d, G)
-    open_ = ~parents.changed & np.array([len(s) > 0 for s in ctx.spaces])[None, :]
-    keys = np.where(open_, ctx.rng.random(open_.shape), np.inf)
-    rank = np.argsort(np.argsort(keys, axis=1), axis=1)
-    pick = (rank < n_new) & open_
+    pick = _at_random(ctx.rng, ~parents.changed & ctx.has_space[None, :], n_new)
     ok = pick.any(axis=1)
-    rows, changed, pick = parents.rows[ok].copy(), parents.changed[ok].copy(), pick[ok]
-    for g in np.flatnonzero(pick.any(axis=0)):
-        space = ctx.spaces[g]
-        who = np.flatnonzero(pick[:, g])
-        idx = sample_with_replacement(ctx.rng, space.cumulative, len(who))
-        rows[np.ix_(who, space.features)] = space.values[idx]
-        changed[who, g] = True
+    rows, changed, pick = parents.rows[ok], parents.changed[ok], pick[ok]
+    who, group = np.nonzero(pick)
+    ctx.stacked.assign(rows, who, group, ctx.stacked.draw(ctx.rng, group))
+    changed |= pick
     return Candidates(rows, changed)
 
 

@@ -13,6 +13,7 @@ changed-group matrix).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -76,18 +77,26 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z
 
 
+@cache
+def _column_salt(size: int) -> np.ndarray:
+    """A fixed random-looking 64-bit salt for each column index below ``size`` (read-only)."""
+    salt = _mix(np.arange(size, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15))
+    salt.flags.writeable = False
+    return salt
+
+
 def cell_hashes(row: np.ndarray, col: np.ndarray, value: np.ndarray, n_rows: int) -> np.ndarray:
     """A 64-bit hash of each of ``n_rows`` rows from the cells where it differs from ``x``
     (``value`` in column ``col`` of row ``row``; ``row`` sorted): the wrapping sum of one mixed
     hash per cell, so a row costs its few changed cells, not a pass over every column. Rows
-    that agree with ``x`` everywhere hash to 0. Equal rows (of the same ``x``) hash equally; a
-    collision (probability ~n^2 / 2^64) would only drop one candidate, never admit a wrong one."""
+    without cells hash to 0. Equal rows of the same ``x`` hash equally when their cells cover
+    the same columns (the search's cells are the Δ's columns, and equal rows have equal Δ:
+    a group is marked changed exactly when its tuple differs from ``x``'s); a collision (probability ~n^2 / 2^64) would only drop one candidate, never admit a wrong one."""
     out = np.zeros(n_rows, dtype=np.uint64)
     if len(row) == 0:
         return out
     bits = np.ascontiguousarray(value + 0.0, dtype=np.float64).view(np.uint64)
-    salt = _mix(col.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
-    h = _mix(bits ^ salt)
+    h = _mix(bits ^ _column_salt(1 << int(col.max()).bit_length())[col])
     total = np.cumsum(h, dtype=np.uint64)  # wraps modulo 2^64, as wanted
     last = np.flatnonzero(np.r_[row[1:] != row[:-1], True])
     sums = total[last]

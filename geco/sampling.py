@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sample_distinct", "sample_distinct_from_prefix", "sample_from_prefix", "sample_with_replacement"]
+__all__ = [
+    "SPARSE_RATIO", "first_distinct", "sample_distinct", "sample_distinct_from_prefix",
+    "sample_from_prefix", "sample_with_replacement",
+]  # fmt: skip
 
 # Above this many keys per call, draw in chunks of rows to bound memory.
 _MAX_KEYS = 4_000_000
-# Tables with at least this many values per wanted sample use repeated draws (see above).
-_SPARSE_RATIO = 32
+#: tables with at least this many values per wanted sample use repeated draws (see above)
+SPARSE_RATIO = 32
 
 
 def sample_distinct(
@@ -40,7 +43,7 @@ def sample_distinct(
     if m == k:
         # every index is drawn; only the order would be random and it does not matter
         return np.broadcast_to(np.arange(k), (rows, k)).copy()
-    if k >= _SPARSE_RATIO * m:
+    if k >= SPARSE_RATIO * m:
         if cumulative is None:
             cumulative = np.cumsum(np.asarray(weights, dtype=np.float64))
         return _distinct_by_repeated_draws(rng, weights, cumulative, rows, m)
@@ -60,7 +63,7 @@ def _distinct_by_keys(rng: np.random.Generator, weights: np.ndarray, rows: int, 
     return out
 
 
-def _first_distinct(draws: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+def first_distinct(draws: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Per row of ``draws``: a mask of the first ``m`` distinct values (in draw order) and
     whether the row holds ``m`` of them."""
     order = np.argsort(draws, axis=1, kind="stable")
@@ -90,7 +93,7 @@ def _distinct_by_repeated_draws(
         u = rng.random((len(pending), 2 * m)) * total
         more = np.minimum(np.searchsorted(cumulative, u, side="right"), last)
         draws = np.concatenate([draws, more], axis=1)
-        take, done = _first_distinct(draws, m)
+        take, done = first_distinct(draws, m)
         out[pending[done]] = np.sort(draws[done][take[done]].reshape(-1, m), axis=1)
         pending, draws = pending[~done], draws[~done]
         if len(pending) == 0:
@@ -117,7 +120,7 @@ def sample_distinct_from_prefix(
     mm = min(m, int(limit.max()))
     index = np.zeros((rows, mm), dtype=np.intp)
     valid = np.zeros((rows, mm), dtype=bool)
-    long = limit >= _SPARSE_RATIO * m
+    long = limit >= SPARSE_RATIO * m
     if long.any():  # repeated draws from each row's prefix (see sample_distinct)
         if cumulative is None:
             cumulative = np.cumsum(np.asarray(weights, dtype=np.float64))
@@ -150,7 +153,7 @@ def _prefix_by_repeated_draws(
         u = rng.random((len(pending), 2 * m)) * cumulative[lim - 1][:, None]
         more = np.minimum(np.searchsorted(cumulative, u, side="right"), lim[:, None] - 1)
         draws = np.concatenate([draws, more], axis=1)
-        take, done = _first_distinct(draws, m)
+        take, done = first_distinct(draws, m)
         out[pending[done]] = np.sort(draws[done][take[done]].reshape(-1, m), axis=1)
         pending, draws = pending[~done], draws[~done]
         if len(pending) == 0:

@@ -277,6 +277,8 @@ class BoundTreeScorer:
         return st
 
     def _full_rows(self, delta: tuple[int, ...], cols: np.ndarray) -> np.ndarray:
+        if len(delta) == len(self.x) and delta == tuple(range(len(self.x))):
+            return cols  # every feature free: the columns are the rows
         rows = np.empty((len(cols), len(self.x)))
         rows[:] = self.x
         if delta:
@@ -441,7 +443,8 @@ class BoundTreeScorer:
     def _run_full(self, blocks, out: list) -> None:
         """Materialise the blocks' full rows and score them with one full-forest kernel call."""
         p = self.parent
-        rows = np.concatenate([self._full_rows(d, c) for _, d, c in blocks])
+        parts = [self._full_rows(d, c) for _, d, c in blocks]
+        rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
         t0 = time.perf_counter()
         acc = run_kernel(p.full, rows)
         p.stats["full_kernel_seconds"] += time.perf_counter() - t0

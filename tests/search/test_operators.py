@@ -119,19 +119,21 @@ def test_distance_from_cells_equals_the_dense_distance_bit_for_bit():
     feasible spaces use whole rows: both must give the same number for the same row."""
     rng = np.random.default_rng(1)
     d, n = 40, 3000
-    x = rng.random(d).round(1)
     categorical = rng.random(d) < 0.4
+    x = np.where(categorical, rng.integers(0, 6, d), rng.random(d).round(1))  # codes are integers
     for weights in [(0.1, 0.3, 0.4, 0.2), (0, 1, 0, 0), (0, 0, 1, 0), (1, 0, 0, 1)]:
         s = DistanceSpec(x, rng.random(d) + 0.5, categorical, weights)
         rows = np.tile(x, (n, 1))
         moved = rng.random((n, d)) < 0.3
-        rows[moved] = rng.random(moved.sum()).round(1)
+        rows[moved] = np.where(categorical, rng.integers(0, 6, (n, d)), rng.random((n, d)).round(1))[moved]
         rows[0] = x  # a row equal to x
         dense = s(np.arange(d), rows)
         r, c, v, diff = s.cells(rows, np.ones((n, d), dtype=bool))
-        assert (rows[r, c] == v).all() and (v != x[c]).all()
+        assert (rows[r, c] == v).all() and len(r) == n * d
+        assert np.array_equal(diff == 0, v == x[c]) and (diff[categorical[c]] <= 1).all()
         sparse = s.of_cells(r, diff, n)
         assert np.array_equal(dense, sparse) and dense[0] == 0.0
+        assert np.array_equal(s.of_cells(r[diff != 0], diff[diff != 0], n), dense)  # zeros change nothing
         # a mask (the Δ's columns) restricts the cells, and a subset's dense distance agrees
         mask = np.zeros((n, d), dtype=bool)
         mask[:, :7] = True
@@ -152,7 +154,7 @@ def test_cell_hashes_identify_rows_by_their_changed_cells():
     rows[moved] = rng.integers(0, 5, moved.sum())
     rows[1] = x
     rows[2, 0] = -0.0 if x[0] == 0.0 else rows[2, 0]
-    r, c, v, _ = s.cells(rows, np.ones((n, d), dtype=bool))
+    r, c, v, _ = s.cells(rows, rows != x)
     h = cell_hashes(r, c, v, n)
     assert h[1] == 0
     # equal rows hash equally, distinct rows (almost surely) differently

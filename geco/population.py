@@ -17,7 +17,7 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["Candidates", "Pool", "cell_hashes", "key_order", "key_words", "mask_key", "row_hashes"]
+__all__ = ["Candidates", "Pool", "block_starts", "cell_hashes", "key_order", "key_words", "mask_key", "row_hashes"]
 
 
 @dataclass
@@ -115,6 +115,15 @@ def key_words(changed: np.ndarray) -> np.ndarray:
     return np.packbits(padded, axis=1, bitorder="little").view("<u8").astype(np.uint64, copy=False)
 
 
+def block_starts(words: np.ndarray) -> np.ndarray:
+    """Index of each Δ's first row, for rows sorted by their :func:`key_words`."""
+    if len(words) == 0:
+        return np.zeros(0, dtype=np.intp)
+    new = np.ones(len(words), dtype=bool)
+    new[1:] = (words[1:] != words[:-1]).any(axis=1)
+    return np.flatnonzero(new)
+
+
 def key_order(words: np.ndarray) -> np.ndarray:
     """Stable order of rows by Δ key (the bitmask integer), given :func:`key_words`."""
     if words.shape[1] == 1:
@@ -167,17 +176,32 @@ class Pool:
         both = Pool(*(np.concatenate([u, v]) for u, v in zip(a.fields(), b.fields())))
         return both.take(key_order(both.words))
 
+    @staticmethod
+    def merge_order(a: Pool, b: Pool) -> np.ndarray:
+        """The rows of :meth:`merge` as indices into ``a``'s rows followed by ``b``'s, without
+        copying any row: a selection keeps about ``q`` of them, so only those need copying
+        (:meth:`gather`)."""
+        return key_order(np.concatenate([a.words, b.words]))
+
+    @staticmethod
+    def gather(a: Pool, b: Pool, idx: np.ndarray) -> Pool:
+        """The rows ``idx`` of ``a``'s rows followed by ``b``'s, in that order."""
+        in_a = idx < len(a)
+        ia, ib = idx[in_a], idx[~in_a] - len(a)
+        out = []
+        for u, v in zip(a.fields(), b.fields()):
+            f = np.empty((len(idx), *u.shape[1:]), dtype=np.result_type(u, v))
+            f[in_a], f[~in_a] = u[ia], v[ib]
+            out.append(f)
+        return Pool(*out)
+
     def fields(self) -> tuple[np.ndarray, ...]:
         return (self.rows, self.changed, self.words, self.hashes, self.prob, self.dist, self.score,
                 self.established)  # fmt: skip
 
     def starts(self) -> np.ndarray:
         """Index of each Δ's first row (Δ in key order)."""
-        if len(self) == 0:
-            return np.zeros(0, dtype=np.intp)
-        new = np.ones(len(self), dtype=bool)
-        new[1:] = (self.words[1:] != self.words[:-1]).any(axis=1)
-        return np.flatnonzero(new)
+        return block_starts(self.words)
 
     def block_keys(self, starts: np.ndarray) -> list[int] | list[bytes]:
         """Hashable keys, one per Δ, of the Δ starting at ``starts``: the bitmask integer (as

@@ -47,7 +47,7 @@ from geco.operators import (
     selective_mutation,
     walk_back,
 )
-from geco.population import Candidates, Pool, cell_hashes, key_order, key_words
+from geco.population import Candidates, Pool, block_starts, cell_hashes, key_order, key_words
 from geco.trade import step_in, trade
 
 __all__ = ["MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_pool"]
@@ -300,20 +300,24 @@ def run_search(
 
     def select(population: Pool, new: Pool) -> tuple[Pool, bool]:
         with timer("selection"):
-            merged = Pool.merge(population, new)
-            if len(merged) == 0:
-                return merged, False
-            starts = merged.starts()
-            sizes = np.diff(np.append(starts, len(merged)))
-            scores, estab = merged.score, merged.established
-            is_cf = merged.score == merged.dist
+            # decided on the merged keys and scores; only the kept rows are copied
+            n = len(population) + len(new)
+            if n == 0:
+                return Pool.empty(d, G), False
+            merged = Pool.merge_order(population, new)
+            words = np.concatenate([population.words, new.words])[merged]
+            scores = np.concatenate([population.score, new.score])[merged]
+            estab = np.concatenate([population.established, new.established])[merged]
+            is_cf = scores == np.concatenate([population.dist, new.dist])[merged]
+            starts = block_starts(words)
+            sizes = np.diff(np.append(starts, n))
             owner = np.repeat(np.arange(len(starts)), sizes)
             order = np.argsort(scores, kind="stable")
             top = order[: config.q]
             kk = min(config.k, len(top))
             head = top[:kk]
             converged = bool(kk > 0 and np.all(estab[head]) and np.all(is_cf[head]))
-            keep = np.zeros(len(scores), dtype=bool)
+            keep = np.zeros(n, dtype=bool)
             keep[top] = True
             # the niche: the best counterfactual of each Δ the top q leave out (of the best 2k
             # such Δ), so that other kinds of change survive a population full of variants of one
@@ -334,10 +338,13 @@ def run_search(
                 _, first = np.unique(owner[rest], return_index=True)
                 best_rest = rest[np.sort(first)]  # in score order
                 keep[best_rest[~seen[owner[best_rest]]][: config.q // 4]] = True
-            out = merged.take(np.flatnonzero(keep))
+            out = Pool.gather(population, new, merged[keep])
             out.established = np.ones(len(out), dtype=bool)
-            width = d * len(merged) if full else int((merged.changed @ row_cols).sum())
-            stats["peak"] = max(stats["peak"], 8 * width + 25 * len(merged))
+            if full:
+                width = d * n
+            else:
+                width = int((population.changed @ row_cols).sum() + (new.changed @ row_cols).sum())
+            stats["peak"] = max(stats["peak"], 8 * width + 25 * n)
         return out, converged
 
     def best_per_delta(population: Pool, top: int = 1) -> tuple[Candidates, np.ndarray]:

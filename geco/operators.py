@@ -294,7 +294,7 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
             broken = alive & ~np.asarray(rule(cols), dtype=bool)
             ctx.rejected[("cross", i)] = ctx.rejected.get(("cross", i), 0) + int(broken.sum())
             alive &= ~broken
-    return Candidates(rows[alive], changed[alive])
+    return cands if alive.all() else Candidates(rows[alive], changed[alive])
 
 
 def implication_spaces(spaces: Sequence[GroupSpace], implications: Sequence) -> list[GroupSpace]:

@@ -366,11 +366,10 @@ def run_search(
     def differing_cells(rows: np.ndarray, changed: np.ndarray):
         """Where each row differs from x: its Δ's columns (the rest is x's by construction),
         or every column in the full representation (rows as the operators made them)."""
-        mask = (rows != ctx.x) if full else changed[:, gof]
-        return mask, dist_spec.cells(rows, mask)
+        return dist_spec.cells(rows, (rows != ctx.x) if full else changed[:, gof])
 
     def hashes_of(rows: np.ndarray, changed: np.ndarray) -> np.ndarray:
-        r, c, v, _ = differing_cells(rows, changed)[1]
+        r, c, v, _ = differing_cells(rows, changed)
         return cell_hashes(r, c, v, len(rows))
 
     def make_pool(cands: Candidates, population: Pool) -> Pool:
@@ -378,7 +377,7 @@ def run_search(
             cands = action_cascade(ctx, cands)
         with timer("dedupe"):
             # drop candidates equal to an earlier new one or to a population member
-            mask, (r, c, v, diff) = differing_cells(cands.rows, cands.changed)
+            r, c, v, diff = differing_cells(cands.rows, cands.changed)
             n = len(cands)
             hashes = cell_hashes(r, c, v, n)
             n_old = len(population)
@@ -391,9 +390,9 @@ def run_search(
         with timer("blocks"):
             words = key_words(cands.changed)
             keep = first[key_order(words[first])]
+            # rows hold x outside their changed groups, as the Δ-representation stores them: every
+            # operator builds them so (tests/search check each), so no pass restores it here
             rows, changed = cands.rows[keep], cands.changed[keep]
-            if not full:  # x outside the changed groups, as the Δ-representation stores them
-                np.copyto(rows, ctx.x, where=~mask[keep])
             m = len(keep)
             return Pool(rows, changed, words[keep], hashes[keep], np.empty(m), dist[keep], np.empty(m),
                         np.zeros(m, dtype=bool))  # fmt: skip
@@ -406,21 +405,33 @@ def run_search(
 
     def options(count: int) -> tuple[np.ndarray, list[int]]:
         """The best ``count`` archived counterfactuals whose changed groups do not include those
-        of a better one (distinct kinds of change): their scores (padded with inf) and Δ keys."""
+        of a better one (distinct kinds of change): their scores (padded with inf) and Δ keys.
+        Greedy in score order (ties: archive order) over the best archived Δ only, widened when
+        they run out: the picks are among the best, and the archive grows to thousands of Δ."""
         out, keys = np.full(count, np.inf), []
         if not archive:
             return out, keys
-        all_keys = archive.keys
-        scores, masks = archive.score[: len(archive)], archive.changed[: len(archive)]
-        alive = np.ones(len(scores), dtype=bool)
-        for i in range(count):
-            left = np.flatnonzero(alive)
-            if len(left) == 0:
+        scores = archive.score[: len(archive)]
+        by_score = np.argsort(scores, kind="stable")
+        width = 8 * count
+        while True:
+            cand = by_score[:width]
+            masks = archive.changed[cand]
+            alive = np.ones(len(cand), dtype=bool)
+            picks = []
+            while len(picks) < count:
+                left = np.flatnonzero(alive)
+                if len(left) == 0:
+                    break
+                j = left[0]  # candidates are in score order
+                picks.append(cand[j])
+                alive &= ~np.all(masks | ~masks[j], axis=1)  # drop supersets of the pick (and it)
+            if len(picks) == count or width >= len(by_score):
                 break
-            j = left[np.argmin(scores[left])]
+            width *= 4
+        for i, j in enumerate(picks):
             out[i] = scores[j]
-            keys.append(all_keys[j])
-            alive &= ~np.all(masks | ~masks[j], axis=1)  # drop supersets of the pick (and it)
+            keys.append(archive.keys[j])
         return out, keys
 
     def keep_options(population: Pool, keys: list[int]) -> Pool:

@@ -162,3 +162,39 @@ def test_counterfactuals_satisfy_the_program(wide):
         # what a counterfactual changes, the model sees: it really is of the desired class
         assert (res.counterfactuals["probability"] > 0.5).all()
     assert found > 0
+
+
+def test_delta_paths_agree_with_full_rows(wide, monkeypatch):
+    """Every candidate the search scores, from every operator (polishing included): its row
+    holds x outside its changed groups (merged full-row scoring relies on it), and the distance
+    and de-duplication hash made from its Δ's cells equal those of its full row."""
+    import geco.search
+    from geco.distance import DistanceSpec
+    from geco.population import cell_hashes
+
+    X, model, explainer = wide
+    seen = []
+    real = geco.search.score_pool
+
+    def checked(scorer, pool, *args, **kwargs):
+        seen.append((pool.rows.copy(), pool.changed.copy(), pool.dist.copy(), pool.hashes.copy()))
+        return real(scorer, pool, *args, **kwargs)
+
+    monkeypatch.setattr(geco.search, "score_pool", checked)
+    r = int(np.flatnonzero(model.predict(X.iloc[:500]) == 0)[0])
+    res = explainer.explain(X.iloc[[r]], random_state=5)
+    assert res.success and res.stats["polish_rounds"] >= 1
+    x = explainer.schema.encode(X.iloc[[r]])[0]
+    spec = DistanceSpec(x, explainer.ranges, explainer.categorical, explainer.config.norm_weights)
+    gof = explainer.group_of_feature
+    rows = np.concatenate([s[0] for s in seen])
+    changed = np.concatenate([s[1] for s in seen])
+    assert len(rows) > 5000 and len(seen) > res.stats["generations"]
+    outside = ~changed[:, gof]
+    assert (rows[outside] == np.broadcast_to(x, rows.shape)[outside]).all()
+    # a group is marked changed exactly when its tuple differs from x's (equal rows, equal Δ)
+    differs = ((rows != x).astype(np.int64) @ np.eye(len(explainer.groups), dtype=np.int64)[gof]) > 0
+    np.testing.assert_array_equal(changed, differs)
+    np.testing.assert_array_equal(np.concatenate([s[2] for s in seen]), spec(np.arange(len(x)), rows))
+    cells = spec.cells(rows, changed[:, gof])
+    np.testing.assert_array_equal(np.concatenate([s[3] for s in seen]), cell_hashes(*cells[:3], len(rows)))

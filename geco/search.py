@@ -413,22 +413,23 @@ def run_search(
             return out, keys
         scores = archive.score[: len(archive)]
         by_score = np.argsort(scores, kind="stable")
-        width = 8 * count
-        while True:
-            cand = by_score[:width]
+        picks: list[int] = []
+        start, width = 0, 8 * count
+        while len(picks) < count and start < len(by_score):
+            cand = by_score[start : start + width]
+            start, width = start + width, 4 * width
             masks = archive.changed[cand]
             alive = np.ones(len(cand), dtype=bool)
-            picks = []
+            if picks:  # drop supersets of the picks so far (better Δ, earlier chunks)
+                lacks = (~masks).astype(np.int64) @ archive.changed[picks].T.astype(np.int64)
+                alive &= ~(lacks == 0).any(axis=1)  # lacks no group of some pick: a superset
             while len(picks) < count:
                 left = np.flatnonzero(alive)
                 if len(left) == 0:
                     break
                 j = left[0]  # candidates are in score order
-                picks.append(cand[j])
+                picks.append(int(cand[j]))
                 alive &= ~np.all(masks | ~masks[j], axis=1)  # drop supersets of the pick (and it)
-            if len(picks) == count or width >= len(by_score):
-                break
-            width *= 4
         for i, j in enumerate(picks):
             out[i] = scores[j]
             keys.append(archive.keys[j])

@@ -227,7 +227,8 @@ def score_pool(
         blocks.append((tuple(cols.tolist()), pool.rows[lo:hi, cols]))
     if merge:  # the rows hold x outside their Δ: a small Δ's full rows are the pool's own
         in_small = np.repeat(small, sizes)
-        blocks.append((tuple(range(pool.rows.shape[1])), pool.rows[in_small]))
+        rows = pool.rows if len(alone) == 0 else pool.rows[in_small]
+        blocks.append((tuple(range(pool.rows.shape[1])), rows))
     parts = scorer.score_blocks(blocks)
     if not merge:
         return np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])

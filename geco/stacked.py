@@ -149,10 +149,14 @@ class StackedSpaces:
             index[pending[done]] = np.sort(draws[done][take[done]].reshape(-1, m), axis=1)
             valid[pending[done]] = True
             pending, draws = pending[~done], draws[~done]
-        short = np.concatenate([np.flatnonzero(~every & ~long), pending])
-        if len(short):
-            index[short] = self._by_keys(rng, group[short], lim[short], m)
-            valid[short] = True
+        # exponential keys: the short prefixes together (each row as wide as the longest of
+        # them, under SPARSE_RATIO * m), then the long rows whose repeated draws fell short (a
+        # value dominating the group) one group at a time, so no short row pays their width
+        short = np.flatnonzero(~every & ~long)
+        for rows in [short] + [pending[group[pending] == g] for g in np.unique(group[pending])]:
+            if len(rows):
+                index[rows] = self._by_keys(rng, group[rows], lim[rows], m)
+                valid[rows] = True
         return index, valid
 
     def _by_keys(self, rng, group: np.ndarray, lim: np.ndarray, m: int) -> np.ndarray:

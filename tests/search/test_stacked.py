@@ -240,12 +240,6 @@ class _CountingRng:
         return self.rng.standard_exponential(size)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="draw_distinct gives every pair drawn by exponential keys the width of the longest "
-    "such prefix: one pair of a long group whose repeated draws fell short (a dominant value) "
-    "makes every short pair of the call draw that many keys (cost, not law)",
-)
 def test_keys_cost_follows_each_pairs_own_prefix():
     spaces = _spaces()
     heavy = np.ones(400)

@@ -168,13 +168,15 @@ class _Timer:
 
 class _Archive:
     """The best counterfactual of every Δ seen, in the order the Δ were first archived: rows,
-    changed groups, probability, distance and score in growing arrays (one slot per Δ)."""
+    changed groups (also as key words), probability, distance and score in growing arrays (one
+    slot per Δ)."""
 
     def __init__(self, d: int, g: int):
         self.slot: dict = {}
         self.keys: list = []
         self.n = 0
         self.rows, self.changed = np.empty((16, d)), np.zeros((16, g), dtype=bool)
+        self.words = key_words(self.changed)
         self.prob, self.dist, self.score = np.empty(16), np.empty(16), np.empty(16)
 
     def __len__(self) -> int:
@@ -191,7 +193,7 @@ class _Archive:
             n = self.n + len(fresh)
             if n > len(self.score):
                 size = max(n, 2 * len(self.score))
-                for name in ("rows", "changed", "prob", "dist", "score"):
+                for name in ("rows", "changed", "words", "prob", "dist", "score"):
                     a = getattr(self, name)
                     b = np.zeros((size, *a.shape[1:]), dtype=a.dtype)
                     b[: self.n] = a[: self.n]
@@ -204,6 +206,7 @@ class _Archive:
         take = np.concatenate([fresh, better])
         at = slots[take]
         self.rows[at], self.changed[at] = rows[take], changed[take]
+        self.words[at] = key_words(changed[take])
         self.prob[at], self.dist[at], self.score[at] = prob[take], dist[take], score[take]
 
 
@@ -419,18 +422,17 @@ def run_search(
         while len(picks) < count and start < len(by_score):
             cand = by_score[start : start + width]
             start, width = start + width, 4 * width
-            masks = archive.changed[cand]
+            words = archive.words[cand]  # changed groups as bit words: w ⊇ p iff w & p == p
             alive = np.ones(len(cand), dtype=bool)
-            if picks:  # drop supersets of the picks so far (better Δ, earlier chunks)
-                lacks = (~masks).astype(np.int64) @ archive.changed[picks].T.astype(np.int64)
-                alive &= ~(lacks == 0).any(axis=1)  # lacks no group of some pick: a superset
+            for p in archive.words[picks]:  # drop supersets of the picks so far (earlier chunks)
+                alive &= ~np.all(words & p == p, axis=1)
             while len(picks) < count:
                 left = np.flatnonzero(alive)
                 if len(left) == 0:
                     break
                 j = left[0]  # candidates are in score order
                 picks.append(int(cand[j]))
-                alive &= ~np.all(masks | ~masks[j], axis=1)  # drop supersets of the pick (and it)
+                alive &= ~np.all(words & words[j] == words[j], axis=1)  # supersets of the pick, and it
         for i, j in enumerate(picks):
             out[i] = scores[j]
             keys.append(archive.keys[j])

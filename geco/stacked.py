@@ -75,6 +75,11 @@ class StackedSpaces:
         key = group * len(self.ranks) + np.searchsorted(self.ranks, distance, side="left")
         return np.searchsorted(self.rank_key, key, side="left") - self.start[group]
 
+    def not_farther(self, group: np.ndarray, distance: np.ndarray) -> np.ndarray:
+        """Per pair: how many of ``group``'s values are at most ``distance`` from ``x``."""
+        key = group * len(self.ranks) + np.searchsorted(self.ranks, distance, side="right")
+        return np.searchsorted(self.rank_key, key, side="left") - self.start[group]
+
     def assign(self, rows: np.ndarray, who: np.ndarray, group: np.ndarray, index: np.ndarray) -> None:
         """In place: row ``who[i]`` takes value ``index[i]`` of ``group[i]`` (all its features)."""
         if len(who) == 0:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.operators import Context
+from geco.operators import Context, group_distances
 from geco.population import Candidates
 
 __all__ = ["step_in", "trade"]
@@ -27,39 +27,63 @@ def _log_uniform(rng: np.random.Generator, high: np.ndarray) -> np.ndarray:
     return np.clip(np.floor(np.exp(rng.random(len(high)) * np.log(high + 1.0))), 1, high).astype(np.intp)
 
 
-def _sides(space, dist_spec, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For a one-feature numeric group: the side of ``x`` (-1 / +1) of each value of the space
-    and of each row's value; 0 everywhere for other groups (no order to keep to)."""
-    feats = space.features
-    if len(feats) == 1 and not dist_spec.categorical[feats[0]]:
-        x = dist_spec.x[feats[0]]
-        return np.sign(space.values[:, 0] - x), np.sign(rows[:, feats[0]] - x)
-    return np.zeros(len(space)), np.zeros(len(rows))
+class _Sides:
+    """For every stacked value: its side of ``x`` (-1 / +1) in a one-feature numeric group, 0
+    elsewhere (no order to keep to), and where each side's values sit in distance order, so
+    that "how many values of side s among the first c of group g" and "the r-th value of side
+    s of group g" are one lookup each, for all rows at once."""
+
+    def __init__(self, ctx: Context, dist_spec):
+        st = ctx.stacked
+        self.stacked = st
+        self.feature = st.features[st.feature_start]  # each group's first feature
+        self.numeric = (st.n_features == 1) & ~dist_spec.categorical[self.feature]
+        owner = np.repeat(np.arange(len(st.size)), st.size)
+        first = st.values[st.value_start[owner] + (np.arange(len(owner)) - st.start[owner]) * st.n_features[owner]]
+        side = np.where(self.numeric[owner], np.sign(first - ctx.x[self.feature[owner]]), 0.0)
+        self.before = {s: np.concatenate([[0], np.cumsum(side == s)]) for s in (-1.0, 1.0)}
+        self.where = {s: np.flatnonzero(side == s) for s in (-1.0, 1.0)}
+        self.x = ctx.x
+
+    def of_rows(self, group: np.ndarray, rows: np.ndarray, who: np.ndarray) -> np.ndarray:
+        """The side of ``x`` of each row's value in ``group`` (0 where the group has no sides)."""
+        value = rows[who, self.feature[group]]
+        return np.where(self.numeric[group], np.sign(value - self.x[self.feature[group]]), 0.0)
+
+    def count(self, group: np.ndarray, side: np.ndarray, limit: np.ndarray) -> np.ndarray:
+        """Values of ``side`` among each group's first ``limit`` (all of them for side 0)."""
+        out = np.array(limit, dtype=np.intp)
+        for s, before in self.before.items():
+            m = side == s
+            first = self.stacked.start[group[m]]
+            out[m] = before[first + out[m]] - before[first]
+        return out
+
+    def position(self, group: np.ndarray, side: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """The position (in the group's distance order) of its ``rank``-th value of ``side``."""
+        out = np.array(rank, dtype=np.intp)
+        for s, before in self.before.items():
+            m = side == s
+            first = self.stacked.start[group[m]]
+            out[m] = self.where[s][before[first] + out[m]] - first
+        return out
 
 
-def _on_side(space_sides: np.ndarray, side: float) -> np.ndarray:
-    """Positions (in distance order) of the values on ``side``; every position for side 0."""
-    return np.arange(len(space_sides)) if side == 0 else np.flatnonzero(space_sides == side)
-
-
-def _step_towards(ctx: Context, dist_spec, rows: np.ndarray, changed: np.ndarray, who: np.ndarray,
-                  group: int, steps) -> None:
-    """Move ``group`` of rows ``who`` (in place) ``steps(count)`` positions towards ``x`` among
-    the strictly closer values on the row's side of ``x`` (``count`` of them per row); a step
-    past the last one puts ``x``'s own value back and clears the group's changed flag."""
-    space = ctx.spaces[group]
-    feats = space.features
-    closer = np.searchsorted(space.distance, dist_spec(feats, rows[np.ix_(who, feats)]), side="left")
-    space_sides, row_sides = _sides(space, dist_spec, rows[who])
-    for side in np.unique(row_sides):
-        part = row_sides == side
-        positions = _on_side(space_sides, side)
-        count = np.searchsorted(positions, closer[part])  # same-side values closer than the row's
-        rank = count - steps(count)  # -1: back to x's own value
-        w, back = who[part], rank < 0
-        rows[np.ix_(w[back], feats)] = ctx.x[feats]
-        changed[w[back], group] = False
-        rows[np.ix_(w[~back], feats)] = space.values[positions[rank[~back]]]
+def _step_towards(ctx: Context, sides: _Sides, rows: np.ndarray, changed: np.ndarray, who: np.ndarray,
+                  group: np.ndarray, own: np.ndarray, steps) -> None:
+    """Move ``group[i]`` of row ``who[i]`` (in place; distance ``own[i]``) ``steps(count)``
+    positions towards ``x`` among the strictly closer values on the row's side of ``x``
+    (``count`` of them per row); a step past the last one puts ``x``'s own value back and
+    clears the group's changed flag."""
+    st = ctx.stacked
+    side = sides.of_rows(group, rows, who)
+    count = sides.count(group, side, st.closer(group, own))  # same-side values closer than the row's
+    rank = count - steps(count)  # -1: back to x's own value
+    back = rank < 0
+    st.reset(rows, who[back], group[back], ctx.x)
+    changed[who[back], group[back]] = False
+    on = ~back
+    st.assign(rows, who[on], group[on], sides.position(group[on], side[on], rank[on]))
 
 
 def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Candidates:
@@ -71,38 +95,31 @@ def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Cand
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0 or per_parent < 1:
         return Candidates.empty(d, G)
-    rng = ctx.rng
+    rng, st = ctx.rng, ctx.stacked
+    sides = _Sides(ctx, dist_spec)
+    own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
     src = np.repeat(np.arange(len(parents)), per_parent)
     n = len(src)
-    rows, changed = parents.rows[src].copy(), parents.changed[src].copy()
+    rows, changed = parents.rows[src], parents.changed[src]
     at = np.arange(n)
     g = np.where(changed, rng.random((n, G)), -1.0).argmax(axis=1)
-    has_space = np.array([len(s) > 0 for s in ctx.spaces])
-    keys_h = np.where(has_space[None, :], rng.random((n, G)), -1.0)
+    keys_h = np.where(ctx.has_space[None, :], rng.random((n, G)), -1.0)
     keys_h[at, g] = -1.0
     h = keys_h.argmax(axis=1)
     ok = changed[at, g] & (keys_h[at, h] >= 0)
-    for group in np.unique(g[ok]):
-        _step_towards(ctx, dist_spec, rows, changed, np.flatnonzero(ok & (g == group)), group,
-                      lambda count: _log_uniform(rng, count + 1))  # fmt: skip
-    for group in np.unique(h[ok]):
-        who = np.flatnonzero(ok & (h == group))
-        space = ctx.spaces[group]
-        feats = space.features
-        was = changed[who, group]
-        own = np.where(was, dist_spec(feats, rows[np.ix_(who, feats)]), 0.0)
-        beyond = np.searchsorted(space.distance, own, side="right")
-        space_sides, row_sides = _sides(space, dist_spec, rows[who])
-        row_sides = np.where(was, row_sides, 0.0)
-        for side in np.unique(row_sides):
-            part = row_sides == side
-            positions = _on_side(space_sides, side)
-            rank = np.searchsorted(positions, beyond[part]) + _log_uniform(rng, np.full(part.sum(), MAX_AWAY)) - 1
-            fits = rank < len(positions)
-            w = who[part]
-            ok[w[~fits]] = False
-            rows[np.ix_(w[fits], feats)] = space.values[positions[rank[fits]]]
-            changed[w[fits], group] = True
+    w = np.flatnonzero(ok)
+    _step_towards(ctx, sides, rows, changed, w, g[w], own[src[w], g[w]],
+                  lambda count: _log_uniform(rng, count + 1))  # fmt: skip
+    hw = h[w]
+    was = changed[w, hw]  # h is not g: still the parent's
+    side = np.where(was, sides.of_rows(hw, rows, w), 0.0)
+    beyond = st.not_farther(hw, np.where(was, own[src[w], hw], 0.0))
+    rank = sides.count(hw, side, beyond) + _log_uniform(rng, np.full(len(w), MAX_AWAY)) - 1
+    fits = rank < sides.count(hw, side, st.size[hw])
+    ok[w[~fits]] = False
+    w, hw, side, rank = w[fits], hw[fits], side[fits], rank[fits]
+    st.assign(rows, w, hw, sides.position(hw, side, rank))
+    changed[w, hw] = True
     keep = ok & changed.any(axis=1)
     return Candidates(rows[keep], changed[keep])
 
@@ -116,17 +133,18 @@ def step_in(ctx: Context, parents: Candidates, dist_spec) -> Candidates:
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0:
         return Candidates.empty(d, G)
+    sides = _Sides(ctx, dist_spec)
+    own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
+    group, src = np.nonzero(parents.changed.T)  # group by group, as the children come
+    rows, changed = parents.rows[src], parents.changed[src]
+    pair = np.arange(len(src))
+    _step_towards(ctx, sides, rows, changed, pair, group, own[src, group], lambda count: 1)
     together, together_changed = parents.rows.copy(), parents.changed.copy()
-    parts = []
-    for group in np.flatnonzero(parents.changed.any(axis=0)):
-        who = np.flatnonzero(parents.changed[:, group])
-        rows, changed = parents.rows[who], parents.changed[who]  # copies of the rows that step
-        _step_towards(ctx, dist_spec, rows, changed, np.arange(len(who)), group, lambda count: 1)
-        parts.append(Candidates(rows, changed))
-        feats = ctx.spaces[group].features
-        together[np.ix_(who, feats)] = rows[:, feats]
-        together_changed[who, group] = changed[:, group]
-    parts.append(Candidates(together, together_changed))
-    out = Candidates.concat(parts, d, G)
+    f = ctx.stacked.n_features[group]
+    rep = np.repeat(pair, f)
+    cols = ctx.stacked.features[ctx.stacked.feature_start[group][rep] + np.arange(len(rep)) - np.repeat(np.cumsum(f) - f, f)]
+    together[src[rep], cols] = rows[rep, cols]
+    together_changed[src, group] = changed[pair, group]
+    out = Candidates.concat([Candidates(rows, changed), Candidates(together, together_changed)], d, G)
     keep = out.changed.any(axis=1)
     return Candidates(out.rows[keep], out.changed[keep])

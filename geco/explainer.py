@@ -488,8 +488,7 @@ class Explainer:
         usable = cfg.seeds * (1 + MAX_RESTARTS)
         parts, dists = [], []
         for c in (proven, moved):
-            r, _, _, diff = dist_spec.cells(c.rows, c.changed[:, self.group_of_feature])
-            dist = dist_spec.of_cells(r, diff, len(c))
+            dist = dist_spec(np.arange(d), c.rows)  # projected data rows change most groups
             order = _nearest(dist, usable)
             parts.append(c.take(order))
             dists.append(dist[order])

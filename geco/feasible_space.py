@@ -154,20 +154,24 @@ def project(
     matrix. ``rows`` come from the data, so their tuples lie in each group's domain: in a space
     that is the ``whole_domain`` a differing tuple is feasible without a lookup (on wide data the
     lookups were most of the seeds' cost)."""
-    out = rows.copy()
-    changed = np.zeros((len(rows), len(spaces)), dtype=bool)
+    differs = rows != x
+    changed = np.empty((len(rows), len(spaces)), dtype=bool)
+    gof = np.empty(rows.shape[1], dtype=np.intp)
     for g, space in enumerate(spaces):
-        feats = space.features
-        own = rows[:, feats]
-        keep = np.any(own != x[feats], axis=1)
+        gof[space.features] = g
         if len(space) == 0:
-            keep[:] = False
-        elif keep.any() and not space.whole_domain:
-            keep &= np.isin(row_hashes(own), row_hashes(space.values))
-        if required[g] and len(space):
-            out[np.ix_(~keep, feats)] = space.values[0]
+            changed[:, g] = False
+            continue
+        feats = space.features
+        keep = differs[:, feats[0]] if len(feats) == 1 else differs[:, feats].any(axis=1)
+        if not space.whole_domain and keep.any():
+            own = rows[:, feats]
+            keep = keep & np.isin(row_hashes(own), row_hashes(space.values))
+        changed[:, g] = keep
+    out = np.where(changed[:, gof], rows, x)  # x wherever a group stays
+    for g in np.flatnonzero(required):
+        space = spaces[g]
+        if len(space):  # x breaks its rules: the closest feasible tuple instead of staying
+            out[np.ix_(~changed[:, g], space.features)] = space.values[0]
             changed[:, g] = True
-        else:
-            out[np.ix_(~keep, feats)] = x[feats]
-            changed[:, g] = keep
     return out, changed

@@ -9,6 +9,8 @@
 ; @forest_eval     walks the packed forest (or a residual forest) over rows, tree-major, exact sums
 ;                  (in float64, or in float32 for XGBoost when %f32 != 0)
 ; @bind_x          per instance: the child x takes at every node, x's leaf and the columns below
+; @xwalk_rows      full rows that differ from x in a few columns each (a mask per row): every
+;                  step x alone decides is taken from x's binding, the rest as @forest_eval does
 ; @plan_deltas     per (x, delta): partial evaluation, each residual tree a constant, a
 ;                  QuickScorer tree or a walk (native partial evaluation), several deltas at once
 ; @score_jobs      Delta blocks by plans or x-walks, every block of a generation in one call
@@ -285,6 +287,160 @@ up_split:
 up_next:
   %jd = icmp eq i64 %j1, 0
   br i1 %jd, label %exit, label %up
+exit:
+  ret void
+}
+
+; ---------------------------------------------------------------------------------------------
+; Full rows scored with x's binding (@xwalk_rows). Row i differs from x at most in the columns of
+; its mask (%rmask + i*W, W i64 words, bit c = column c); %xmask + r*W holds, exactly, the columns
+; x's path tests from node r down to x's leaf. Where the two do not meet, the row reaches x's leaf
+; (every test on the way reads a column the row shares with x); at a split whose column is not in
+; the row's mask the row goes where x goes. Any other split reads the row as @forest_eval does, so
+; every row reaches the leaf the full walk reaches, and the sums run in the same tree order: the
+; results are @forest_eval's, bit for bit, for any mask that covers the row's differences.
+
+define internal i1 @masks_meet(ptr %a, ptr %b, i64 %W) alwaysinline {
+entry:                                       ; no early exit: W is one or two words here
+  br label %loop
+loop:
+  %k = phi i64 [0, %entry], [%k1, %loop]
+  %acc = phi i64 [0, %entry], [%acc1, %loop]
+  %pa = getelementptr inbounds i64, ptr %a, i64 %k
+  %va = load i64, ptr %pa
+  %pb = getelementptr inbounds i64, ptr %b, i64 %k
+  %vb = load i64, ptr %pb
+  %both = and i64 %va, %vb
+  %acc1 = or i64 %acc, %both
+  %k1 = add i64 %k, 1
+  %done = icmp eq i64 %k1, %W
+  br i1 %done, label %out, label %loop
+out:
+  %hit = icmp ne i64 %acc1, 0
+  ret i1 %hit
+}
+
+define void @xwalk_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask, i64 %W,
+                        ptr noalias %nodes, ptr noalias %xstep, ptr noalias %xmask,
+                        ptr noalias %sets, i64 %setw,
+                        ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                        ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out) {
+entry:
+  %r32 = icmp ne i64 %f32, 0
+  %empty = icmp sle i64 %n, 0
+  %nk = mul i64 %n, %K
+  br i1 %empty, label %exit, label %init_loop
+init_loop:                                   ; out[i*K + k] = init[k]
+  %j = phi i64 [0, %entry], [%j1, %init_loop]
+  %jk = urem i64 %j, %K
+  %ip = getelementptr inbounds double, ptr %init, i64 %jk
+  %iv = load double, ptr %ip
+  %op = getelementptr inbounds double, ptr %out, i64 %j
+  store double %iv, ptr %op
+  %j1 = add i64 %j, 1
+  %jd = icmp eq i64 %j1, %nk
+  br i1 %jd, label %tree_loop, label %init_loop
+tree_loop:
+  %t = phi i64 [0, %init_loop], [%t1, %tree_next]
+  %rp = getelementptr inbounds i32, ptr %troot, i64 %t
+  %r0 = load i32, ptr %rp
+  %top = getelementptr inbounds i32, ptr %tout, i64 %t
+  %to = load i32, ptr %top
+  %to64 = sext i32 %to to i64
+  %isc = icmp slt i32 %r0, 0
+  br i1 %isc, label %const_pre, label %row_loop
+const_pre:
+  %cp = getelementptr inbounds double, ptr %tconst, i64 %t
+  %cv = load double, ptr %cp
+  br label %const_loop
+const_loop:                                  ; a constant tree adds the same value to every row
+  %ci = phi i64 [0, %const_pre], [%ci1, %const_loop]
+  %cb = mul i64 %ci, %K
+  %cix = add i64 %cb, %to64
+  %cap = getelementptr inbounds double, ptr %out, i64 %cix
+  %ca = load double, ptr %cap
+  %ca1 = fadd double %ca, %cv
+  %ca2 = call double @round_sum(double %ca1, i1 %r32)
+  store double %ca2, ptr %cap
+  %ci1 = add i64 %ci, 1
+  %cd = icmp eq i64 %ci1, %n
+  br i1 %cd, label %tree_next, label %const_loop
+row_loop:
+  %i = phi i64 [0, %tree_loop], [%i1, %row_done]
+  %roff = mul i64 %i, %width
+  %row = getelementptr inbounds double, ptr %rows, i64 %roff
+  %moff = mul i64 %i, %W
+  %rm = getelementptr inbounds i64, ptr %rmask, i64 %moff
+  br label %walk
+walk:
+  %r = phi i32 [%r0, %row_loop], [%rn, %step]
+  %r64 = sext i32 %r to i64
+  %xoff = mul i64 %r64, %W
+  %xm = getelementptr inbounds i64, ptr %xmask, i64 %xoff
+  %meet = call i1 @masks_meet(ptr %xm, ptr %rm, i64 %W)
+  br i1 %meet, label %node, label %to_x_leaf
+to_x_leaf:                                   ; nothing below differs from x: x's leaf
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 2
+  %xl = load i32, ptr %xlp
+  br label %leaf
+node:
+  %colp = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 1
+  %c = load i32, ptr %colp
+  %isleaf = icmp slt i32 %c, 0
+  br i1 %isleaf, label %leaf, label %split
+split:
+  %c64 = sext i32 %c to i64
+  %wi = lshr i64 %c64, 6
+  %bi = and i64 %c64, 63
+  %wp = getelementptr inbounds i64, ptr %rm, i64 %wi
+  %wv = load i64, ptr %wp
+  %sh = lshr i64 %wv, %bi
+  %b1 = and i64 %sh, 1
+  %own = icmp ne i64 %b1, 0
+  br i1 %own, label %read, label %follow
+read:                                        ; a column the row may change: the row decides
+  %rc = call i32 @child(ptr %nodes, i64 %r64, i32 %c, ptr %row, ptr %sets, i64 %setw)
+  br label %step
+follow:                                      ; the row holds x's value here: x's child
+  %xcp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 1
+  %xc = load i32, ptr %xcp
+  br label %step
+step:
+  %rn = phi i32 [%rc, %read], [%xc, %follow]
+  br label %walk
+leaf:
+  %lf = phi i32 [%xl, %to_x_leaf], [%r, %node]
+  %lf64 = sext i32 %lf to i64
+  %lvp = getelementptr inbounds %Node, ptr %nodes, i64 %lf64
+  %nv = load double, ptr %lvp
+  br label %row_done
+row_done:
+  %ob = mul i64 %i, %K
+  %oix = add i64 %ob, %to64
+  %ap = getelementptr inbounds double, ptr %out, i64 %oix
+  %a = load double, ptr %ap
+  %a1 = fadd double %a, %nv
+  %a2 = call double @round_sum(double %a1, i1 %r32)
+  store double %a2, ptr %ap
+  %i1 = add i64 %i, 1
+  %id = icmp eq i64 %i1, %n
+  br i1 %id, label %tree_next, label %row_loop
+tree_next:
+  %t1 = add i64 %t, 1
+  %td = icmp eq i64 %t1, %T
+  br i1 %td, label %finish, label %tree_loop
+finish:
+  %isdiv = fcmp one double %div, 0.0
+  br i1 %isdiv, label %divide, label %exit
+divide:                                      ; forests (K = 1): mean over the trees
+  %di = phi i64 [0, %finish], [%di1, %divide]
+  %dp = getelementptr inbounds double, ptr %out, i64 %di
+  %dv = load double, ptr %dp
+  %q = fdiv double %dv, %div
+  store double %q, ptr %dp
+  %di1 = add i64 %di, 1
+  %dd = icmp eq i64 %di1, %n
+  br i1 %dd, label %exit, label %divide
 exit:
   ret void
 }

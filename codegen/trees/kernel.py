@@ -50,6 +50,7 @@ class TreeFunctions:
     module: binding.CompiledModule
     forest_eval: object
     bind_x: object
+    xwalk_rows: object
     plan_deltas: object
     pack_plans: object
     score_jobs: object
@@ -76,6 +77,10 @@ def tree_functions() -> TreeFunctions:
                     "forest_eval", None, _P, _I, _I, _P, _P, _I, _P, _P, _P, _I, _P, _I, ctypes.c_double, _I, _P
                 ),
                 bind_x=cm.function("bind_x", None, _P, _I, _P, _P, _I, _P, _P, _I),
+                xwalk_rows=cm.function(
+                    "xwalk_rows", None, _P, _I, _I, _P, _I, _P, _P, _P, _P, _I, _P, _P, _P, _I, _P, _I,
+                    ctypes.c_double, _I, _P,
+                ),
                 plan_deltas=cm.function("plan_deltas", None, _P, _I),
                 pack_plans=cm.function("pack_plans", None, _P, _I, _P, _P),
                 score_jobs=cm.function("score_jobs", None, _P, _I),

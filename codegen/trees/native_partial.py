@@ -86,18 +86,24 @@ def set_bits(forest: Forest) -> np.ndarray:
     return np.ascontiguousarray(bits, dtype=np.uint64).view(np.int64)
 
 
+def _words(width: int) -> int:
+    """64-bit words of a mask over ``width`` columns."""
+    return max(1, -(-width // 64))
+
+
 class BoundX:
     """Per-instance arrays of the native evaluator: ``xstep[i] = (column of node i, child x takes
     or -1, leaf x reaches from i, mask of the columns tested on that path)``. Its ``xstep`` array
     (16 bytes per node) comes from, and returns to, the evaluator's pool: a fresh one costs a
     page fault per 4 KiB, about as much as the binding itself."""
 
-    __slots__ = ("buffers", "native")
+    __slots__ = ("_paths", "buffers", "native")
 
     def __init__(self, native: NativePartial, x: np.ndarray):
         full = native.full
         n = len(full.nodes)
         self.native = native
+        self._paths: Pinned | None = None
         self.buffers = Pinned(x=np.ascontiguousarray(x, dtype=np.float64), xstep=native.take_xstep())
         fb, b, o = full.buffers, self.buffers, native.model
         tree_functions().bind_x(
@@ -108,6 +114,53 @@ class BoundX:
     def __del__(self) -> None:
         # nothing compiled holds xstep once its owner is gone (x-walk jobs keep their BoundX)
         self.native.give_xstep(self.buffers["xstep"])
+
+    def path_masks(self) -> np.ndarray:
+        """(nodes, W) uint64, W = 64-column words of the forest's width: exactly the columns
+        x's path tests from each node down to x's leaf (bit c % 64 of word c // 64). Built on
+        first use, level by level (as many numpy passes as the deepest tree)."""
+        if self._paths is None:
+            xs = self.buffers["xstep"]
+            col, child = xs[:, 0].astype(np.int64), xs[:, 1].astype(np.int64)
+            split = np.flatnonzero(col >= 0)
+            own = np.zeros((len(xs), _words(self.native.full.width)), dtype=np.uint64)
+            own[split, col[split] >> 6] = np.left_shift(np.uint64(1), (col[split] & 63).astype(np.uint64))
+            masks = own
+            while True:
+                deeper = own.copy()
+                deeper[split] |= masks[child[split]]
+                if np.array_equal(deeper, masks):
+                    break
+                masks = deeper
+            self._paths = Pinned(masks=masks)
+        return self._paths["masks"]
+
+    def score_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
+        bit), walking only where a row differs from x: a row that changes a few of many columns
+        skips every tree, and every subtree, whose x-path tests none of them."""
+        full = self.native.full
+        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        n = len(rows)
+        out = np.empty((n, full.K))
+        if n == 0:
+            return out
+        if rows.shape[1] < full.width:
+            raise ValueError(f"rows have {rows.shape[1]} columns, the forest reads {full.width}")
+        W = _words(full.width)
+        self.path_masks()  # built on first use; self._paths owns it for the call
+        x = self.buffers["x"][: full.width]
+        differs = np.zeros((n, 64 * W), dtype=bool)
+        differs[:, : full.width] = rows[:, : full.width] != x  # NaN differs: read, as the full walk
+        row_masks = np.packbits(differs, axis=1, bitorder="little").view(np.uint64)
+        fb = full.buffers
+        tree_functions().xwalk_rows(
+            rows.ctypes.data, n, rows.shape[1], row_masks.ctypes.data, W, fb.address("nodes"),
+            self.buffers.address("xstep"), self._paths.address("masks"), fb.address("sets"), full.setw,
+            fb.address("troot"), fb.address("tconst"), fb.address("tout"), len(full.troot),
+            fb.address("init"), full.K, full.div, int(full.float32_sums), out.ctypes.data,
+        )  # fmt: skip
+        return out
 
     @property
     def xchild(self) -> np.ndarray:

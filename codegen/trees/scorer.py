@@ -441,12 +441,13 @@ class BoundTreeScorer:
         return refused
 
     def _run_full(self, blocks, out: list) -> None:
-        """Materialise the blocks' full rows and score them with one full-forest kernel call."""
+        """Materialise the blocks' full rows and score them with one call of the whole forest."""
         p = self.parent
         parts = [self._full_rows(d, c) for _, d, c in blocks]
         rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
         t0 = time.perf_counter()
-        acc = run_kernel(p.full, rows)
+        # with x bound, only what differs from x is walked (same leaves, same sums)
+        acc = self.bound_x().score_rows(rows) if p.native is not None else run_kernel(p.full, rows)
         p.stats["full_kernel_seconds"] += time.perf_counter() - t0
         self._scatter("full_kernel", blocks, self._probabilities(acc), out)
 

@@ -395,3 +395,24 @@ def test_lightgbm_threshold_at_infinity_in_every_tier():
         for x in Q[[0, 6]]:
             got = sc.bind(x).score_block((1,), cols)
             np.testing.assert_array_equal(got, _blackbox(model, schema, 1, x, (1,), cols), err_msg=tier)
+
+
+def test_rows_walked_from_x_equal_the_full_kernel(cases):
+    """XGBoost (float32 sums), LightGBM (binary, multiclass), boosters: full rows scored with x's
+    binding equal the full kernel bit for bit, rows near x and edge rows alike."""
+    from codegen.trees.kernel import kernel_arrays_forest, run_kernel
+    from codegen.trees.native_partial import NativePartial
+
+    rng = np.random.default_rng(5)
+    for name, model, _ref, schema, E, desired in cases:
+        forest = scorer_for(model, schema, desired, "numpy").forest
+        full = kernel_arrays_forest(forest)
+        native = NativePartial(forest, full)
+        for _ in range(3):
+            x = E[rng.integers(len(E))].copy()
+            edge = _edge_rows(forest, E, rng, 60)
+            near = np.tile(x, (60, 1))
+            pick = rng.random(near.shape) < 0.3
+            near[pick] = edge[pick]
+            rows = np.concatenate([near, edge, x[None]])
+            np.testing.assert_array_equal(native.bind(x).score_rows(rows), run_kernel(full, rows), err_msg=name)

@@ -214,3 +214,40 @@ def test_many_columns_and_wide_code_sets():
                 np.testing.assert_array_equal(acc[:, 0], res.predict(cols), err_msg=f"{type(job).__name__} {delta}")
                 compared += 1
     assert compared == 12 * 3 * 2 and walked > 0
+
+
+def _rows_near(x, X, forest, rng, n, nan_in=None):
+    """Rows that are x with a few random columns changed (threshold values, NaN, any code)."""
+    d = len(x)
+    rows = np.tile(x, (n, 1))
+    for i in range(n):
+        delta = tuple(sorted(rng.choice(d, int(rng.integers(0, d + 1)), replace=False).tolist()))
+        if delta:
+            rows[i, list(delta)] = delta_block(forest, X, delta, rng, 1, nan_in=nan_in if i % 3 == 0 else None)[0]
+    return rows
+
+
+def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
+    """Full rows scored with x's binding (walking only where a row differs from x) give the full
+    kernel's accumulators bit for bit: rows near x, x itself, unrelated data rows, NaN routes."""
+    from codegen.trees.kernel import run_kernel
+
+    rng = np.random.default_rng(11)
+    compared = 0
+    for name, _model, schema, X, _desired in fitted:
+        forest = forests[name]
+        full = kernel_arrays_forest(forest)
+        native = NativePartial(forest, full)
+        a = schema.index("a") if "a" in schema else None
+        for trial in range(4):
+            x = X[rng.integers(len(X))].copy()
+            if name in WITH_NAN and trial == 3:
+                x[a] = np.nan
+            bx = native.bind(x)
+            rows = np.concatenate([_rows_near(x, X, forest, rng, 60, a if name in WITH_NAN else None),
+                                   x[None], X[rng.integers(0, len(X), 20)]])  # fmt: skip
+            np.testing.assert_array_equal(bx.score_rows(rows), run_kernel(full, rows), err_msg=name)
+            compared += len(rows)
+        masks = native.bind(X[0]).path_masks()
+        assert masks.dtype == np.uint64 and masks.any()
+    assert compared > 1000

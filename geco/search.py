@@ -168,8 +168,8 @@ class _Timer:
 
 class _Archive:
     """The best counterfactual of every Δ seen, in the order the Δ were first archived: rows,
-    changed groups (also as key words), probability, distance and score in growing arrays (one
-    slot per Δ)."""
+    changed groups (also as key words), row hashes, probability, distance and score in growing
+    arrays (one slot per Δ)."""
 
     def __init__(self, d: int, g: int):
         self.slot: dict = {}
@@ -177,13 +177,14 @@ class _Archive:
         self.n = 0
         self.rows, self.changed = np.empty((16, d)), np.zeros((16, g), dtype=bool)
         self.words = key_words(self.changed)
+        self.hashes = np.zeros(16, dtype=np.uint64)
         self.prob, self.dist, self.score = np.empty(16), np.empty(16), np.empty(16)
 
     def __len__(self) -> int:
         return self.n
 
-    def offer(self, keys: list, rows: np.ndarray, changed: np.ndarray, prob: np.ndarray,
-              dist: np.ndarray, score: np.ndarray) -> None:
+    def offer(self, keys: list, rows: np.ndarray, changed: np.ndarray, hashes: np.ndarray,
+              prob: np.ndarray, dist: np.ndarray, score: np.ndarray) -> None:
         """Keep each row (of distinct Δ ``keys``) that is its Δ's first or beats its best."""
         slots = np.array([self.slot.get(key, -1) for key in keys], dtype=np.intp)
         old = np.flatnonzero(slots >= 0)
@@ -193,7 +194,7 @@ class _Archive:
             n = self.n + len(fresh)
             if n > len(self.score):
                 size = max(n, 2 * len(self.score))
-                for name in ("rows", "changed", "words", "prob", "dist", "score"):
+                for name in ("rows", "changed", "words", "hashes", "prob", "dist", "score"):
                     a = getattr(self, name)
                     b = np.zeros((size, *a.shape[1:]), dtype=a.dtype)
                     b[: self.n] = a[: self.n]
@@ -206,8 +207,15 @@ class _Archive:
         take = np.concatenate([fresh, better])
         at = slots[take]
         self.rows[at], self.changed[at] = rows[take], changed[take]
-        self.words[at] = key_words(changed[take])
+        self.words[at], self.hashes[at] = key_words(changed[take]), hashes[take]
         self.prob[at], self.dist[at], self.score[at] = prob[take], dist[take], score[take]
+
+
+def _interleave(a: np.ndarray, b: np.ndarray, idx: np.ndarray, in_a: np.ndarray) -> np.ndarray:
+    """Rows ``idx`` of ``a`` followed by ``b`` (``in_a``: which come from ``a``), in ``idx``'s order."""
+    out = np.empty((len(idx), *a.shape[1:]), dtype=np.result_type(a, b))
+    out[in_a], out[~in_a] = a[idx[in_a]], b[idx[~in_a] - len(a)]
+    return out
 
 
 def score_pool(
@@ -297,7 +305,7 @@ def run_search(
                 first = np.lexsort((cf_score, owner))[starts]
                 has = np.flatnonzero(np.isfinite(cf_score[first]))
                 best = first[has]
-                archive.offer(new.block_keys(starts[has]), new.rows[best], new.changed[best], prob[best],
+                archive.offer(new.block_keys(starts[has]), new.rows[best], new.changed[best], new.hashes[best], prob[best],
                               dist[best], score[best])  # fmt: skip
         stats["scored"] += len(new)
         stats["blocks"] += len(starts)
@@ -372,10 +380,6 @@ def run_search(
         or every column in the full representation (rows as the operators made them)."""
         return dist_spec.cells(rows, (rows != ctx.x) if full else changed[:, gof])
 
-    def hashes_of(rows: np.ndarray, changed: np.ndarray) -> np.ndarray:
-        r, c, v, _ = differing_cells(rows, changed)
-        return cell_hashes(r, c, v, len(rows))
-
     def make_pool(cands: Candidates, population: Pool) -> Pool:
         with timer("cascade"):
             cands = action_cascade(ctx, cands)
@@ -447,7 +451,7 @@ def run_search(
             return population
         rows, changed = archive.rows[lost], archive.changed[lost]
         back = Pool(
-            rows, changed, key_words(changed), hashes_of(rows, changed), archive.prob[lost], archive.dist[lost],
+            rows, changed, key_words(changed), archive.hashes[lost], archive.prob[lost], archive.dist[lost],
             archive.score[lost], np.ones(len(lost), dtype=bool),
         )  # fmt: skip
         return Pool.merge(population, back.take(key_order(back.words)))
@@ -541,22 +545,18 @@ def run_search(
             best_options = np.minimum(best_options, option_scores)
             stalled = 0 if improved else stalled + 1
 
-    rows, changed = population.rows, population.changed
-    prob, dist, score = population.prob, population.dist, population.score
-    if len(archive):  # the archive's best per Δ, where the population lost it
-        n = len(archive)
-        rows = np.concatenate([rows, archive.rows[:n]])
-        changed = np.concatenate([changed, archive.changed[:n]])
-        prob = np.concatenate([prob, archive.prob[:n]])
-        dist = np.concatenate([dist, archive.dist[:n]])
-        score = np.concatenate([score, archive.score[:n]])
-        _, first = np.unique(hashes_of(rows, changed), return_index=True)
-        first.sort()
-        rows, changed, prob, dist, score = rows[first], changed[first], prob[first], dist[first], score[first]
-    order = np.argsort(score, kind="stable")
+    # the population and the archive's best per Δ (where the population lost it), each row once,
+    # by score; only the rows kept are copied
+    n = len(archive)
+    own = (population.rows, population.changed, population.prob, population.dist, population.score)
+    kept = (archive.rows[:n], archive.changed[:n], archive.prob[:n], archive.dist[:n], archive.score[:n])
+    _, first = np.unique(np.concatenate([population.hashes, archive.hashes[:n]]), return_index=True)
+    first.sort()
+    first = first[np.argsort(np.concatenate([population.score, archive.score[:n]])[first], kind="stable")]
+    in_pop = first < len(population)
+    rows, changed, prob, dist, score = (_interleave(a, b, first, in_pop) for a, b in zip(own, kept))
     return SearchOutcome(
-        rows=rows[order], changed=changed[order], prob=prob[order], dist=dist[order],
-        score=score[order], generations=generation, converged=stop == "converged",
+        rows=rows, changed=changed, prob=prob, dist=dist, score=score, generations=generation, converged=stop == "converged",
         candidates_scored=stats["scored"], stop=stop, restarts=restarts,
         seeds_used=stats["seeds"], best_prob=stats["best_prob"], seconds=dict(timer.seconds),
         peak_population_bytes=stats["peak"], blocks_scored=stats["blocks"], polish_rounds=polished,

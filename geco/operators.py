@@ -1,6 +1,10 @@
 """GeCo's genetic operators, each vectorised over all candidates of a generation.
 
-Every operator returns new :class:`~geco.population.Candidates` (full rows + changed groups).
+Every operator returns new :class:`~geco.population.Candidates` (full rows + changed groups,
+``x``'s values outside them). The draws for all (candidate, group) pairs of a call are one
+vectorised call on the stacked spaces (:mod:`geco.stacked`): no Python step per group, which on
+a wide table (a hundred groups) cost more than the draws.
+
 Differences from the reference implementation (GeCo.jl), following the paper's intent:
 
 * the initial population is repaired by the action cascade (the Δ path of GeCo.jl skipped it);

@@ -61,11 +61,12 @@ MUTATION_BREADTH = 8
 #: crossover pairs the best rows of at most this many Δ (the best ones): a child per pair, and
 #: nearly every child is a Δ of its own
 CROSSOVER_PARENTS = 32
-#: with an exact compiled scorer, the Δ blocks of a generation smaller than this many rows are
-#: scored together as one block of full rows when there are at least MERGE_MIN_BLOCKS of them: a
-#: tiny block costs the engine far more per row in per-Δ bookkeeping than walking the whole
-#: forest does once there are hundreds (wide data); with a few dozen (Adult, Credit) the per-Δ
-#: tiers are cheaper than the whole forest (RF-500 on Adult: 1.5x slower when merged)
+#: with a compiled scorer, the Δ blocks of a generation smaller than this many rows are scored
+#: together as one block of full rows when there are at least MERGE_MIN_BLOCKS of them: a tiny
+#: block costs the engine far more per row in per-Δ bookkeeping than walking full rows does (a
+#: tree engine walks each from x's binding, only where it differs from x) once there are hundreds
+#: (wide data); with a few dozen (Adult, Credit) the per-Δ tiers are cheaper (RF-500 on Adult:
+#: 1.5x slower when merged); merging larger blocks measured slower on wide data too
 MERGE_BELOW = 32
 MERGE_MIN_BLOCKS = 128
 

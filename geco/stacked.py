@@ -80,26 +80,24 @@ class StackedSpaces:
         key = group * len(self.ranks) + np.searchsorted(self.ranks, distance, side="right")
         return np.searchsorted(self.rank_key, key, side="left") - self.start[group]
 
+    def cells(self, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every feature of every pair's group: the pair, the column and the feature's place in
+        the group (one entry per feature, pairs in order)."""
+        f = self.n_features[group]
+        pair = np.repeat(np.arange(len(group)), f)
+        place = np.arange(len(pair)) - np.repeat(np.cumsum(f) - f, f)
+        return pair, self.features[self.feature_start[group][pair] + place], place
+
     def assign(self, rows: np.ndarray, who: np.ndarray, group: np.ndarray, index: np.ndarray) -> None:
         """In place: row ``who[i]`` takes value ``index[i]`` of ``group[i]`` (all its features)."""
-        if len(who) == 0:
-            return
-        f = self.n_features[group]
-        rep = np.repeat(np.arange(len(who)), f)
-        j = np.arange(len(rep)) - np.repeat(np.cumsum(f) - f, f)
-        cols = self.features[self.feature_start[group][rep] + j]
-        vals = self.values[self.value_start[group][rep] + index[rep] * f[rep] + j]
-        rows[who[rep], cols] = vals
+        pair, cols, place = self.cells(group)
+        g = group[pair]
+        rows[who[pair], cols] = self.values[self.value_start[g] + index[pair] * self.n_features[g] + place]
 
     def reset(self, rows: np.ndarray, who: np.ndarray, group: np.ndarray, x: np.ndarray) -> None:
         """In place: row ``who[i]`` takes ``x``'s values on ``group[i]``."""
-        if len(who) == 0:
-            return
-        f = self.n_features[group]
-        rep = np.repeat(np.arange(len(who)), f)
-        j = np.arange(len(rep)) - np.repeat(np.cumsum(f) - f, f)
-        cols = self.features[self.feature_start[group][rep] + j]
-        rows[who[rep], cols] = x[cols]
+        pair, cols, _ = self.cells(group)
+        rows[who[pair], cols] = x[cols]
 
     # ------------------------------------------------------------------ draws
     def draw(self, rng: np.random.Generator, group: np.ndarray, limit: np.ndarray | None = None) -> np.ndarray:

@@ -140,9 +140,7 @@ def step_in(ctx: Context, parents: Candidates, dist_spec) -> Candidates:
     pair = np.arange(len(src))
     _step_towards(ctx, sides, rows, changed, pair, group, own[src, group], lambda count: 1)
     together, together_changed = parents.rows.copy(), parents.changed.copy()
-    f = ctx.stacked.n_features[group]
-    rep = np.repeat(pair, f)
-    cols = ctx.stacked.features[ctx.stacked.feature_start[group][rep] + np.arange(len(rep)) - np.repeat(np.cumsum(f) - f, f)]
+    rep, cols, _ = ctx.stacked.cells(group)
     together[src[rep], cols] = rows[rep, cols]
     together_changed[src, group] = changed[pair, group]
     out = Candidates.concat([Candidates(rows, changed), Candidates(together, together_changed)], d, G)

@@ -415,4 +415,7 @@ def test_rows_walked_from_x_equal_the_full_kernel(cases):
             pick = rng.random(near.shape) < 0.3
             near[pick] = edge[pick]
             rows = np.concatenate([near, edge, x[None]])
-            np.testing.assert_array_equal(native.bind(x).score_rows(rows), run_kernel(full, rows), err_msg=name)
+            bx, want = native.bind(x), run_kernel(full, rows)
+            bx.path_masks()  # built: every row within the share is walked from x, however few
+            for share in (1.0, 0.125):  # every row walked from x, the default split
+                np.testing.assert_array_equal(bx.score_rows(rows, share), want, err_msg=f"{name} {share}")

@@ -246,7 +246,10 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
             bx = native.bind(x)
             rows = np.concatenate([_rows_near(x, X, forest, rng, 60, a if name in WITH_NAN else None),
                                    x[None], X[rng.integers(0, len(X), 20)]])  # fmt: skip
-            np.testing.assert_array_equal(bx.score_rows(rows), run_kernel(full, rows), err_msg=name)
+            want = run_kernel(full, rows)
+            bx.path_masks()  # built: every row within the share is walked from x, however few
+            for share in (1.0, 0.125, 0.0):  # every row walked from x, the default split, none
+                np.testing.assert_array_equal(bx.score_rows(rows, share), want, err_msg=f"{name} {share}")
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()
         assert masks.dtype == np.uint64 and masks.any()

@@ -17,7 +17,7 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["Candidates", "Pool", "block_starts", "cell_hashes", "key_order", "key_words", "mask_key", "row_hashes"]
+__all__ = ["Candidates", "Pool", "block_starts", "cell_hashes", "interleave", "key_order", "key_words", "mask_key", "row_hashes"]
 
 
 @dataclass
@@ -115,6 +115,15 @@ def key_words(changed: np.ndarray) -> np.ndarray:
     return np.packbits(padded, axis=1, bitorder="little").view("<u8").astype(np.uint64, copy=False)
 
 
+def interleave(a: np.ndarray, b: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Rows ``idx`` of ``a``'s rows followed by ``b``'s, in ``idx``'s order, without building the
+    concatenation (only the rows taken are copied)."""
+    in_a = idx < len(a)
+    out = np.empty((len(idx), *a.shape[1:]), dtype=np.result_type(a, b))
+    out[in_a], out[~in_a] = a[idx[in_a]], b[idx[~in_a] - len(a)]
+    return out
+
+
 def block_starts(words: np.ndarray) -> np.ndarray:
     """Index of each Δ's first row, for rows sorted by their :func:`key_words`."""
     if len(words) == 0:
@@ -186,14 +195,7 @@ class Pool:
     @staticmethod
     def gather(a: Pool, b: Pool, idx: np.ndarray) -> Pool:
         """The rows ``idx`` of ``a``'s rows followed by ``b``'s, in that order."""
-        in_a = idx < len(a)
-        ia, ib = idx[in_a], idx[~in_a] - len(a)
-        out = []
-        for u, v in zip(a.fields(), b.fields()):
-            f = np.empty((len(idx), *u.shape[1:]), dtype=np.result_type(u, v))
-            f[in_a], f[~in_a] = u[ia], v[ib]
-            out.append(f)
-        return Pool(*out)
+        return Pool(*(interleave(u, v, idx) for u, v in zip(a.fields(), b.fields())))
 
     def fields(self) -> tuple[np.ndarray, ...]:
         return (self.rows, self.changed, self.words, self.hashes, self.prob, self.dist, self.score,

@@ -47,7 +47,15 @@ from geco.operators import (
     selective_mutation,
     walk_back,
 )
-from geco.population import Candidates, Pool, block_starts, cell_hashes, key_order, key_words
+from geco.population import (
+    Candidates,
+    Pool,
+    block_starts,
+    cell_hashes,
+    interleave,
+    key_order,
+    key_words,
+)
 from geco.trade import step_in, trade
 
 __all__ = ["MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_pool"]
@@ -210,13 +218,6 @@ class _Archive:
         self.rows[at], self.changed[at] = rows[take], changed[take]
         self.words[at], self.hashes[at] = key_words(changed[take]), hashes[take]
         self.prob[at], self.dist[at], self.score[at] = prob[take], dist[take], score[take]
-
-
-def _interleave(a: np.ndarray, b: np.ndarray, idx: np.ndarray, in_a: np.ndarray) -> np.ndarray:
-    """Rows ``idx`` of ``a`` followed by ``b`` (``in_a``: which come from ``a``), in ``idx``'s order."""
-    out = np.empty((len(idx), *a.shape[1:]), dtype=np.result_type(a, b))
-    out[in_a], out[~in_a] = a[idx[in_a]], b[idx[~in_a] - len(a)]
-    return out
 
 
 def score_pool(
@@ -554,8 +555,7 @@ def run_search(
     _, first = np.unique(np.concatenate([population.hashes, archive.hashes[:n]]), return_index=True)
     first.sort()
     first = first[np.argsort(np.concatenate([population.score, archive.score[:n]])[first], kind="stable")]
-    in_pop = first < len(population)
-    rows, changed, prob, dist, score = (_interleave(a, b, first, in_pop) for a, b in zip(own, kept))
+    rows, changed, prob, dist, score = (interleave(a, b, first) for a, b in zip(own, kept))
     return SearchOutcome(
         rows=rows, changed=changed, prob=prob, dist=dist, score=score, generations=generation, converged=stop == "converged",
         candidates_scored=stats["scored"], stop=stop, restarts=restarts,

@@ -154,20 +154,24 @@ class BoundX:
         worth = self._paths is not None or 8 * int(few.sum()) * len(full.troot) >= len(full.nodes)
         if not few.any() or not worth:
             return run_kernel(full, rows)
-        if not few.all():
-            out = np.empty((n, full.K))
-            out[few] = self.score_rows(rows[few], walk_share)
-            out[~few] = run_kernel(full, rows[~few])
-            return out
+        if few.all():
+            return self._walk(rows, np.packbits(differs, axis=1, bitorder="little").view(np.uint64))
         out = np.empty((n, full.K))
-        row_masks = np.packbits(differs, axis=1, bitorder="little").view(np.uint64)
+        out[few] = self._walk(rows[few], np.packbits(differs[few], axis=1, bitorder="little").view(np.uint64))
+        out[~few] = run_kernel(full, rows[~few])
+        return out
+
+    def _walk(self, rows: np.ndarray, row_masks: np.ndarray) -> np.ndarray:
+        """``@xwalk_rows`` on C-contiguous rows with their (n, W) masks of differing columns."""
+        full = self.native.full
+        out = np.empty((len(rows), full.K))
         self.path_masks()  # built on first use; self._paths owns it for the call
         fb = full.buffers
         tree_functions().xwalk_rows(
-            rows.ctypes.data, n, rows.shape[1], row_masks.ctypes.data, W, fb.address("nodes"),
-            self.buffers.address("xstep"), self._paths.address("masks"), fb.address("sets"), full.setw,
-            fb.address("troot"), fb.address("tconst"), fb.address("tout"), len(full.troot),
-            fb.address("init"), full.K, full.div, int(full.float32_sums), out.ctypes.data,
+            rows.ctypes.data, len(rows), rows.shape[1], row_masks.ctypes.data, row_masks.shape[1],
+            fb.address("nodes"), self.buffers.address("xstep"), self._paths.address("masks"),
+            fb.address("sets"), full.setw, fb.address("troot"), fb.address("tconst"), fb.address("tout"),
+            len(full.troot), fb.address("init"), full.K, full.div, int(full.float32_sums), out.ctypes.data,
         )  # fmt: skip
         return out
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from tree_cases import WITH_NAN, blackbox, case, delta_block
 
 from codegen.registry import scorer_for
@@ -253,4 +254,6 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()
         assert masks.dtype == np.uint64 and masks.any()
+        with pytest.raises(ValueError, match="columns, the forest reads"):  # rows too narrow
+            native.bind(X[0]).score_rows(X[:3, : full.width - 1])
     assert compared > 1000

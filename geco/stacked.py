@@ -6,7 +6,7 @@ and operator cost more than the draws themselves. Stacked, the groups' cumulativ
 one increasing array (each group's shifted by the total weight of the groups before it), so a
 weighted draw for any group is one ``searchsorted`` into it, clamped to the group's slice; the
 same holds for a prefix of a group's values (sorted by distance to ``x``), which selective
-mutation samples from. The laws are those of :mod:`geco.sampling`: weighted, and distinct by
+mutation samples from. The laws are those of one table sampled alone: weighted, and distinct by
 successive sampling (repeated draws skipping repeats) or exponential keys.
 """
 

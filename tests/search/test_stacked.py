@@ -1,11 +1,12 @@
 """StackedSpaces: every group's feasible space in flat arrays. Its draws must follow the laws of
-the per-table samplers in geco.sampling, its lookups must equal a per-group searchsorted, and
+the per-table reference samplers (reference_sampling.py), its lookups must equal a per-group searchsorted, and
 the operators built on it must only produce tuples of the changed groups' spaces."""
 
 from functools import cache
 
 import numpy as np
 import pytest
+from reference_sampling import sample_distinct, sample_distinct_from_prefix, sample_from_prefix
 
 from geco.distance import DistanceSpec
 from geco.feasible_space import GroupSpace
@@ -18,12 +19,7 @@ from geco.operators import (
     selective_mutation,
 )
 from geco.population import Candidates
-from geco.sampling import (
-    SPARSE_RATIO,
-    sample_distinct,
-    sample_distinct_from_prefix,
-    sample_from_prefix,
-)
+from geco.sampling import SPARSE_RATIO
 from geco.stacked import StackedSpaces
 
 # ---------------------------------------------------------------------------- the hand-made spaces

@@ -86,17 +86,13 @@ entry:
 ; tree's nodes stay in cache), adding trees in estimator order (exact); a tree with troot < 0 is a
 ; constant (tconst) added in place; forests (div != 0) end with the mean; %f32 != 0: every sum is
 ; rounded to float32 (XGBoost)
-define void @forest_eval(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %nodes,
-                         ptr noalias %sets, i64 %setw,
-                         ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
-                         ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out) {
-entry:
-  %r32 = icmp ne i64 %f32, 0
-  %empty = icmp sle i64 %n, 0
+; shared by @forest_eval and @xwalk_rows (n >= 1, K >= 1)
+define internal void @init_out(ptr noalias %out, ptr noalias %init, i64 %n, i64 %K) alwaysinline {
+entry:                                       ; out[i*K + k] = init[k]
   %nk = mul i64 %n, %K
-  br i1 %empty, label %exit, label %init_loop
-init_loop:                                   ; out[i*K + k] = init[k]
-  %j = phi i64 [0, %entry], [%j1, %init_loop]
+  br label %loop
+loop:
+  %j = phi i64 [0, %entry], [%j1, %loop]
   %jk = urem i64 %j, %K
   %ip = getelementptr inbounds double, ptr %init, i64 %jk
   %iv = load double, ptr %ip
@@ -104,32 +100,81 @@ init_loop:                                   ; out[i*K + k] = init[k]
   store double %iv, ptr %op
   %j1 = add i64 %j, 1
   %jd = icmp eq i64 %j1, %nk
-  br i1 %jd, label %tree_loop, label %init_loop
+  br i1 %jd, label %done, label %loop
+done:
+  ret void
+}
+
+; out[i*K + to] += v for row i (rounded to float32 when %f32)
+define internal void @add_leaf(ptr noalias %out, i64 %i, i64 %K, i64 %to, double %v, i1 %f32) alwaysinline {
+entry:
+  %ob = mul i64 %i, %K
+  %oix = add i64 %ob, %to
+  %ap = getelementptr inbounds double, ptr %out, i64 %oix
+  %a = load double, ptr %ap
+  %a1 = fadd double %a, %v
+  %a2 = call double @round_sum(double %a1, i1 %f32)
+  store double %a2, ptr %ap
+  ret void
+}
+
+; a constant tree adds the same value to every row
+define internal void @add_const_tree(ptr noalias %out, i64 %n, i64 %K, i64 %to, double %v, i1 %f32) alwaysinline {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %loop]
+  call void @add_leaf(ptr %out, i64 %i, i64 %K, i64 %to, double %v, i1 %f32)
+  %i1 = add i64 %i, 1
+  %d = icmp eq i64 %i1, %n
+  br i1 %d, label %done, label %loop
+done:
+  ret void
+}
+
+; forests (K = 1, %div != 0): the mean over the trees
+define internal void @divide_out(ptr noalias %out, i64 %n, double %div) alwaysinline {
+entry:
+  %isdiv = fcmp one double %div, 0.0
+  br i1 %isdiv, label %loop, label %done
+loop:
+  %i = phi i64 [0, %entry], [%i1, %loop]
+  %p = getelementptr inbounds double, ptr %out, i64 %i
+  %v = load double, ptr %p
+  %q = fdiv double %v, %div
+  store double %q, ptr %p
+  %i1 = add i64 %i, 1
+  %d = icmp eq i64 %i1, %n
+  br i1 %d, label %done, label %loop
+done:
+  ret void
+}
+
+define void @forest_eval(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %nodes,
+                         ptr noalias %sets, i64 %setw,
+                         ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                         ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out) {
+entry:
+  %r32 = icmp ne i64 %f32, 0
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %exit, label %start
+start:
+  call void @init_out(ptr %out, ptr %init, i64 %n, i64 %K)
+  br label %tree_loop
 tree_loop:
-  %t = phi i64 [0, %init_loop], [%t1, %tree_next]
+  %t = phi i64 [0, %start], [%t1, %tree_next]
   %rp = getelementptr inbounds i32, ptr %troot, i64 %t
   %r0 = load i32, ptr %rp
   %top = getelementptr inbounds i32, ptr %tout, i64 %t
   %to = load i32, ptr %top
   %to64 = sext i32 %to to i64
   %isc = icmp slt i32 %r0, 0
-  br i1 %isc, label %const_pre, label %row_loop
-const_pre:
+  br i1 %isc, label %const_tree, label %row_loop
+const_tree:
   %cp = getelementptr inbounds double, ptr %tconst, i64 %t
   %cv = load double, ptr %cp
-  br label %const_loop
-const_loop:                                  ; a constant tree adds the same value to every row
-  %ci = phi i64 [0, %const_pre], [%ci1, %const_loop]
-  %cb = mul i64 %ci, %K
-  %cix = add i64 %cb, %to64
-  %cap = getelementptr inbounds double, ptr %out, i64 %cix
-  %ca = load double, ptr %cap
-  %ca1 = fadd double %ca, %cv
-  %ca2 = call double @round_sum(double %ca1, i1 %r32)
-  store double %ca2, ptr %cap
-  %ci1 = add i64 %ci, 1
-  %cd = icmp eq i64 %ci1, %n
-  br i1 %cd, label %tree_next, label %const_loop
+  call void @add_const_tree(ptr %out, i64 %n, i64 %K, i64 %to64, double %cv, i1 %r32)
+  br label %tree_next
 row_loop:
   %i = phi i64 [0, %tree_loop], [%i1, %row_done]
   %roff = mul i64 %i, %width
@@ -148,13 +193,7 @@ test:
   %rn = call i32 @child(ptr %nodes, i64 %r64, i32 %c, ptr %row, ptr %sets, i64 %setw)
   br label %walk
 row_done:
-  %ob = mul i64 %i, %K
-  %oix = add i64 %ob, %to64
-  %ap = getelementptr inbounds double, ptr %out, i64 %oix
-  %a = load double, ptr %ap
-  %a1 = fadd double %a, %nv
-  %a2 = call double @round_sum(double %a1, i1 %r32)
-  store double %a2, ptr %ap
+  call void @add_leaf(ptr %out, i64 %i, i64 %K, i64 %to64, double %nv, i1 %r32)
   %i1 = add i64 %i, 1
   %id = icmp eq i64 %i1, %n
   br i1 %id, label %tree_next, label %row_loop
@@ -163,17 +202,8 @@ tree_next:
   %td = icmp eq i64 %t1, %T
   br i1 %td, label %finish, label %tree_loop
 finish:
-  %isdiv = fcmp one double %div, 0.0
-  br i1 %isdiv, label %divide, label %exit
-divide:                                      ; forests (K = 1): mean over the trees
-  %di = phi i64 [0, %finish], [%di1, %divide]
-  %dp = getelementptr inbounds double, ptr %out, i64 %di
-  %dv = load double, ptr %dp
-  %q = fdiv double %dv, %div
-  store double %q, ptr %dp
-  %di1 = add i64 %di, 1
-  %dd = icmp eq i64 %di1, %n
-  br i1 %dd, label %exit, label %divide
+  call void @divide_out(ptr %out, i64 %n, double %div)
+  br label %exit
 exit:
   ret void
 }
@@ -328,43 +358,24 @@ define void @xwalk_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmas
 entry:
   %r32 = icmp ne i64 %f32, 0
   %empty = icmp sle i64 %n, 0
-  %nk = mul i64 %n, %K
-  br i1 %empty, label %exit, label %init_loop
-init_loop:                                   ; out[i*K + k] = init[k]
-  %j = phi i64 [0, %entry], [%j1, %init_loop]
-  %jk = urem i64 %j, %K
-  %ip = getelementptr inbounds double, ptr %init, i64 %jk
-  %iv = load double, ptr %ip
-  %op = getelementptr inbounds double, ptr %out, i64 %j
-  store double %iv, ptr %op
-  %j1 = add i64 %j, 1
-  %jd = icmp eq i64 %j1, %nk
-  br i1 %jd, label %tree_loop, label %init_loop
+  br i1 %empty, label %exit, label %start
+start:
+  call void @init_out(ptr %out, ptr %init, i64 %n, i64 %K)
+  br label %tree_loop
 tree_loop:
-  %t = phi i64 [0, %init_loop], [%t1, %tree_next]
+  %t = phi i64 [0, %start], [%t1, %tree_next]
   %rp = getelementptr inbounds i32, ptr %troot, i64 %t
   %r0 = load i32, ptr %rp
   %top = getelementptr inbounds i32, ptr %tout, i64 %t
   %to = load i32, ptr %top
   %to64 = sext i32 %to to i64
   %isc = icmp slt i32 %r0, 0
-  br i1 %isc, label %const_pre, label %row_loop
-const_pre:
+  br i1 %isc, label %const_tree, label %row_loop
+const_tree:
   %cp = getelementptr inbounds double, ptr %tconst, i64 %t
   %cv = load double, ptr %cp
-  br label %const_loop
-const_loop:                                  ; a constant tree adds the same value to every row
-  %ci = phi i64 [0, %const_pre], [%ci1, %const_loop]
-  %cb = mul i64 %ci, %K
-  %cix = add i64 %cb, %to64
-  %cap = getelementptr inbounds double, ptr %out, i64 %cix
-  %ca = load double, ptr %cap
-  %ca1 = fadd double %ca, %cv
-  %ca2 = call double @round_sum(double %ca1, i1 %r32)
-  store double %ca2, ptr %cap
-  %ci1 = add i64 %ci, 1
-  %cd = icmp eq i64 %ci1, %n
-  br i1 %cd, label %tree_next, label %const_loop
+  call void @add_const_tree(ptr %out, i64 %n, i64 %K, i64 %to64, double %cv, i1 %r32)
+  br label %tree_next
 row_loop:
   %i = phi i64 [0, %tree_loop], [%i1, %row_done]
   %roff = mul i64 %i, %width
@@ -415,13 +426,7 @@ leaf:
   %nv = load double, ptr %lvp
   br label %row_done
 row_done:
-  %ob = mul i64 %i, %K
-  %oix = add i64 %ob, %to64
-  %ap = getelementptr inbounds double, ptr %out, i64 %oix
-  %a = load double, ptr %ap
-  %a1 = fadd double %a, %nv
-  %a2 = call double @round_sum(double %a1, i1 %r32)
-  store double %a2, ptr %ap
+  call void @add_leaf(ptr %out, i64 %i, i64 %K, i64 %to64, double %nv, i1 %r32)
   %i1 = add i64 %i, 1
   %id = icmp eq i64 %i1, %n
   br i1 %id, label %tree_next, label %row_loop
@@ -430,17 +435,8 @@ tree_next:
   %td = icmp eq i64 %t1, %T
   br i1 %td, label %finish, label %tree_loop
 finish:
-  %isdiv = fcmp one double %div, 0.0
-  br i1 %isdiv, label %divide, label %exit
-divide:                                      ; forests (K = 1): mean over the trees
-  %di = phi i64 [0, %finish], [%di1, %divide]
-  %dp = getelementptr inbounds double, ptr %out, i64 %di
-  %dv = load double, ptr %dp
-  %q = fdiv double %dv, %div
-  store double %q, ptr %dp
-  %di1 = add i64 %di, 1
-  %dd = icmp eq i64 %di1, %n
-  br i1 %dd, label %exit, label %divide
+  call void @divide_out(ptr %out, i64 %n, double %div)
+  br label %exit
 exit:
   ret void
 }

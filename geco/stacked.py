@@ -72,12 +72,16 @@ class StackedSpaces:
         """Per pair: how many of ``group``'s values are strictly closer to ``x`` than
         ``distance`` (the length of the prefix selective mutation samples from). Exact: the
         distances are compared through their ranks among all the groups' distances."""
-        key = group * len(self.ranks) + np.searchsorted(self.ranks, distance, side="left")
-        return np.searchsorted(self.rank_key, key, side="left") - self.start[group]
+        return self._count_below(group, distance, "left")
 
     def not_farther(self, group: np.ndarray, distance: np.ndarray) -> np.ndarray:
         """Per pair: how many of ``group``'s values are at most ``distance`` from ``x``."""
-        key = group * len(self.ranks) + np.searchsorted(self.ranks, distance, side="right")
+        return self._count_below(group, distance, "right")
+
+    def _count_below(self, group: np.ndarray, distance: np.ndarray, side: str) -> np.ndarray:
+        """Values of each pair's group whose distance rank is below ``distance``'s insertion
+        point among all distances (``side`` as in ``searchsorted``)."""
+        key = group * len(self.ranks) + np.searchsorted(self.ranks, distance, side=side)
         return np.searchsorted(self.rank_key, key, side="left") - self.start[group]
 
     def cells(self, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -81,6 +81,8 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=1, help="seeds per row (quality over more runs)")
     ap.add_argument("--no-readme", action="store_true")
     args = ap.parse_args()
+    if args.seeds < 1 or args.n < 1:
+        ap.error(f"--seeds and --n must be at least 1, got {args.seeds} and {args.n}")
 
     X, y, plaf = make_wide(args.rows, args.columns)
     table_mb = X.memory_usage(deep=True).sum() / 1e6

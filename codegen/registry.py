@@ -31,8 +31,8 @@ from codegen.estimator import split_pipeline
 from codegen.mlp.scorer import mlp_scorer
 from codegen.pipeline import ModelInput, read_model_input
 from codegen.protocol import ENGINES, ModelScorer
-from codegen.trees.gbm_input import read_gbm_input
-from codegen.trees.gbm_scorer import gbm_scorer
+from codegen.trees.gbm.input import read_gbm_input
+from codegen.trees.gbm.scorer import gbm_scorer
 from codegen.trees.scorer import tree_scorer
 from plaf_grammar import Schema
 

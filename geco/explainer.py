@@ -5,7 +5,7 @@ fitted on, infers the schema, checks the constraints against it, computes every 
 prepares the fastest scoring engine the model allows and scores the data once, so that every
 explanation can seed its search with the rows of the desired class. ``explain`` then grounds the
 constraints on one instance, runs the search and returns up to k distinct counterfactuals - or,
-when there is none, the reason in terms of the rules as written (:mod:`geco.diagnosis`). The knobs
+when there is none, the reason in terms of the rules as written (:mod:`geco.problem.diagnosis`). The knobs
 carry the paper's names and defaults and can be overridden per call.
 """
 
@@ -24,16 +24,16 @@ import pandas as pd
 import plaf_grammar
 from codegen import ModelScorer, UnsupportedModel
 from codegen.registry import scorer_for
-from geco.admissible import check_data, check_instance
-from geco.diagnosis import blocking_rules, cite, emptying_rules, rules_x_breaks
-from geco.distance import DistanceSpec, feature_ranges
-from geco.diversity import pick_distinct
-from geco.feasible_space import feasible_space, group_domains, project
-from geco.operators import Context, action_cascade, implication_spaces
-from geco.population import Candidates
+from geco.problem.admissible import check_data, check_instance
+from geco.problem.diagnosis import blocking_rules, cite, emptying_rules, rules_x_breaks
+from geco.problem.distance import DistanceSpec, feature_ranges
+from geco.problem.feasible_space import feasible_space, group_domains, project
 from geco.result import Explanation
 from geco.scoring import ENGINES, BlackBoxScorer
 from geco.search import MAX_RESTARTS, MERGE_BELOW, SearchConfig, SearchOutcome, run_search
+from geco.search.diversity import pick_distinct
+from geco.search.operators import Context, action_cascade, implication_spaces
+from geco.search.population import Candidates
 from plaf_grammar import Schema, SchemaError
 
 __all__ = ["ENGINES", "Explainer", "load"]

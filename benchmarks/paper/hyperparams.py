@@ -26,7 +26,7 @@ import paper_setup as ps
 
 import geco
 import plaf_grammar
-from geco.distance import DistanceSpec
+from geco.problem.distance import DistanceSpec
 
 NORMS = {
     "l0": (1.0, 0.0, 0.0, 0.0), "l1": (0.0, 1.0, 0.0, 0.0), "l2": (0.0, 0.0, 1.0, 0.0),

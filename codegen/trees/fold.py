@@ -31,7 +31,7 @@ import numpy as np
 
 from codegen.errors import UnsupportedModel
 from codegen.pipeline import ModelInput, read_model_input
-from codegen.trees.gbm_split_tests import gbm_reads_as_zero
+from codegen.trees.gbm.split_tests import gbm_reads_as_zero
 from codegen.trees.reader import RawEnsemble, raw_goes_left, read_trees
 from plaf_grammar import Schema
 

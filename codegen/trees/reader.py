@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnsupportedModel
-from codegen.trees.gbm_split_tests import gbm_goes_left
+from codegen.trees.gbm.split_tests import gbm_goes_left
 
 __all__ = ["RawEnsemble", "raw_goes_left", "read_trees"]
 
@@ -46,7 +46,7 @@ class RawEnsemble:
 
     ``split`` names the library whose split test :func:`raw_goes_left` applies: ``"sklearn"``
     (the readers here), ``"xgboost"``, ``"lightgbm"`` or ``"lightgbm-sparse"`` (see
-    :mod:`codegen.trees.gbm_split_tests`).
+    :mod:`codegen.trees.gbm.split_tests`).
     ``zero_missing`` (bool per node or None): 0.0 takes the missing branch there (LightGBM's
     missing_type Zero; XGBoost reading scipy sparse rows).
     Boosting accumulates in ``init.dtype``: float64, or float32 for XGBoost (whose leaf values

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from geco.distance import DistanceSpec
 from geco.explainer import Explainer
-from geco.feasible_space import GroupSpace, feasible_space
-from geco.population import row_hashes
+from geco.problem.distance import DistanceSpec
+from geco.problem.feasible_space import GroupSpace, feasible_space
+from geco.problem.hashing import row_hashes
 from plaf_grammar import GroundProgram
 
 __all__ = [

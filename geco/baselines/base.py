@@ -36,7 +36,7 @@ class Instance:
     frame: pd.DataFrame
     probability: float
     grounded: GroundProgram
-    distance: Any  # geco.distance.DistanceSpec
+    distance: Any  # geco.problem.distance.DistanceSpec
     rng: np.random.Generator
     k: int
 

@@ -1,5 +1,5 @@
 """The per-table weighted samplers the search used before its draws were stacked, kept as the
-reference laws the stacked draws (geco.stacked) are tested against: without replacement by
+reference laws the stacked draws (geco.search.stacked) are tested against: without replacement by
 exponential keys (Efraimidis-Spirakis), by repeated draws with replacement skipping repeats for
 long tables (successive weighted sampling, the same law), and one draw from a prefix."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.sampling import SPARSE_RATIO, first_distinct
+from geco.search.sampling import SPARSE_RATIO, first_distinct
 
 # Above this many keys per call, draw in chunks of rows to bound memory.
 _MAX_KEYS = 4_000_000

@@ -95,7 +95,7 @@ def test_dice_counts_violations(credit):
 
 
 def _l1(X: pd.DataFrame, x: pd.Series, ranges: np.ndarray) -> np.ndarray:
-    """GeCo's l1-only distance of every row of X to x, computed independently of geco.distance
+    """GeCo's l1-only distance of every row of X to x, computed independently of geco.problem.distance
     (numeric data only): mean over features of |difference| / range."""
     diff = np.abs(X.to_numpy(float) - x.to_numpy(float)) / ranges
     return diff.sum(axis=1) / X.shape[1]

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from reference_sampling import sample_distinct, sample_distinct_from_prefix, sample_from_prefix
 
-from geco.distance import DistanceSpec
-from geco.feasible_space import feasible_space, group_domains
-from geco.population import Pool, key_order, key_words, mask_key, row_hashes
+from geco.problem.distance import DistanceSpec
+from geco.problem.feasible_space import feasible_space, group_domains
+from geco.problem.hashing import row_hashes
+from geco.search.population import Pool, key_order, key_words, mask_key
 
 
 def spec(weights=(0.25, 0.25, 0.25, 0.25)):
@@ -143,7 +144,7 @@ def test_distance_from_cells_equals_the_dense_distance_bit_for_bit():
 
 
 def test_cell_hashes_identify_rows_by_their_changed_cells():
-    from geco.population import cell_hashes
+    from geco.problem.hashing import cell_hashes
 
     rng = np.random.default_rng(3)
     d, n = 30, 4000

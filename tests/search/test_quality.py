@@ -9,10 +9,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 import geco
 import plaf_grammar
-from geco.diversity import pick_distinct
-from geco.feasible_space import GroupSpace, project
-from geco.operators import Context, walk_back
-from geco.population import Candidates
+from geco.problem.feasible_space import GroupSpace, project
+from geco.search.diversity import pick_distinct
+from geco.search.operators import Context, walk_back
+from geco.search.population import Candidates
 from plaf_grammar import SchemaError
 
 

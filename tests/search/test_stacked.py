@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from reference_sampling import sample_distinct, sample_distinct_from_prefix, sample_from_prefix
 
-from geco.distance import DistanceSpec
-from geco.feasible_space import GroupSpace
-from geco.operators import (
+from geco.problem.distance import DistanceSpec
+from geco.problem.feasible_space import GroupSpace
+from geco.search.operators import (
     Context,
     group_distances,
     grow,
@@ -18,9 +18,9 @@ from geco.operators import (
     mutation,
     selective_mutation,
 )
-from geco.population import Candidates
-from geco.sampling import SPARSE_RATIO
-from geco.stacked import StackedSpaces
+from geco.search.population import Candidates
+from geco.search.sampling import SPARSE_RATIO
+from geco.search.stacked import StackedSpaces
 
 # ---------------------------------------------------------------------------- the hand-made spaces
 # 10 features, 8 groups; f0, f3, f9 categorical. Groups 1 and 5 have two features that are not

@@ -6,12 +6,12 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 
 import geco
-import geco.search
-from geco.distance import DistanceSpec
-from geco.feasible_space import feasible_space, group_domains
-from geco.operators import Context
-from geco.population import Candidates
-from geco.trade import step_in, trade
+import geco.search.loop
+from geco.problem.distance import DistanceSpec
+from geco.problem.feasible_space import feasible_space, group_domains
+from geco.search.operators import Context
+from geco.search.population import Candidates
+from geco.search.trade import step_in, trade
 
 
 def _context(seed=0):
@@ -94,7 +94,7 @@ def _by_delta(result, columns):
 def test_polishing_never_farther_and_moves_options_nearer(credit_explainer, monkeypatch):
     X, explainer, rows = credit_explainer
     polished = [explainer.explain(X.iloc[[r]], random_state=int(r)) for r in rows]
-    monkeypatch.setattr(geco.search, "POLISH_ROUNDS", 0)
+    monkeypatch.setattr(geco.search.loop, "POLISH_ROUNDS", 0)
     plain = [explainer.explain(X.iloc[[r]], random_state=int(r)) for r in rows]
     nearer = 0
     for a, b in zip(polished, plain):

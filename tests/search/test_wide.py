@@ -18,9 +18,10 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 import geco
 import plaf_grammar
 from codegen.mlp.bound import error_bound
-from geco.feasible_space import group_domains
-from geco.population import Pool, key_words, row_hashes
+from geco.problem.feasible_space import group_domains
+from geco.problem.hashing import row_hashes
 from geco.search import score_pool
+from geco.search.population import Pool, key_words
 
 MAKE_WIDE = Path(__file__).resolve().parents[2] / "benchmarks" / "make_wide.py"
 
@@ -168,19 +169,19 @@ def test_delta_paths_agree_with_full_rows(wide, monkeypatch):
     """Every candidate the search scores, from every operator (polishing included): its row
     holds x outside its changed groups (merged full-row scoring relies on it), and the distance
     and de-duplication hash made from its Δ's cells equal those of its full row."""
-    import geco.search
-    from geco.distance import DistanceSpec
-    from geco.population import cell_hashes
+    import geco.search.loop
+    from geco.problem.distance import DistanceSpec
+    from geco.problem.hashing import cell_hashes
 
     X, model, explainer = wide
     seen = []
-    real = geco.search.score_pool
+    real = geco.search.loop.score_pool
 
     def checked(scorer, pool, *args, **kwargs):
         seen.append((pool.rows.copy(), pool.changed.copy(), pool.dist.copy(), pool.hashes.copy()))
         return real(scorer, pool, *args, **kwargs)
 
-    monkeypatch.setattr(geco.search, "score_pool", checked)
+    monkeypatch.setattr(geco.search.loop, "score_pool", checked)
     r = int(np.flatnonzero(model.predict(X.iloc[:500]) == 0)[0])
     res = explainer.explain(X.iloc[[r]], random_state=5)
     assert res.success and res.stats["polish_rounds"] >= 1

@@ -10,10 +10,10 @@ objectives raise :class:`UnsupportedModel`. The library itself is never imported
 
 Exactness (LightGBM 4.x ``GBDT::Predict``): the C API reads the row as doubles and every
 ``|x| <= 1e-35f`` as 0.0; splits compare in double, ``x <= threshold``; missing values follow
-LightGBM's rules (see :mod:`codegen.trees.gbm_split_tests`). ``raw = 0.0`` then ``raw[k] += leaf`` round by
+LightGBM's rules (see :mod:`codegen.trees.gbm.split_tests`). ``raw = 0.0`` then ``raw[k] += leaf`` round by
 round, class by class (the boost-from-average init score is already inside the first trees'
 leaves); ``rf`` divides by the round count; then ``1 / (1 + exp(-sigmoid * raw))`` or the
-softmax, in double with the C library's ``exp`` (:mod:`codegen.trees.gbm_links`). ``dump_model`` prints
+softmax, in double with the C library's ``exp`` (:mod:`codegen.trees.gbm.links`). ``dump_model`` prints
 thresholds and leaf values with 17 significant digits, which Python parses back to the same
 doubles. ``RawEnsemble.predict_proba`` equals ``LGBMClassifier.predict_proba`` bit for bit on
 float64 rows; for a ``Booster`` it is ``[1 - p, p]`` (binary) or the class probabilities.
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnsupportedModel
-from codegen.trees.gbm_links import GBMLink
+from codegen.trees.gbm.links import GBMLink
 from codegen.trees.reader import RawEnsemble
 
 #: LightGBM's dump_model clamps thresholds to +-1e300 (its AvoidInf); a split that sends every

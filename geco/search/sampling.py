@@ -2,7 +2,7 @@
 
 GeCo samples a group's new values in proportion to how often they occur in the data, so that
 counterfactuals stay plausible. The operators draw for many groups at once through
-:mod:`geco.stacked` (weighted draws without replacement by exponential keys ``E / w``, or, for
+:mod:`geco.search.stacked` (weighted draws without replacement by exponential keys ``E / w``, or, for
 tables much longer than the sample, by draws with replacement skipping repeats: successive
 weighted sampling, the same law); what they share lives here: the threshold between the two, the
 first-``m``-distinct mask, and plain draws with replacement from one table (the action cascade's

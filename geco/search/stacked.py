@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geco.feasible_space import GroupSpace
-from geco.sampling import SPARSE_RATIO, first_distinct
+from geco.problem.feasible_space import GroupSpace
+from geco.search.sampling import SPARSE_RATIO, first_distinct
 
 __all__ = ["StackedSpaces"]
 

@@ -1,6 +1,6 @@
 """XGBoost's and LightGBM's links compiled (``codegen/llvm/gbm_links.ll``, once per process).
 
-Why: the numpy links of :mod:`codegen.trees.gbm_links` are exact but cost a dozen array
+Why: the numpy links of :mod:`codegen.trees.gbm.links` are exact but cost a dozen array
 operations per block plus a Python-level call of the C library's ``exp``/``expf`` for some (XGBoost)
 or every (LightGBM) element - on the small blocks of a search, more than scoring the trees. The
 compiled links do the same arithmetic with the same C library functions in one call per block.
@@ -15,7 +15,7 @@ import numpy as np
 
 from codegen.llvm import binding
 from codegen.llvm.sources import ir_source
-from codegen.trees.gbm_links import GBMLink
+from codegen.trees.gbm.links import GBMLink
 
 __all__ = ["NativeLink", "native_link"]
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geco.distance import DistanceSpec
-from geco.population import row_hashes
+from geco.problem.distance import DistanceSpec
+from geco.problem.hashing import row_hashes
 from plaf_grammar.table import EncodedTable, as_table
 
 __all__ = ["GroupDomain", "GroupSpace", "feasible_space", "group_domains", "project", "restrict"]

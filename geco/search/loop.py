@@ -5,7 +5,7 @@ Score (lower is better): ``dist`` for a counterfactual (``p > threshold``), othe
 
 The initial population is the paper's (``m_init`` samples of every group changed alone) plus
 *seeds*: the rows of the data the model scores as desired that are nearest to ``x`` once
-projected onto the feasible space (see :func:`geco.feasible_space.project`). A seed that is still
+projected onto the feasible space (see :func:`geco.problem.feasible_space.project`). A seed that is still
 a counterfactual proves one exists from the first generation; walk-back, selective mutation and
 crossover then move it towards ``x``. Without seeds the paper's operators, which grow a change
 by one group per generation, rarely reach a desired region that needs many features to move
@@ -22,7 +22,7 @@ The loop stops
 * after ``max_generations``.
 
 Besides the population (the ``q`` best) the loop keeps an archive of the best counterfactual of
-every Δ it has seen, from which distinct options are picked (:mod:`geco.diversity`).
+every Δ it has seen, from which distinct options are picked (:mod:`geco.search.diversity`).
 
 All new candidates of a generation are scored in one pass (``score_blocks``), one block per Δ, so
 a black-box model is called once per generation and a compiled model once per Δ.
@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from geco.distance import DistanceSpec
-from geco.operators import (
+from geco.problem.distance import DistanceSpec
+from geco.problem.hashing import cell_hashes
+from geco.search.operators import (
     Context,
     action_cascade,
     crossover,
@@ -47,16 +48,15 @@ from geco.operators import (
     selective_mutation,
     walk_back,
 )
-from geco.population import (
+from geco.search.population import (
     Candidates,
     Pool,
     block_starts,
-    cell_hashes,
     interleave,
     key_order,
     key_words,
 )
-from geco.trade import step_in, trade
+from geco.search.trade import step_in, trade
 
 __all__ = ["MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_pool"]
 
@@ -78,7 +78,7 @@ CROSSOVER_PARENTS = 32
 MERGE_BELOW = 32
 MERGE_MIN_BLOCKS = 128
 
-#: polishing, once the search has stopped with a counterfactual: trade children (geco.trade)
+#: polishing, once the search has stopped with a counterfactual: trade children (geco.search.trade)
 #: and selective mutation of the best TRADE_PARENTS counterfactuals, TRADE_CHILDREN trades each,
 #: until POLISH_PATIENCE rounds in a row improve no option (at most POLISH_ROUNDS)
 TRADE_CHILDREN = 128
@@ -524,7 +524,7 @@ def run_search(
     polished = 0
     if len(archive) and stop in ("converged", "stagnated"):
         # the genetic search ends at a local optimum of its moves; polishing trades distance
-        # between groups (see geco.trade), which the search's own moves cannot, and never makes
+        # between groups (see geco.search.trade), which the search's own moves cannot, and never makes
         # the result worse (the archive keeps every Δ's best)
         best_options, stalled = options(config.k)[0], 0
         while stalled < POLISH_PATIENCE and polished < POLISH_ROUNDS:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.operators import Context, group_distances
-from geco.population import Candidates
+from geco.search.operators import Context, group_distances
+from geco.search.population import Candidates
 
 __all__ = ["step_in", "trade"]
 

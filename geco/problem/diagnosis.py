@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from geco.feasible_space import GroupDomain
+from geco.problem.feasible_space import GroupDomain
 
 __all__ = ["blocking_rules", "cite", "emptying_rules", "rules_x_breaks"]
 

@@ -9,11 +9,11 @@ Anything else raises :class:`UnsupportedModel`. The library itself is never impo
 
 Exactness (XGBoost 2.x/3.x CPU predictor): the input is cast to float32 and tested
 ``x < split_condition`` (float32); NaN follows ``default_left``; categorical splits send the
-categories listed for the node right and every other one left (see :mod:`codegen.trees.gbm_split_tests`).
+categories listed for the node right and every other one left (see :mod:`codegen.trees.gbm.split_tests`).
 Margins are float32: ``base margin`` (ProbToMargin of ``base_score``: ``-logf(1/p - 1)`` for
 ``binary:logistic``, the stored vector as is for softmax), then ``+= leaf`` tree by tree in model
 order. Then ``common::Sigmoid``/``common::Softmax`` in float32 with the C library's ``expf``
-(:mod:`codegen.trees.gbm_links`), or scipy's softmax of the margins for ``multi:softmax`` (what
+(:mod:`codegen.trees.gbm.links`), or scipy's softmax of the margins for ``multi:softmax`` (what
 ``XGBClassifier.predict_proba`` does). ``RawEnsemble.predict_proba`` equals
 ``XGBClassifier.predict_proba`` bit for bit; for a ``Booster`` it is what an ``XGBClassifier``
 wrapping it would return (``[1 - p, p]`` for binary).
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnsupportedModel
-from codegen.trees.gbm_links import GBMLink, xgboost_logit
+from codegen.trees.gbm.links import GBMLink, xgboost_logit
 from codegen.trees.reader import RawEnsemble
 
 __all__ = ["is_xgboost", "nearest_float32", "read_xgboost", "xgboost_categories"]

@@ -1,8 +1,8 @@
 """GeCo's genetic operators, each vectorised over all candidates of a generation.
 
-Every operator returns new :class:`~geco.population.Candidates` (full rows + changed groups,
+Every operator returns new :class:`~geco.search.population.Candidates` (full rows + changed groups,
 ``x``'s values outside them). The draws for all (candidate, group) pairs of a call are one
-vectorised call on the stacked spaces (:mod:`geco.stacked`): no Python step per group, which on
+vectorised call on the stacked spaces (:mod:`geco.search.stacked`): no Python step per group, which on
 a wide table (a hundred groups) cost more than the draws.
 
 Differences from the reference implementation (GeCo.jl), following the paper's intent:
@@ -30,10 +30,10 @@ from functools import cached_property
 
 import numpy as np
 
-from geco.feasible_space import GroupSpace, restrict
-from geco.population import Candidates
-from geco.sampling import sample_with_replacement
-from geco.stacked import StackedSpaces
+from geco.problem.feasible_space import GroupSpace, restrict
+from geco.search.population import Candidates
+from geco.search.sampling import sample_with_replacement
+from geco.search.stacked import StackedSpaces
 
 __all__ = [
     "Context", "action_cascade", "crossover", "grow", "initial_population", "mutation",

@@ -34,9 +34,9 @@ from codegen.errors import UnsupportedModel
 from codegen.estimator import split_pipeline
 from codegen.pipeline import ColumnMap, ModelInput, read_model_input
 from codegen.trees.fold import Forest, fold
-from codegen.trees.lightgbm_reader import is_lightgbm, lightgbm_categories, read_lightgbm
+from codegen.trees.gbm.lightgbm_reader import is_lightgbm, lightgbm_categories, read_lightgbm
+from codegen.trees.gbm.xgboost_reader import is_xgboost, read_xgboost, xgboost_categories
 from codegen.trees.reader import RawEnsemble, raw_goes_left
-from codegen.trees.xgboost_reader import is_xgboost, read_xgboost, xgboost_categories
 from plaf_grammar import Schema
 
 __all__ = ["GBMInput", "gbm_forest", "gbm_raw", "is_gbm", "read_gbm", "read_gbm_forest", "read_gbm_input"]

@@ -1,11 +1,11 @@
 """The engine factory of XGBoost and LightGBM models: their trees folded onto the user's columns
-(:mod:`codegen.trees.gbm_input`) behind the same tiers as sklearn's trees
+(:mod:`codegen.trees.gbm.input`) behind the same tiers as sklearn's trees
 (:class:`codegen.trees.scorer.TreeScorer`: partial evaluation, kernel, JIT, IR, cost model).
 
 Two additions: values such a model reads as missing although they are numbers (0 behind a
 sparse XGBoost input, ``zero_as_missing`` in LightGBM; :attr:`codegen.trees.fold.Forest.missing_values`)
 become NaN before any tier sees them, in ``x`` and in every Δ block; and the library's link runs
-compiled (:mod:`codegen.trees.gbm_native_links`), bit-identical to the numpy one.
+compiled (:mod:`codegen.trees.gbm.native_links`), bit-identical to the numpy one.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import numpy as np
 from codegen.pipeline import ModelInput
 from codegen.protocol import Block
 from codegen.trees.fold import fold
-from codegen.trees.gbm_input import gbm_raw
-from codegen.trees.gbm_native_links import native_link
+from codegen.trees.gbm.input import gbm_raw
+from codegen.trees.gbm.native_links import native_link
 from codegen.trees.scorer import BoundTreeScorer, TreeScorer
 
 __all__ = ["GBMTreeScorer", "gbm_scorer"]
@@ -61,7 +61,7 @@ class _BoundGBMScorer(BoundTreeScorer):
 
 def gbm_scorer(model_input: ModelInput, desired_class: Any, engine: str = "auto") -> TreeScorer:
     """Registry factory (see :mod:`codegen.registry`); ``model_input`` comes from
-    :func:`codegen.trees.gbm_input.read_gbm_input`. Raises :class:`codegen.UnsupportedModel`."""
+    :func:`codegen.trees.gbm.input.read_gbm_input`. Raises :class:`codegen.UnsupportedModel`."""
     raw = gbm_raw(model_input)
     forest = fold(raw, model_input, desired_class)
     if engine != "numpy":  # the numpy tier stays free of LLVM

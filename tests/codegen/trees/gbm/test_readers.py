@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.errors import UnsupportedModel
-from codegen.trees.gbm_links import c_exp, c_expf
-from codegen.trees.gbm_split_tests import LIGHTGBM_ZERO
+from codegen.trees.gbm.links import c_exp, c_expf
+from codegen.trees.gbm.split_tests import LIGHTGBM_ZERO
 from plaf_grammar import Schema
 
 pytestmark = [
@@ -114,7 +114,7 @@ def _xgb_expected(model, Q, objective: str):
 @given(data=st.data())
 def test_xgboost_numeric_equals_predict_proba(data):
     xgb = _xgb()
-    from codegen.trees.xgboost_reader import read_xgboost
+    from codegen.trees.gbm.xgboost_reader import read_xgboost
 
     seed = data.draw(st.integers(0, 10_000), label="seed")
     k = data.draw(st.sampled_from([2, 3]), label="classes")
@@ -174,7 +174,7 @@ _ODD_CODES = [-1.0, -0.5, 0.5, 2.7, 31.9, 32.0, 39.0, 40.0, 100.0, 1e7, 2.0**24,
 @given(seed=st.integers(0, 10_000), onehot_max=st.sampled_from([1, 4, 64]), k=st.sampled_from([2, 3]))
 def test_xgboost_categorical_equals_predict_proba(seed, onehot_max, k):
     xgb = _xgb()
-    from codegen.trees.xgboost_reader import read_xgboost
+    from codegen.trees.gbm.xgboost_reader import read_xgboost
 
     df, y = _cat_frame(seed)
     if k == 3:
@@ -193,7 +193,7 @@ def test_xgboost_categorical_equals_predict_proba(seed, onehot_max, k):
 
 def test_xgboost_iteration_ranges():
     xgb = _xgb()
-    from codegen.trees.xgboost_reader import read_xgboost
+    from codegen.trees.gbm.xgboost_reader import read_xgboost
 
     X, y2, y3 = _data(3, n=400)
     for y in (y2, y3):
@@ -218,7 +218,7 @@ def test_xgboost_iteration_ranges():
 
 def test_xgboost_unsupported_models_raise():
     xgb = _xgb()
-    from codegen.trees.xgboost_reader import read_xgboost
+    from codegen.trees.gbm.xgboost_reader import read_xgboost
 
     X, y, _ = _data(0)
     with pytest.raises(UnsupportedModel, match="objective"):
@@ -232,7 +232,7 @@ def test_xgboost_unsupported_models_raise():
 
 
 def test_float32_text_parsing_resolves_double_rounding():
-    from codegen.trees.xgboost_reader import nearest_float32
+    from codegen.trees.gbm.xgboost_reader import nearest_float32
 
     # 1 + 2^-24 is halfway between float32 1 and its successor; this text lies just above it but
     # parses to exactly the midpoint as a double, which float32 rounding would send down to 1.0
@@ -250,7 +250,7 @@ def test_float32_text_parsing_resolves_double_rounding():
 @given(data=st.data())
 def test_lightgbm_numeric_equals_predict_proba(data):
     lgb = _lgb()
-    from codegen.trees.lightgbm_reader import read_lightgbm
+    from codegen.trees.gbm.lightgbm_reader import read_lightgbm
 
     seed = data.draw(st.integers(0, 10_000), label="seed")
     k = data.draw(st.sampled_from([2, 3]), label="classes")
@@ -285,7 +285,7 @@ def test_lightgbm_numeric_equals_predict_proba(data):
 def test_lightgbm_missing_types_and_zero_threshold():
     """Every missing_type occurs; rows at +-1e-35f (read as 0.0 by LightGBM) are routed right."""
     lgb = _lgb()
-    from codegen.trees.lightgbm_reader import read_lightgbm
+    from codegen.trees.gbm.lightgbm_reader import read_lightgbm
 
     X, y, _ = _data(5, n=600, nan_frac=0.2, zero_frac=0.3)
     X[:40, 0] = -1e-36  # tiny values become thresholds at +-kZeroThreshold
@@ -311,7 +311,7 @@ def test_lightgbm_missing_types_and_zero_threshold():
 @given(seed=st.integers(0, 10_000), k=st.sampled_from([2, 3]), max_cat_to_onehot=st.sampled_from([4, 64]))
 def test_lightgbm_categorical_equals_predict_proba(seed, k, max_cat_to_onehot):
     lgb = _lgb()
-    from codegen.trees.lightgbm_reader import read_lightgbm
+    from codegen.trees.gbm.lightgbm_reader import read_lightgbm
 
     df, y = _cat_frame(seed)
     if k == 3:
@@ -331,7 +331,7 @@ def test_lightgbm_categorical_equals_predict_proba(seed, k, max_cat_to_onehot):
 
 def test_lightgbm_iterations():
     lgb = _lgb()
-    from codegen.trees.lightgbm_reader import read_lightgbm
+    from codegen.trees.gbm.lightgbm_reader import read_lightgbm
 
     X, y2, y3 = _data(4, n=400)
     for y, k in ((y2, 1), (y3, 3)):
@@ -358,7 +358,7 @@ def test_lightgbm_iterations():
 
 def test_lightgbm_unsupported_models_raise():
     lgb = _lgb()
-    from codegen.trees.lightgbm_reader import read_lightgbm
+    from codegen.trees.gbm.lightgbm_reader import read_lightgbm
 
     X, y, _ = _data(0)
     with pytest.raises(UnsupportedModel, match="not a fitted LightGBM classifier"):
@@ -460,7 +460,7 @@ def _gbm_models():
 
 
 def test_folded_forest_equals_predict_proba():
-    from codegen.trees.gbm_input import read_gbm_forest
+    from codegen.trees.gbm.input import read_gbm_forest
     from codegen.trees.partial import bind_x, partial_evaluate
 
     df, y = _user_frame(0)
@@ -494,7 +494,7 @@ def test_zero_read_as_missing_folds_exactly():
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-    from codegen.trees.gbm_input import read_gbm_forest, read_gbm_input
+    from codegen.trees.gbm.input import read_gbm_forest, read_gbm_input
 
     df, y = _user_frame(1)
     rng = np.random.default_rng(1)
@@ -537,7 +537,7 @@ def test_zero_read_as_missing_folds_exactly():
 def test_bare_gbm_with_categories_unknown_to_the_model():
     """LightGBM reads a category it was not trained with as NaN; XGBoost is refused."""
     xgb, lgb = _xgb(), _lgb()
-    from codegen.trees.gbm_input import read_gbm_forest
+    from codegen.trees.gbm.input import read_gbm_forest
 
     df, y = _user_frame(2)
     y = (y > 0).astype(int)

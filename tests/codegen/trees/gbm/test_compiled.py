@@ -361,8 +361,8 @@ def test_ir_reads_zero_as_missing_itself(cases):
 def test_compiled_links_equal_the_numpy_links(kind, K, sigmoid, divisor):
     """The compiled links call the C library's expf/exp as the numpy ones do (which equal the
     libraries, see test_gbm_readers): equal on wide margins, saturation and the clamp at 88.7."""
-    from codegen.trees.gbm_links import GBMLink
-    from codegen.trees.gbm_native_links import native_link
+    from codegen.trees.gbm.links import GBMLink
+    from codegen.trees.gbm.native_links import native_link
 
     rng = np.random.default_rng(K)
     raw = np.concatenate([rng.normal(scale=s, size=(3000, K)) for s in (0.5, 5.0, 40.0)])

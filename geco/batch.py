@@ -93,18 +93,11 @@ def failed_explanation(explainer: Explainer, x: pd.DataFrame, error: BaseExcepti
     """The result for a row whose explanation failed: no counterfactuals, ``success`` False,
     ``reason`` and ``stats["error"]`` naming the error, ``x_probability`` NaN."""
     error_text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
-    empty = explainer.schema.decode(np.empty((0, len(explainer.schema))))
-    for c, dtype in zip(_META, ("float64", "float64", "int64", "bool")):
-        empty[c] = pd.Series(dtype=dtype)
-    return Explanation(
-        x=x,
-        counterfactuals=empty,
-        success=False,
-        reason=f"explaining this row failed: {error_text}",
-        desired_class=explainer.desired_class,
-        x_probability=float("nan"),
+    return Explanation.empty(
+        x, f"explaining this row failed: {error_text}", explainer.desired_class,
         stats={"error": error_text, "engine": explainer.engine},
-    )
+        features=explainer.schema.decode(np.empty((0, len(explainer.schema)))),
+    )  # fmt: skip
 
 
 def _explain_rows(

@@ -44,6 +44,20 @@ class Explanation:
     x_probability: float
     stats: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def empty(
+        cls, x: pd.DataFrame, reason: str, desired_class: Any, x_probability: float = float("nan"),
+        stats: dict[str, Any] | None = None, features: pd.DataFrame | None = None,
+    ) -> Explanation:  # fmt: skip
+        """An explanation without counterfactuals (``success`` False): the table has the
+        features' columns with their dtypes (those of ``features``, a frame of the features, else
+        of ``x``) and the meta columns with theirs, and no row."""
+        table = (x if features is None else features).iloc[:0].copy()
+        for c, dtype in _META_DTYPES.items():
+            table[c] = pd.Series(dtype=dtype)
+        table.index = pd.RangeIndex(0)
+        return cls(x, table, False, reason, desired_class, x_probability, dict(stats or {}))
+
     @property
     def features(self) -> list[str]:
         return list(self.x.columns)

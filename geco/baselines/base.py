@@ -2,8 +2,10 @@
 one way to turn its answers into a ``geco.Explanation`` with violations counted, not hidden.
 
 A baseline builds a ``geco.Explainer`` (for its schema, data, PLAF program, group domains and
-ranges), so the same inputs fail with the same errors and distances mean the same thing. Its
-``explain`` returns the rows the method proposes; :meth:`Baseline.explain` scores them with the
+ranges) and takes each instance's problem from it (``Explainer.problem``: encoded, grounded,
+GeCo's distance, the feasible spaces, the engine bound to it), so the same inputs fail with the
+same errors and distances mean the same thing. Its ``_propose`` returns the rows the method
+proposes; :meth:`Baseline.explain` scores them with the
 model's own ``predict_proba``, measures GeCo's distance and checks each one against the whole
 program with the reference evaluator ``plaf_grammar.holds``.
 """
@@ -20,34 +22,53 @@ import numpy as np
 import pandas as pd
 
 import plaf_grammar
-from geco.baselines import access
 from geco.explainer import Explainer
+from geco.problem.feasible_space import GroupSpace
+from geco.problem.hashing import row_hashes
+from geco.problem.problem import Problem
 from geco.result import Explanation
-from plaf_grammar import GroundProgram, Schema
+from plaf_grammar import Schema
 
 __all__ = ["Baseline", "Instance", "Proposal"]
 
 
 @dataclass
 class Instance:
-    """One instance to explain, prepared once: encoded, grounded, with GeCo's distance to it."""
+    """One instance to explain, as a baseline sees it: its problem (``geco.problem.Problem``),
+    the random stream and how many answers are wanted."""
 
-    x: np.ndarray
-    frame: pd.DataFrame
-    probability: float
-    grounded: GroundProgram
-    distance: Any  # geco.problem.distance.DistanceSpec
+    problem: Problem
     rng: np.random.Generator
     k: int
 
-    def satisfies(self, rows: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    @property
+    def x(self) -> np.ndarray:
+        return self.problem.x
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.problem.frame
+
+    @property
+    def probability(self) -> float:
+        return self.problem.probability
+
+    @property
+    def spaces(self) -> list[GroupSpace]:
+        """Per group: the value tuples seen in the data, minus ``x``'s own, that satisfy the
+        group's own rules for ``x`` (sorted by distance, with their frequencies as ``weights``)."""
+        return self.problem.spaces
+
+    def satisfies(self, rows: np.ndarray) -> np.ndarray:
         """Whether each encoded full row satisfies the whole program for this instance."""
-        if len(rows) == 0:
-            return np.zeros(0, dtype=bool)
-        return np.asarray(self.grounded.check(dict(zip(names, rows.T))), dtype=bool)
+        return self.problem.satisfies(rows)
 
     def distances(self, rows: np.ndarray) -> np.ndarray:
-        return self.distance(np.arange(len(self.x)), rows)
+        return self.problem.distances(rows)
+
+    def score_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The explainer's engine's P(desired) for encoded full rows."""
+        return self.problem.score_rows(rows)
 
 
 @dataclass
@@ -65,7 +86,7 @@ def distinct_first(rows: np.ndarray, order: np.ndarray, k: int) -> np.ndarray:
     """The first ``k`` entries of ``order`` whose rows differ from every earlier one."""
     if len(order) == 0:
         return order
-    h = access.row_hashes(rows[order])
+    h = row_hashes(rows[order])
     _, first = np.unique(h, return_index=True)
     return order[np.sort(first)[:k]]
 
@@ -131,7 +152,7 @@ class Baseline:
     def data_desired(self) -> np.ndarray:
         """Which rows of the data the model classifies as desired (one model call, cached)."""
         if self._data_desired is None:
-            self._data_desired = access.model_proba(self.explainer, self.data) > self.threshold
+            self._data_desired = self.explainer.setting.model_proba(self.data) > self.threshold
         return self._data_desired
 
     def __repr__(self) -> str:
@@ -144,30 +165,23 @@ class Baseline:
         k = self.k if k is None else int(k)
         if k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
-        x_enc, frame = access.encode_instance(self.explainer, x)
-        p_x = float(access.model_proba(self.explainer, x_enc[None])[0])
-        if p_x > self.threshold:
+        problem = self.explainer.problem(x)
+        if problem.probability > self.threshold:
             reason = (
                 f"the instance is already classified as the desired class {self.desired_class!r} "
-                f"(p = {p_x:.3f} > threshold {self.threshold}); there is nothing to explain"
+                f"(p = {problem.probability:.3f} > threshold {self.threshold}); there is nothing to explain"
             )
-            empty = Proposal(np.empty((0, len(x_enc))), np.zeros(0, dtype=bool), reason)
-            return self._explanation(frame, x_enc, p_x, empty, None, t_start)
-        inst = Instance(
-            x=x_enc, frame=frame, probability=p_x,
-            grounded=access.ground(self.explainer, x_enc),
-            distance=access.distance_spec(self.explainer, x_enc, self.norm_weights),
-            rng=np.random.default_rng(random_state), k=k,
-        )  # fmt: skip
-        proposal = self._propose(inst)
-        return self._explanation(frame, x_enc, p_x, proposal, inst, t_start)
+            empty = Proposal(np.empty((0, len(problem.x))), np.zeros(0, dtype=bool), reason)
+            return self._explanation(problem, empty, None, t_start)
+        inst = Instance(problem, np.random.default_rng(random_state), k)
+        return self._explanation(problem, self._propose(inst), inst, t_start)
 
     def _propose(self, inst: Instance) -> Proposal:
         raise NotImplementedError
 
-    def _explanation(self, frame, x_enc, p_x, proposal: Proposal, inst, t_start) -> Explanation:
-        rows = proposal.rows
-        prob = access.model_proba(self.explainer, rows)
+    def _explanation(self, problem: Problem, proposal: Proposal, inst: Instance | None, t_start: float) -> Explanation:
+        rows, frame, x_enc = proposal.rows, problem.frame, problem.x
+        prob = problem.model_proba(rows)
         flags = np.asarray(proposal.counterfactual, dtype=bool) & (prob > self.threshold)
         # counterfactuals first, each part in the method's order (a row the model does not score
         # as desired is never reported ahead of one it does)
@@ -179,7 +193,7 @@ class Baseline:
             dtype=bool,
         )
         out["probability"] = prob
-        out["distance"] = inst.distances(rows) if inst is not None and len(rows) else np.zeros(len(rows))
+        out["distance"] = problem.distances(rows) if inst is not None and len(rows) else np.zeros(len(rows))
         out["n_changed"] = np.count_nonzero(rows != x_enc, axis=1).astype(int)
         out["counterfactual"] = flags
         out.index = pd.RangeIndex(len(out))
@@ -197,4 +211,4 @@ class Baseline:
             violations=violations,
             seconds_total=time.perf_counter() - t_start,
         )
-        return Explanation(frame, out, bool(flags.any()), reason, self.desired_class, p_x, stats)
+        return Explanation(frame, out, bool(flags.any()), reason, self.desired_class, problem.probability, stats)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.baselines import access
 from geco.baselines.base import Baseline, Instance, Proposal, distinct_first
+from geco.problem.hashing import row_hashes
 
 __all__ = ["CERT"]
 
@@ -47,7 +47,7 @@ class CERT(Baseline):
     def _mutation_pools(self, inst: Instance):
         """Per group: the feature indices and the value tuples a mutation may draw (the feasible
         ones plus ``x``'s own) with their cumulative frequencies."""
-        spaces = access.feasible_spaces(self.explainer, inst.x, inst.grounded, inst.distance)
+        spaces = inst.spaces
         pools = []
         for space, domain in zip(spaces, self.explainer.domains):
             own = inst.x[space.features][None]
@@ -58,10 +58,9 @@ class CERT(Baseline):
         return pools
 
     def _propose(self, inst: Instance) -> Proposal:
-        names = self.schema.names
         rng = inst.rng
         seeds = self.data[self.data_desired()]
-        seeds = seeds[inst.satisfies(seeds, names)]
+        seeds = seeds[inst.satisfies(seeds)]
         stats = {"generations": 0, "candidates_scored": 0, "model_calls": 0, "seed_rows": len(seeds)}
         if len(seeds) == 0:
             return Proposal(
@@ -69,7 +68,7 @@ class CERT(Baseline):
                 "no row of the data is classified as desired and satisfies the constraints, so "
                 "CERT has no initial population", stats,
             )  # fmt: skip
-        score = access.bind_full_rows(self.explainer, inst.x)
+        score = inst.score_rows
         pools = self._mutation_pools(inst)
         n_groups = len(pools)
         rate = self.mutation_rate if self.mutation_rate is not None else 1.0 / n_groups
@@ -78,7 +77,7 @@ class CERT(Baseline):
 
         def fitness(rows: np.ndarray) -> np.ndarray:
             nonlocal seen_h, seen_p
-            h = access.row_hashes(rows)
+            h = row_hashes(rows)
             pos = np.minimum(np.searchsorted(seen_h, h), max(len(seen_h) - 1, 0))
             known = (seen_h[pos] == h) if len(seen_h) else np.zeros(len(h), dtype=bool)
             new_h, first = np.unique(h[~known], return_index=True)
@@ -91,7 +90,7 @@ class CERT(Baseline):
                 seen_h, seen_p = allh[order], np.concatenate([seen_p, new_p])[order]
             prob = seen_p[np.searchsorted(seen_h, h)]
             dist = inst.distances(rows)
-            good = (prob > self.threshold) & inst.satisfies(rows, names)
+            good = (prob > self.threshold) & inst.satisfies(rows)
             return np.where(good, dist, 1.0 + dist + (1.0 - prob)), good
 
         pop = seeds[rng.integers(0, len(seeds), size=self.population)]

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from geco.baselines import access
 from geco.baselines.base import Baseline, Instance, Proposal
 
 __all__ = ["DiCE"]
@@ -56,7 +55,7 @@ class DiCE(Baseline):
         if not callable(getattr(model, "predict_proba", None)):
             raise TypeError(f"DiCE needs a model with predict_proba, got {type(model).__name__}")
         self.method = method
-        self.column = access.class_column(self.explainer)
+        self.column = 1 if self.explainer.blackbox.column is None else int(self.explainer.blackbox.column)
         frame = self.schema.decode(self.data)
         frame[_OUTCOME] = np.argmax(np.asarray(model.predict_proba(frame)), axis=1)
         self.continuous = [f.name for f in self.schema.features if f.kind == "numeric"]
@@ -75,7 +74,7 @@ class DiCE(Baseline):
 
     def translation(self, inst: Instance) -> tuple[list[str], dict[str, list]]:
         """``features_to_vary`` and ``permitted_range`` for one instance."""
-        spaces = access.feasible_spaces(self.explainer, inst.x, inst.grounded, inst.distance)
+        spaces = inst.spaces
         vary: list[str] = []
         permitted: dict[str, list] = {}
         for space in spaces:

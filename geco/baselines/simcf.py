@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.baselines import access
 from geco.baselines.base import Baseline, Instance, Proposal, distinct_first
 
 __all__ = ["SimCF"]
@@ -30,9 +29,8 @@ class SimCF(Baseline):
         self.samples = int(samples)
 
     def _propose(self, inst: Instance) -> Proposal:
-        spaces = access.feasible_spaces(self.explainer, inst.x, inst.grounded, inst.distance)
-        score = access.bind_full_rows(self.explainer, inst.x)
-        names = self.schema.names
+        spaces = inst.spaces
+        score = inst.score_rows
         current, p_current = inst.x.copy(), inst.probability
         changed = np.zeros(len(spaces), dtype=bool)
         stats = {"steps": 0, "candidates_scored": 0, "model_calls": 0}
@@ -55,7 +53,7 @@ class SimCF(Baseline):
             stats["steps"] += 1
             stats["candidates_scored"] += len(rows)
             stats["model_calls"] += 1
-            good = np.flatnonzero((prob > self.threshold) & inst.satisfies(rows, names))
+            good = np.flatnonzero((prob > self.threshold) & inst.satisfies(rows))
             if len(good):
                 order = good[np.argsort(inst.distances(rows[good]), kind="stable")]
                 picked = distinct_first(rows, order, inst.k)

@@ -24,7 +24,7 @@ class WIT(Baseline):
     def _propose(self, inst: Instance) -> Proposal:
         desired = np.flatnonzero(self.data_desired())
         rows = self.data[desired]
-        ok = inst.satisfies(rows, self.schema.names)
+        ok = inst.satisfies(rows)
         rows = rows[ok]
         stats = {"rows_searched": len(self.data), "rows_feasible": len(rows), "model_calls": 0}
         if len(rows) == 0:

@@ -7,14 +7,20 @@ rules that keep the data's rows of the desired class out of reach.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from geco.problem.feasible_space import GroupDomain
 
-__all__ = ["blocking_rules", "cite", "emptying_rules", "rules_x_breaks"]
+if TYPE_CHECKING:
+    from geco.problem.problem import Problem
+
+__all__ = [
+    "blocking_rules", "cite", "empty_space_reason", "emptying_rules", "failure_reason",
+    "required_groups", "rules_x_breaks",
+]  # fmt: skip
 
 
 def _source_rules(obj: Any) -> list[Any]:
@@ -86,3 +92,104 @@ def blocking_rules(ground: Any, names: Sequence[str], rows: np.ndarray) -> list[
     counts = [(key, int(bad.sum())) for key, bad in rejected.items() if bad.any()]
     counts.sort(key=lambda c: -c[1])
     return counts
+
+
+def required_groups(ground: Any, domains: Sequence[GroupDomain], x: np.ndarray) -> np.ndarray:
+    """(G,) groups whose value in x breaks one of the group's own rules (every counterfactual
+    must change them)."""
+    return np.array([bool(rules_x_breaks(ground, dom, x)) for dom in domains], dtype=bool)
+
+
+def _group_names(problem: Problem, g: int) -> str:
+    return ", ".join(problem.setting.domains[g].names)
+
+
+def empty_space_reason(problem: Problem) -> str:
+    """Why no candidate can exist at all ("" when some can): a group ``x`` must change has no
+    allowed value, or no group has any."""
+    ground, x, domains, spaces = problem.grounded, problem.x, problem.setting.domains, problem.spaces
+    for g in np.flatnonzero(problem.required):
+        if len(spaces[g]) == 0:
+            broken = cite(rules_x_breaks(ground, domains[g], x))
+            emptying = emptying_rules(ground, domains[g], x)
+            why = (
+                f"{cite(emptying)} removes every other value of it"
+                if emptying else "the data holds no other value of it"
+            )  # fmt: skip
+            name = _group_names(problem, g)
+            return f"x breaks {broken} on {name}, so every counterfactual must change {name}; but {why}"
+    if any(len(sp) for sp in spaces):
+        return ""
+    blamed = [(g, emptying_rules(ground, domains[g], x)) for g in range(len(spaces))]
+    by_rule: dict[str, list[str]] = {}
+    for g, rules in blamed:
+        if rules:
+            by_rule.setdefault(cite(rules), []).append(_group_names(problem, g))
+    parts = [f"{rule} removes every other value of {', '.join(names)}" for rule, names in by_rule.items()]
+    free = [_group_names(problem, g) for g, rules in blamed if not rules]
+    if free:
+        parts.append(f"the data holds no other value of {', '.join(free)}")
+    return "no feature may change: " + "; ".join(parts)
+
+
+def failure_reason(
+    problem: Problem, outcome: Any, rejected: Mapping[tuple[str, int], int], threshold: float,
+    patience: int, n_above: int, dropped: int, shown_prob: np.ndarray,
+) -> str:  # fmt: skip
+    """Why the search returns no counterfactual, naming only rules that are there.
+
+    ``outcome``: the search's (``stop``, ``restarts``, ``generations``, ``candidates_scored``);
+    ``rejected``: candidates each cross rule or implication dropped; ``n_above``: candidates the
+    engine scored above the threshold, ``dropped`` of them refused by ``predict_proba``;
+    ``shown_prob``: the probabilities of the best candidates shown."""
+    setting, ground = problem.setting, problem.grounded
+    desired = repr(setting.desired_class)
+    if n_above and dropped:
+        return (
+            f"the compiled engine scored {n_above} candidate(s) above the threshold, but the "
+            f"model's own predict_proba puts all {dropped} checked at or below {threshold}; "
+            "engine='blackbox' searches with the model's own numbers"
+        )
+    if outcome.stop == "no_candidates":
+        killers = sorted(rejected.items(), key=lambda kv: -kv[1])
+        rules = [
+            (ground.cross_rules if kind == "cross" else ground.implications)[i] for (kind, i), n in killers if n
+        ]
+        tried = sum(rejected.values())
+        if not rules:
+            return "no candidate survived the rules"
+        return (
+            f"no candidate satisfies {cite(rules[:3])}: "
+            f"{'it rejects' if len(rules) == 1 else 'together they reject'} all {tried} "
+            "candidates tried (each group changed alone, and the data's rows of the desired class)"
+        )
+    why_stop = f"no improvement for {patience} generations" if outcome.stop == "stagnated" else "the generation limit"
+    if outcome.restarts:
+        why_stop += f", {outcome.restarts} restart(s)"
+    run = f"after {outcome.generations} generations and {outcome.candidates_scored} candidates ({why_stop})"
+    best = (
+        f"the best candidates shown reach p = {float(np.max(shown_prob)):.3f}"
+        if len(shown_prob) else "no candidate satisfies every rule"
+    )  # fmt: skip
+    ruled = any(f is not None for f in ground.group_filters) or ground.implications or ground.cross_rules
+    msg = (
+        f"the model never scores a candidate as {desired} (p > {threshold})"
+        + (" within what the rules allow" if ruled else "") + f": {best} {run}"
+    )  # fmt: skip
+    desired_rows = setting.seed_pool.desired(threshold)
+    if len(desired_rows) == 0:
+        return msg + f"; the model scores none of the {len(setting.seed_pool.rows)} data rows as {desired}"
+    feasible = problem.satisfies(desired_rows)
+    if feasible.any():  # only when a compiled engine disagrees with the model near the threshold
+        return msg + (
+            f"; {int(feasible.sum())} data row(s) the model scores as {desired} satisfy the "
+            "rules: engine='blackbox' or more generations may find them"
+        )
+    blocking = blocking_rules(ground, problem.names, desired_rows)
+    top = ", ".join(
+        f"{rule} rejects {n}" + (" of them" if i == 0 else "") for i, (rule, n) in enumerate(blocking[:3])
+    )
+    return (
+        msg + f"; none of the {len(desired_rows)} data rows the model scores as {desired} "
+        f"satisfies the rules for this x: {top}"
+    )

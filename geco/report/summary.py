@@ -57,10 +57,6 @@ class BatchSummary:
     failed: list[tuple[Any, str]]
     engines: Counter = field(default_factory=Counter)
 
-    @property
-    def success_rate(self) -> float:
-        return self.n_found / self.n if self.n else 0.0
-
     def seconds_quantile(self, q: float) -> float:
         return float(np.quantile(self.seconds, q)) if len(self.seconds) else float("nan")
 

@@ -1,6 +1,7 @@
 """Search quality: found wherever one exists, distinct options, honest and fast failures."""
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -114,8 +115,14 @@ def test_engine_disagreeing_with_the_model_is_reported(people):
     explainer = geco.Explainer(model, X, engine="blackbox")
     real = explainer.scorer
 
-    class Optimistic:  # an engine that scores everything above the threshold
-        name, exact = "optimistic", False
+    class Optimistic:  # an engine that scores everything above the threshold, without a bound
+        name, exact, compiled, merge_below, merge_min_blocks = "optimistic", False, True, 32, 128
+
+        def error_bound(self, rows):
+            return np.full(len(rows), np.inf)
+
+        def score_rows(self, rows):
+            return np.maximum(real.score_rows(rows), 0.9)
 
         def bind(self, x):
             inner = real.bind(x)
@@ -129,7 +136,7 @@ def test_engine_disagreeing_with_the_model_is_reported(people):
 
             return Bound()
 
-    explainer.scorer = Optimistic()
+    explainer.setting.engines = replace(explainer.setting.engines, scorer=Optimistic())
     x = X.iloc[[bad[0]]]
     result = explainer.explain(x, random_state=0, max_generations=3, min_generations=0)
     assert "distinct counterfactual(s) found" not in result.reason

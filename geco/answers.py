@@ -1,0 +1,133 @@
+"""From a search's outcome to an :class:`~geco.result.Explanation`.
+
+The candidates the engine scored as counterfactuals are confirmed by the model's own numbers
+(an engine that is not bit-exact may put a row on the other side of the threshold), up to k
+distinct ones are picked, and when none is left the best feasible candidates are shown with the
+reason (:mod:`geco.problem.diagnosis`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from geco.problem.diagnosis import failure_reason
+from geco.problem.problem import Instance, Problem
+from geco.problem.setting import Setting
+from geco.result import Explanation
+from geco.search.diversity import pick_distinct
+from geco.search.loop import SearchConfig, SearchOutcome
+
+__all__ = ["explanation", "nothing_to_search"]
+
+
+def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any], t_start: float,
+                      reason: str) -> Explanation:  # fmt: skip
+    """The answer when no search runs: ``x`` is already desired, or the rules leave nothing."""
+    stats.update(
+        engine=setting.scorer.name, engine_reason=setting.engines.description, generations=0,
+        candidates_scored=0, stop="nothing to search",
+    )  # fmt: skip
+    stats["seconds_total"] = time.perf_counter() - t_start
+    return Explanation.empty(
+        instance.frame, reason, setting.desired_class, instance.probability, stats,
+        features=setting.schema.decode(np.empty((0, len(setting.schema)))),
+    )  # fmt: skip
+
+
+def model_decisions(setting: Setting, outcome: SearchOutcome, threshold: float) -> tuple[SearchOutcome, np.ndarray]:
+    """The final candidates, and which of them are counterfactuals by the model's own
+    ``predict_proba``. The rows an inexact engine's error bound cannot place (score within the
+    bound of the threshold, or NaN) get ``predict_proba``'s probability, in one model call; the
+    others keep the engine's, on the same side as the model's."""
+    if setting.scorer.exact or len(outcome.rows) == 0:
+        return outcome, (outcome.score == outcome.dist) & (outcome.score < 1.0)
+    prob = np.array(outcome.prob, dtype=np.float64)
+    unsure = ~(np.abs(prob - threshold) > setting.scorer.error_bound(outcome.rows))
+    if unsure.any():
+        prob[unsure] = setting.engines.reference.predict(outcome.rows[unsure])
+    return replace(outcome, prob=prob), prob > threshold
+
+
+def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, cfg: SearchConfig) -> tuple[np.ndarray, np.ndarray, int]:
+    """Up to k distinct counterfactuals among ``cand`` (indices into ``rows``, best first),
+    each confirmed by the model's own probabilities; a candidate a compiled engine scored above
+    the threshold but the model does not is dropped and the next one taken. Returns the picks,
+    their probabilities and how many were dropped."""
+    setting, dropped = problem.setting, 0
+    cand = np.asarray(cand, dtype=np.intp)
+    while len(cand):
+        sel = pick_distinct(rows[cand], problem.x, cfg.k, cfg.diversity, setting.ranges, setting.categorical)
+        prob = problem.model_proba(rows[cand[sel]])
+        good = prob > cfg.threshold
+        if good.all():
+            return cand[sel], prob, dropped
+        dropped += int((~good).sum())
+        cand = np.delete(cand, sel[~good])
+    return np.empty(0, dtype=np.intp), np.empty(0), dropped
+
+
+def best_attempts(problem: Problem, rows: np.ndarray, ok: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Without a counterfactual: the best k feasible candidates, the most probable one among
+    them, most probable first."""
+    pool = np.flatnonzero(ok)
+    if len(pool) == 0:
+        return np.empty(0, dtype=np.intp), np.empty(0)
+    pool_prob = problem.model_proba(rows[pool])
+    shown = list(pool[:k])
+    top = int(pool[np.argmax(pool_prob)])
+    if top not in shown:
+        shown[-1] = top
+    picked = np.asarray(shown, dtype=np.intp)
+    prob = pool_prob[np.searchsorted(pool, picked)]
+    order = np.argsort(-prob, kind="stable")
+    return picked[order], prob[order]
+
+
+def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: SearchConfig,
+                stats: dict[str, Any], t_start: float) -> Explanation:  # fmt: skip
+    """The explanation of a finished search (see the module docstring)."""
+    setting = problem.setting
+    outcome, is_cf = model_decisions(setting, outcome, cfg.threshold)
+    rows = outcome.rows
+    ok = problem.satisfies(rows)
+    cand = np.flatnonzero(is_cf & ok)
+    picked, prob, dropped = pick_counterfactuals(problem, rows, cand, cfg)
+    reason = ""
+    if len(picked):
+        flags = np.ones(len(picked), dtype=bool)
+        if len(picked) < cfg.k:
+            reason = (
+                f"only {len(picked)} distinct counterfactual(s) found (k = {cfg.k}"
+                + (f", diversity = {cfg.diversity}; diversity=0 lists the plain top k)" if cfg.diversity else ")")
+            )
+    else:
+        picked, prob = best_attempts(problem, rows, ok, cfg.k)
+        flags = np.zeros(len(picked), dtype=bool)
+        reason = failure_reason(problem, outcome, rejected, cfg.threshold, cfg.patience, len(cand), dropped, prob)
+    frame = setting.schema.decode(rows[picked])
+    frame["probability"] = prob
+    frame["distance"] = problem.distances(rows[picked]) if len(picked) else []
+    frame["n_changed"] = np.count_nonzero(rows[picked] != problem.x, axis=1)
+    frame["counterfactual"] = flags
+    frame.index = pd.RangeIndex(len(frame))
+    stats.update(
+        engine=setting.scorer.name,
+        engine_reason=setting.engines.description,
+        generations=outcome.generations,
+        polish_rounds=outcome.polish_rounds,
+        converged=outcome.converged,
+        stop=outcome.stop,
+        restarts=outcome.restarts,
+        seeds_used=outcome.seeds_used,
+        candidates_scored=outcome.candidates_scored,
+        blocks_scored=outcome.blocks_scored,
+        peak_population_bytes=outcome.peak_population_bytes,
+        seconds=dict(outcome.seconds),
+        seconds_total=time.perf_counter() - t_start,
+    )
+    return Explanation(problem.frame, frame, bool(flags.any()), reason, setting.desired_class, problem.probability, stats)

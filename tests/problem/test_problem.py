@@ -24,7 +24,7 @@ def adult():
 
 
 def test_problem_holds_x_its_rules_and_its_feasible_values(adult):
-    ds, X, model, explainer, col, bad, _ = adult
+    _, X, model, explainer, col, bad, _ = adult
     x = X.iloc[[int(bad[0])]]
     problem = explainer.problem(x)
     np.testing.assert_array_equal(problem.x, explainer.schema.encode(x)[0])
@@ -47,7 +47,7 @@ def test_problem_holds_x_its_rules_and_its_feasible_values(adult):
 
 
 def test_problem_scores_with_the_models_own_numbers(adult):
-    ds, X, model, explainer, col, bad, _ = adult
+    _, X, model, explainer, col, bad, _ = adult
     problem = explainer.problem(X.iloc[[int(bad[1])]])
     rows = explainer.data[:300]
     own = model.predict_proba(explainer.schema.decode(rows))[:, col]
@@ -60,7 +60,7 @@ def test_problem_scores_with_the_models_own_numbers(adult):
 
 
 def test_explain_and_a_baseline_share_the_problem(adult):
-    ds, X, model, explainer, col, bad, _ = adult
+    ds, X, model, explainer, _, bad, _ = adult
     x = X.iloc[[int(bad[2])]]
     result = explainer.explain(x, random_state=0)
     problem = explainer.problem(x)
@@ -73,7 +73,7 @@ def test_explain_and_a_baseline_share_the_problem(adult):
 
 
 def test_every_empty_answer_has_the_same_table(adult):
-    ds, X, model, explainer, col, bad, good = adult
+    _, X, _, explainer, _, bad, good = adult
     already = explainer.explain(X.iloc[[int(good[0])]])
     failed = failed_explanation(explainer, X.iloc[[int(bad[0])]], ValueError("boom"))
     found = explainer.explain(X.iloc[[int(bad[0])]], random_state=1)

@@ -1,0 +1,7 @@
+"""``python -m geco``: the ``geco`` command line."""
+
+import sys
+
+from geco.cli import main
+
+sys.exit(main())

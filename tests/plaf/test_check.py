@@ -309,3 +309,16 @@ def test_the_deepest_accepted_expression_goes_through_every_pass(schema, make):
         assert parse(str(p)) == p.program and str(g)
 
     every_pass(300)
+
+
+@pytest.mark.parametrize(
+    "text, column",
+    [("increasing color", 12), ("fixed age\ndecreasing job", 12), ("cf.job < x.job", 1), ('cf.color >= "red"', 1)],
+)
+def test_order_on_an_unordered_categorical_says_how_to_give_it_an_order(schema, text, column):
+    with pytest.raises(PLAFTypeError) as ei:
+        load(text, schema)
+    e = ei.value
+    assert (e.line, e.column) == (text.count("\n") + 1, column)
+    assert "unordered categorical feature" in e.message
+    assert "pd.Categorical(X[" in e.message and "ordered=True)" in e.message

@@ -128,7 +128,9 @@ class PLAFFileNotFoundError(PLAFError, FileNotFoundError):
     Also a ``FileNotFoundError`` (callers catching ``OSError`` keep working); ``filename`` is
     the path. ``str()`` is ``no such file: PATH`` and why the text was taken for a path."""
 
-    def __init__(self, path: str, reason: str = "it looks like a path, so it is not read as PLAF text") -> None:
+    def __init__(
+        self, path: str, reason: str = "it looks like a path, so it is not read as PLAF text"
+    ) -> None:
         super().__init__(f"no such file: {path} ({reason})", filename=path)
         self.reason = reason
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pandas as pd
 import pytest
 
@@ -145,6 +147,8 @@ def test_a_string_that_looks_like_a_path_is_never_parsed(tmp_path, monkeypatch, 
     assert isinstance(e, PLAFError) and isinstance(e, FileNotFoundError)
     assert str(e).startswith(f"no such file: {given} (it looks like a path")
     assert e.filename == given
+    again = pickle.loads(pickle.dumps(e))  # a worker reports errors by pickling them
+    assert type(again) is PLAFFileNotFoundError and str(again) == str(e)
 
 
 def test_an_existing_file_of_any_suffix_is_read(tmp_path, monkeypatch, schema):

@@ -25,6 +25,7 @@ from plaf_grammar.check import CheckedProgram, check
 from plaf_grammar.errors import (
     PLAFCycleError,
     PLAFError,
+    PLAFFileNotFoundError,
     PLAFNameError,
     PLAFSyntaxError,
     PLAFTypeError,
@@ -46,6 +47,7 @@ __all__ = [
     "GroundProgram",
     "PLAFCycleError",
     "PLAFError",
+    "PLAFFileNotFoundError",
     "PLAFNameError",
     "PLAFSyntaxError",
     "PLAFTypeError",
@@ -67,9 +69,11 @@ def load(
 ) -> CheckedProgram:
     """Parse and check a PLAF program against a schema (or a DataFrame whose schema is inferred).
 
-    ``path_or_text`` is a ``pathlib.Path``, a string naming an existing file, PLAF text, or
-    UTF-8 bytes. A string ending in ``.plaf`` that names no file is a ``FileNotFoundError`` (a
-    typo in a path should not be parsed as a program). Raises :class:`PLAFError` for a bad
+    ``path_or_text`` is a ``pathlib.Path``, a string naming an existing file (of any suffix),
+    PLAF text, or UTF-8 bytes. A one-line string that names no file but looks like a path
+    (``rules.txt``, ``./my_rules``, ``conf/adult_rules``, ``missing.plaf``: see
+    ``source.looks_like_path``) raises :class:`PLAFFileNotFoundError` ("no such file: ...", also
+    a ``FileNotFoundError``) instead of being parsed. Raises :class:`PLAFError` for a bad
     program, including text that is not UTF-8."""
     text, filename = resolve(path_or_text)
     return check(parse(text, filename), schema_or_dataframe)

@@ -2,15 +2,18 @@
 
 Why: a user writing constraints wants to see, before running a search, how the program reads
 against the data: the groups, what it becomes for one concrete row, and the order the
-implications are applied in. Without ``--data`` only the syntax is checked (``geco check FILE
---dataset adult`` checks against a bundled data set). A bad file prints the positioned error and
-exits with status 1. ``python -m plaf_grammar format FILE`` prints the canonical text.
+implications are applied in. Without ``--data`` only the syntax is checked. The bundled data
+sets belong to geco, which this package does not import: ``--dataset`` is refused with a usage
+error (status 2) naming ``geco check FILE --dataset NAME``, which does that check. A bad file
+prints the positioned error and exits with status 1. ``python -m plaf_grammar format FILE``
+prints the canonical text.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Sequence
 
 import pandas as pd
@@ -26,9 +29,13 @@ class _InputError(Exception):
 
 def _frame(args: argparse.Namespace) -> pd.DataFrame:
     try:
+        header = pd.read_csv(args.data, header=None, nrows=1, dtype=str).iloc[0].tolist()
         df = pd.read_csv(args.data)
-    except (OSError, ValueError) as e:  # pandas' parser errors are ValueErrors
+    except (OSError, ValueError, IndexError) as e:  # pandas' parser errors are ValueErrors
         raise _InputError(f"{args.data}: cannot read CSV ({e})") from None
+    dup = [name for name, n in Counter(h for h in header if isinstance(h, str)).items() if n > 1]
+    if dup:  # pandas would rename the second 'a' to 'a.1', and the program would not see it
+        raise _InputError(f"{args.data}: duplicate column name(s) {dup} in the header row")
     if args.target:
         if args.target not in df.columns:
             raise _InputError(f"--target {args.target!r} is not a column of {args.data}")
@@ -76,9 +83,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--data", help="a CSV file (schema inferred from its columns)")
     c.add_argument("--target", help="with --data: the label column to drop")
     c.add_argument("--row", type=int, default=0, help="with --data: row to ground on (default 0)")
+    c.add_argument("--dataset", metavar="NAME", help="not here: the bundled data sets are geco's; "
+                   "use 'geco check FILE --dataset NAME'")  # fmt: skip
     f = sub.add_parser("format", help="print a .plaf file in canonical form")
     f.add_argument("file")
     args = ap.parse_args(argv)
+    if getattr(args, "dataset", None) is not None:
+        c.error(
+            f"--dataset is not available here (the bundled data sets belong to geco): run "
+            f"'geco check {args.file} --dataset {args.dataset}', or pass --data FILE.csv "
+            "[--target COL] to check against your own data"
+        )
     try:
         return _check(args) if args.command == "check" else _format(args)
     except PLAFError as e:

@@ -31,7 +31,7 @@ from plaf_grammar.ast import (
 )
 from plaf_grammar.errors import PLAFCycleError, PLAFNameError, PLAFTypeError, PLAFValueError
 from plaf_grammar.schema import Schema
-from plaf_grammar.typecheck import TypeChecker, error_at
+from plaf_grammar.typecheck import TypeChecker, error_at, order_hint
 from plaf_grammar.visitor import Visitor
 
 __all__ = ["Analysis", "ImplicationInfo", "RuleInfo", "analyse"]
@@ -107,7 +107,9 @@ class _Statements(Visitor[None]):
                 continue
             if stmt.op != "==" and not f.is_ordered:
                 raise error_at(
-                    PLAFTypeError, f"'{stmt.keyword}' on unordered categorical feature {name!r}", pos
+                    PLAFTypeError,
+                    f"'{stmt.keyword}' on unordered categorical feature {name!r}; {order_hint(name)}",
+                    pos,
                 )
             expr = Compare(stmt.op, Ref("cf", name, pos=pos), Ref("x", name, pos=pos), pos=pos)
             self.rules.append((stmt, expr))

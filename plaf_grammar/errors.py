@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "PLAFCycleError",
     "PLAFError",
+    "PLAFFileNotFoundError",
     "PLAFNameError",
     "PLAFSyntaxError",
     "PLAFTypeError",
@@ -119,3 +120,22 @@ class PLAFValueError(PLAFError):
 class PLAFCycleError(PLAFError):
     """Implications whose group dependencies form a cycle (or a group depending on itself), or
     whose consequence spans several groups."""
+
+
+class PLAFFileNotFoundError(PLAFError, FileNotFoundError):
+    """Constraints given as a path that names no file: a path is never parsed as PLAF text.
+
+    Also a ``FileNotFoundError`` (callers catching ``OSError`` keep working); ``filename`` is
+    the path. ``str()`` is ``no such file: PATH`` and why the text was taken for a path."""
+
+    def __init__(
+        self, path: str, reason: str = "it looks like a path, so it is not read as PLAF text"
+    ) -> None:
+        super().__init__(f"no such file: {path} ({reason})", filename=path)
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self):
+        return (type(self), (self.filename, self.reason))

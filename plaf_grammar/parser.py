@@ -1,28 +1,20 @@
 """PLAF text -> syntax tree, with syntax errors a person can act on.
 
-Why a Lark LALR parser: it is fast and gives exact line/column positions. Lark's error objects list
-the terminals it expected; :func:`_syntax_error` translates them into readable names ("an
-expression", "end of statement") and adds hints for common slips (``=``, ``&&``, a bare name).
+Why a Lark LALR parser: it is fast and gives exact line/column positions; Lark's errors become
+readable ones, with hints for common slips, in :mod:`plaf_grammar.syntax_errors`.
 Hostile input ends in a :class:`PLAFError` too: bytes that are not UTF-8, a number too large for a
 float, an expression nested deeper than :data:`MAX_DEPTH` (every later pass recurses over it).
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import (
-    UnexpectedCharacters,
-    UnexpectedEOF,
-    UnexpectedInput,
-    UnexpectedToken,
-    VisitError,
-)
+from lark.exceptions import UnexpectedInput, VisitError
 
 from plaf_grammar.ast import (
     Abs,
@@ -47,6 +39,7 @@ from plaf_grammar.ast import (
 )
 from plaf_grammar.errors import PLAFError, PLAFSyntaxError, PLAFValueError
 from plaf_grammar.source import decode
+from plaf_grammar.syntax_errors import shorten, syntax_error
 
 __all__ = ["MAX_DEPTH", "parse"]
 
@@ -96,13 +89,9 @@ def _unquote(tok: Token) -> str:
     return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S)
 
 
-def _short(text: str, n: int = 40) -> str:
-    return text if len(text) <= n else f"{text[: n - 12]}...{text[-6:]} ({len(text)} characters)"
-
-
 def _out_of_range(tok: Token) -> PLAFValueError:
     return PLAFValueError(
-        f"number {_short(str(tok), 24)} is out of range (largest: 1.7976931348623157e308)",
+        f"number {shorten(str(tok), 24)} is out of range (largest: 1.7976931348623157e308)",
         tok.line, tok.column, end_column=tok.end_column if tok.end_line == tok.line else None,
     )  # fmt: skip
 
@@ -233,132 +222,6 @@ _PARSER = Lark(
 _TO_AST = _ToAST()
 
 
-# ------------------------------------------------------------------------------ errors
-_EXPR_START = {"NUMBER", "STRING", "TRUE", "FALSE", "REF_KIND", "ABS", "LPAR", "MINUS", "NOT"}
-_STMT_START = {"GROUP", "FIXED", "IMMUTABLE", "INCREASING", "DECREASING", "IF"}
-_END = {"_NL", "SEMICOLON", "$END"}
-_ARITH = {"PLUS", "MINUS", "STAR", "SLASH"}
-_NAMED = {
-    "NAME": "a name",
-    "STRING": "a string",
-    "NUMBER": "a number",
-    "REF_KIND": "'cf' or 'x'",
-    "COMP_OP": "a comparison (== != < <= > >=)",
-}
-
-
-def _terminal_text(name: str) -> str:
-    try:
-        pat = _PARSER.get_terminal(name).pattern
-    except KeyError:
-        return name
-    if pat.type == "str":
-        return f"'{pat.value}'"
-    return name
-
-
-def _describe_expected(expected: set[str]) -> str:
-    exp = set(expected)
-    parts: list[str] = []
-    if {"NUMBER", "REF_KIND", "LPAR"} <= exp:
-        if exp >= _STMT_START:
-            parts.append("a statement")
-            exp -= _STMT_START | _END
-        else:
-            parts.append("an expression")
-        exp -= _EXPR_START
-    if exp & _END and exp & {"_NL", "SEMICOLON"}:
-        parts.append("the end of the statement (a newline or ';')")
-        exp -= _END
-    if exp >= _ARITH:
-        parts.append("an operator (+ - * /)")
-        exp -= _ARITH
-    for name in sorted(exp):
-        if name == "$END":
-            parts.append("the end of the input")
-        elif name in _NAMED:
-            parts.append(_NAMED[name])
-        else:
-            parts.append(_terminal_text(name))
-    if not parts:
-        return "something else"
-    if len(parts) == 1:
-        return parts[0]
-    return ", ".join(parts[:-1]) + " or " + parts[-1]
-
-
-def _describe_token(tok: Token) -> str:
-    t = tok.type
-    if t == "$END":
-        return "end of input"
-    if t == "_NL":
-        return "end of line"
-    if t == "NAME":
-        return f"name '{_short(tok)}'"
-    if t == "NUMBER":
-        return f"number {_short(tok)}"
-    if t == "STRING":
-        return f"string {_short(tok)}"
-    return f"'{_short(tok)}'"
-
-
-def _end_pos(text: str) -> tuple[int, int]:
-    lines = text.split("\n")
-    return len(lines), len(lines[-1]) + 1
-
-
-def _syntax_error(e: UnexpectedInput, text: str, filename: str | None) -> PLAFSyntaxError:
-    if isinstance(e, UnexpectedCharacters):
-        ch = text[e.pos_in_stream] if 0 <= e.pos_in_stream < len(text) else ""
-        line, col = e.line, e.column
-        if ch == '"':
-            msg = "unterminated string (no closing '\"' before the end of the line)"
-            end = len(text.split("\n")[line - 1]) + 1
-            return PLAFSyntaxError(msg, line, col, filename, text, end_column=end)
-        msg = f"unexpected character {ch!r}"
-        rest = text[e.pos_in_stream : e.pos_in_stream + 2]
-        if ch == "=":
-            msg += "; to compare use '=='"
-        elif rest in ("&&", "||"):
-            msg += f"; use '{'and' if ch == '&' else 'or'}'"
-        elif ch == "!":
-            msg += "; use 'not' or '!='"
-        elif ch == "'":
-            msg += "; strings and quoted names use double quotes"
-        return PLAFSyntaxError(msg, line, col, filename, text)
-    if isinstance(e, UnexpectedToken):
-        tok = e.token
-        expected = set(e.expected) if e.expected else set()
-        with contextlib.suppress(Exception):  # the exact set (LALR's look-ahead lists too much)
-            expected = set(e.interactive_parser.accepts()) or expected
-        if tok.type == "$END":
-            line, col = _end_pos(text)
-            end_col = None
-        else:
-            line, col, end_col = tok.line, tok.column, tok.end_column
-        msg = f"unexpected {_describe_token(tok)}; expected {_describe_expected(expected)}"
-        after = text[tok.end_pos : tok.end_pos + 1] if tok.end_pos is not None else ""
-        if tok.type == "NAME" and "REF_KIND" in expected and after == ".":
-            msg += f" (a feature is written cf.NAME or x.NAME, not {_short(tok)}.NAME)"
-        elif tok.type == "NAME" and "REF_KIND" in expected:
-            msg += f" (features are written cf.{_short(tok)} or x.{_short(tok)})"
-        elif tok.type == "COMP_OP" and "AND" in expected:
-            msg += " (comparisons cannot be chained; combine them with 'and')"
-        elif tok.type == "_NL" and "RPAR" in expected:
-            msg += " (unclosed '(')"
-        elif tok.type == "NAME" and str(tok) in ("elif", "else"):
-            msg += " (an implication is 'if COND then CONSEQ'; there is no else)"
-        elif "THEN" in expected:
-            msg += " (an implication is 'if COND then CONSEQ')"
-        return PLAFSyntaxError(msg, line, col, filename, text, end_column=end_col)
-    if isinstance(e, UnexpectedEOF):  # pragma: no cover - LALR reports UnexpectedToken($END)
-        line, col = _end_pos(text)
-        return PLAFSyntaxError("unexpected end of input", line, col, filename, text)
-    line = getattr(e, "line", None)  # pragma: no cover
-    col = getattr(e, "column", None)  # pragma: no cover
-    return PLAFSyntaxError(str(e), line, col, filename, text)  # pragma: no cover
-
-
 def _check_depth(tree: Tree, text: str, filename: str | None) -> None:
     """Reject a parse tree deeper than MAX_DEPTH (iteratively: the tree may be very deep)."""
     stack = [(tree, 0)]
@@ -394,7 +257,7 @@ def parse(text: str | bytes, filename: str | None = None) -> Program:
         _check_depth(tree, text, filename)
         stmts = _TO_AST.transform(tree)
     except UnexpectedInput as e:
-        error = _syntax_error(e, text, filename)
+        error = syntax_error(_PARSER, e, text, filename)
     except VisitError as e:  # an error raised by a transformer callback
         if not isinstance(e.orig_exc, PLAFError):
             raise  # pragma: no cover - a bug in a callback

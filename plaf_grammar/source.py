@@ -2,16 +2,28 @@
 
 Why here and strict: a file saved in another encoding must fail at the byte that is not UTF-8,
 with its line and column, as any other error in the program does; a silently mis-decoded name
-would surface later as a confusing "unknown feature".
+would surface later as a confusing "unknown feature". Likewise a string that looks like a path
+(``rules.txt``, ``./my_rules``) but names no file is reported as such, never parsed as PLAF.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from plaf_grammar.errors import PLAFSyntaxError
+from plaf_grammar.errors import PLAFFileNotFoundError, PLAFSyntaxError
+from plaf_grammar.printer import KEYWORDS
 
-__all__ = ["decode", "read", "resolve"]
+__all__ = ["decode", "looks_like_path", "read", "resolve"]
+
+#: Characters only PLAF text holds (operators, sets, strings, comments), never a usual path.
+_PLAF_CHARS = frozenset('=<>!{}()",;#*')
+#: PLAF words; ``cf`` and ``x`` count only as the start of a reference (``cf.age``).
+_PLAF_WORDS = KEYWORDS - {"cf", "x"}
+#: ``cf.NAME`` / ``x.NAME`` not inside a path component (``conf/x.plaf`` holds no reference).
+_REFERENCE = re.compile(r"(?<![\w./\\~-])(?:cf|x)\.[A-Za-z_]")
+#: A file extension on the last path component: ``rules.txt``, ``conf/adult.rules``.
+_EXTENSION = re.compile(r"[^./\\]\.[A-Za-z0-9_]+\Z")
 
 _BOM = "\ufeff"
 
@@ -41,11 +53,27 @@ def read(path: Path | str) -> str:
     return decode(Path(path).read_bytes(), str(path))
 
 
+def looks_like_path(text: str) -> bool:
+    """Whether a one-line string is meant as a file name rather than PLAF text: it ends in
+    ``.plaf``, or it holds no PLAF operator, keyword or ``cf.``/``x.`` reference and has a path
+    separator, a leading ``~`` or a file extension. ``fixed age`` and ``cf.flag`` are PLAF;
+    ``rules.txt``, ``./my_rules`` and ``conf/adult_rules`` are paths."""
+    s = text.strip()
+    if not s or "\n" in s:
+        return False
+    if s.endswith(".plaf"):
+        return True
+    if _PLAF_CHARS.intersection(s) or _PLAF_WORDS.intersection(s.split()) or _REFERENCE.search(s):
+        return False
+    return "/" in s or "\\" in s or s.startswith("~") or _EXTENSION.search(s) is not None
+
+
 def resolve(path_or_text: str | bytes | Path) -> tuple[str, str | None]:
     """(text, filename) of a ``Path``, a string naming an existing file, bytes, or PLAF text.
 
-    A string ending in ``.plaf`` that names no file is a ``FileNotFoundError`` (a typo in a
-    path should not be parsed as a program)."""
+    A string that names no file but :func:`looks_like_path` raises
+    :class:`PLAFFileNotFoundError` (a ``PLAFError`` and a ``FileNotFoundError``): a typo in a
+    path is reported as one, not parsed as a program."""
     if isinstance(path_or_text, Path):
         return read(path_or_text), str(path_or_text)
     if isinstance(path_or_text, (bytes, bytearray)):
@@ -53,12 +81,16 @@ def resolve(path_or_text: str | bytes | Path) -> tuple[str, str | None]:
     if not isinstance(path_or_text, str):
         raise TypeError(f"expected a path, bytes or PLAF text, got {type(path_or_text).__name__}")
     one_line = "\n" not in path_or_text and len(path_or_text) < 4096
+    path = Path(path_or_text.strip()).expanduser() if one_line and path_or_text.strip() else None
     try:
-        is_file = one_line and Path(path_or_text).is_file()
+        is_file = path is not None and path.is_file()
+        is_dir = path is not None and not is_file and path.is_dir()
     except (OSError, ValueError):  # e.g. an embedded NUL byte
-        is_file = False
+        is_file = is_dir = False
     if is_file:
-        return read(path_or_text), path_or_text
-    if one_line and path_or_text.endswith(".plaf"):
-        raise FileNotFoundError(f"no such PLAF file: {path_or_text}")
+        return read(path), path_or_text
+    if is_dir:
+        raise PLAFFileNotFoundError(path_or_text, "it is a directory; give a .plaf file in it")
+    if one_line and looks_like_path(path_or_text):
+        raise PLAFFileNotFoundError(path_or_text)
     return path_or_text, None

@@ -19,7 +19,17 @@ from plaf_grammar.printer import format_name, format_string
 from plaf_grammar.schema import Feature, Schema, SchemaError
 from plaf_grammar.visitor import Visitor
 
-__all__ = ["TypeChecker", "error_at"]
+__all__ = ["TypeChecker", "error_at", "order_hint"]
+
+
+def order_hint(name: str) -> str:
+    """How a user gives a categorical feature an order: PLAF's ``<``, ``increasing`` and
+    ``decreasing`` follow the categories of an ordered pandas Categorical (text columns have
+    none; sorting them alphabetically would be a guess)."""
+    return (
+        f"give it an order with an ordered pandas Categorical: X[{name!r}] = "
+        f"pd.Categorical(X[{name!r}], categories=[...in order...], ordered=True)"
+    )
 
 
 def error_at(cls: type[PLAFError], msg: str, pos: Pos | None) -> PLAFError:
@@ -172,7 +182,8 @@ class TypeChecker(Visitor[Any]):
             if ordered_op and f.kind != "ordinal":
                 raise error_at(
                     PLAFTypeError,
-                    f"{e.op!r} on unordered categorical feature {f.name!r}; use == or != or 'in'",
+                    f"{e.op!r} on unordered categorical feature {f.name!r}; use == or != or "
+                    f"'in', or {order_hint(f.name)}",
                     e.pos,
                 )
             return
@@ -192,7 +203,8 @@ class TypeChecker(Visitor[Any]):
                 if ordered_op and f.kind != "ordinal":
                     raise error_at(
                         PLAFTypeError,
-                        f"{e.op!r} on unordered categorical feature {f.name!r}; use == or != or 'in'",
+                        f"{e.op!r} on unordered categorical feature {f.name!r}; use == or != or "
+                        f"'in', or {order_hint(f.name)}",
                         e.pos,
                     )
                 return

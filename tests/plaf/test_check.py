@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pandas as pd
 import pytest
 
@@ -10,6 +12,7 @@ from plaf_grammar import (
     CheckedProgram,
     PLAFCycleError,
     PLAFError,
+    PLAFFileNotFoundError,
     PLAFNameError,
     PLAFSyntaxError,
     PLAFTypeError,
@@ -129,6 +132,58 @@ def test_file_errors_name_the_file(tmp_path, schema):
 def test_missing_plaf_path_is_not_parsed_as_text(schema):
     with pytest.raises(FileNotFoundError):
         load("no/such/rules.plaf", schema)
+
+
+@pytest.mark.parametrize(
+    "given",
+    ["rules.txt", "./my_rules", "conf/adult_rules", "missing.plaf", "~/no/such/rules",
+     "C:\\rules\\adult.txt", "my rules.txt", " rules.txt "],
+)  # fmt: skip
+def test_a_string_that_looks_like_a_path_is_never_parsed(tmp_path, monkeypatch, schema, given):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(PLAFFileNotFoundError) as ei:
+        load(given, schema)
+    e = ei.value
+    assert isinstance(e, PLAFError) and isinstance(e, FileNotFoundError)
+    assert str(e).startswith(f"no such file: {given} (it looks like a path")
+    assert e.filename == given
+    again = pickle.loads(pickle.dumps(e))  # a worker reports errors by pickling them
+    assert type(again) is PLAFFileNotFoundError and str(again) == str(e)
+
+
+def test_an_existing_file_of_any_suffix_is_read(tmp_path, monkeypatch, schema):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "adult_rules").write_text("fixed age\nfixed agge\n")
+    (tmp_path / "rules.txt").write_text("fixed age\n")
+    assert load("rules.txt", schema).program.filename == "rules.txt"
+    with pytest.raises(PLAFNameError) as ei:
+        load("conf/adult_rules", schema)
+    assert str(ei.value).startswith("conf/adult_rules:2:7: unknown feature 'agge'")
+    with pytest.raises(PLAFFileNotFoundError, match=r"no such file: conf \(it is a directory"):
+        load("conf", schema)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["fixed age", "increasing age, income", "cf.age >= x.age", "cf.age/2 >= x.age",
+     'cf.job in {"a.txt"}', "cf.flag == true", "", "fixed age # see conf/rules.txt"],
+)  # fmt: skip
+def test_one_line_programs_stay_programs(tmp_path, monkeypatch, text):
+    from plaf_grammar.source import resolve
+
+    monkeypatch.chdir(tmp_path)
+    assert resolve(text) == (text, None)
+    parse(text)
+
+
+def test_path_like_text_is_decided_before_parsing():
+    from plaf_grammar.source import looks_like_path
+
+    assert looks_like_path("rules.txt") and looks_like_path("./my_rules")
+    assert looks_like_path("conf/adult_rules") and looks_like_path("x.plaf")
+    assert not looks_like_path("cf.flag") and not looks_like_path("fixed age")
+    assert not looks_like_path("cf.a / x.b") and not looks_like_path("a\nb.txt")
 
 
 def test_load_accepts_dataframe_text_and_bytes(schema):
@@ -258,3 +313,16 @@ def test_the_deepest_accepted_expression_goes_through_every_pass(schema, make):
         assert parse(str(p)) == p.program and str(g)
 
     every_pass(300)
+
+
+@pytest.mark.parametrize(
+    "text, column",
+    [("increasing color", 12), ("fixed age\ndecreasing job", 12), ("cf.job < x.job", 1), ('cf.color >= "red"', 1)],
+)
+def test_order_on_an_unordered_categorical_says_how_to_give_it_an_order(schema, text, column):
+    with pytest.raises(PLAFTypeError) as ei:
+        load(text, schema)
+    e = ei.value
+    assert (e.line, e.column) == (text.count("\n") + 1, column)
+    assert "unordered categorical feature" in e.message
+    assert "pd.Categorical(X[" in e.message and "ordered=True)" in e.message

@@ -187,11 +187,25 @@ def test_cli_as_module_imports_no_geco_and_prints_no_traceback(tmp_path):
     assert r.stderr.startswith(f"{f}:2:21:") and "Traceback" not in r.stderr
 
 
-def test_cli_has_no_bundled_data_sets(capsys):
+def test_cli_has_no_bundled_data_sets_and_names_the_command_that_does(capsys):
     with pytest.raises(SystemExit) as ei:  # geco check FILE --dataset adult does that
         main(["check", "rules.plaf", "--dataset", "adult"])
     assert ei.value.code == 2
-    assert "unrecognized arguments: --dataset" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--dataset is not available here (the bundled data sets belong to geco)" in err
+    assert "run 'geco check rules.plaf --dataset adult', or pass --data FILE.csv" in err
+    main_help = subprocess.run([sys.executable, "-m", "plaf_grammar", "check", "--help"],
+                               capture_output=True, text=True, timeout=120).stdout  # fmt: skip
+    assert "--dataset NAME" in main_help and "geco check" in main_help
+
+
+def test_cli_names_duplicate_csv_header_names(tmp_path, capsys):
+    f = tmp_path / "r.plaf"
+    f.write_text("fixed a\n")
+    csv = tmp_path / "dup.csv"
+    csv.write_text("a,b,a,b,c\n1,2,3,4,5\n")  # pandas alone would read a, b, a.1, b.1, c
+    assert main(["check", str(f), "--data", str(csv)]) == 1
+    assert capsys.readouterr().err == f"error: {csv}: duplicate column name(s) ['a', 'b'] in the header row\n"
 
 
 # ------------------------------------------------------------------------------ the Explainer

@@ -209,6 +209,55 @@ def test_syntax_errors_have_position_and_say_what_was_expected(text, line, colum
     assert e.filename == "rules.plaf"
 
 
+@pytest.mark.parametrize(
+    "text, column, written, meant",
+    [
+        ("cf.age <== 3", 8, "<==", "<="),
+        ("cf.age >== 3", 8, ">==", ">="),
+        ("cf.age =< 3", 8, "=<", "<="),
+        ("cf.age => 3", 8, "=>", ">="),
+        ("cf.age =! 3", 8, "=!", "!="),
+        ("cf.age !== 3", 8, "!==", "!="),
+        ("cf.age === 3", 8, "===", "=="),
+        ("cf.age <> 3", 8, "<>", "!="),
+    ],
+)
+def test_a_mistyped_operator_names_the_one_most_likely_meant(text, column, written, meant):
+    with pytest.raises(PLAFSyntaxError) as ei:
+        parse(text, filename="rules.plaf")
+    e = ei.value
+    assert str(e).startswith(f"rules.plaf:1:{column}: '{written}' is not an operator; did you mean '{meant}'?")
+    assert str(e).split("\n")[2] == "    " + " " * (column - 1) + "^" + "~" * (len(written) - 1)
+
+
+def test_a_single_equals_sign_suggests_the_comparison():
+    with pytest.raises(PLAFSyntaxError) as ei:
+        parse("cf.age = 3", filename="rules.plaf")
+    assert str(ei.value).startswith("rules.plaf:1:8: unexpected character '='; to compare use '=='")
+
+
+@pytest.mark.parametrize(
+    "text, column, fix",
+    [
+        ("cf.F.Undergrad >= x.F.Undergrad", 4, """feature name 'F.Undergrad' contains '.'; quote it: cf."F.Undergrad\""""),
+        ("cf.a >= x.F.Undergrad", 11, """contains '.'; quote it: x."F.Undergrad\""""),
+        ("fixed age, F.Undergrad", 12, """contains '.'; quote it: "F.Undergrad\""""),
+        ("cf.capital-gain <= 100", 4, """feature name 'capital-gain' contains '-'; quote it: cf."capital-gain\""""),
+        ("increasing hours-per-week", 12, """contains '-'; quote it: "hours-per-week\""""),
+    ],
+)
+def test_a_bare_name_with_a_dot_or_dash_says_how_to_quote_it(text, column, fix):
+    with pytest.raises(PLAFSyntaxError) as ei:
+        parse("fixed age\n" + text, filename="rules.plaf")
+    assert str(ei.value).startswith(f"rules.plaf:2:{column}: ")
+    assert fix in ei.value.message, str(ei.value)
+
+
+def test_quoted_dotted_names_and_plain_subtraction_still_parse():
+    assert expression('cf."F.Undergrad" >= x."F.Undergrad"') == Compare(">=", cf("F.Undergrad"), x("F.Undergrad"))
+    assert expression("cf.a-cf.b > 0") == Compare(">", BinOp("-", cf("a"), cf("b")), Num(0))
+
+
 def test_error_format_file_line_col_source_and_caret():
     with pytest.raises(PLAFError) as ei:
         parse("fixed a\ncf.b >= 3 4\n", filename="r.plaf")

@@ -1,14 +1,16 @@
 """The genetic search over one instance's problem: the Δ-representation (:mod:`.population`),
-the operators, the stacked feasible spaces they draw from, the polishing trades, the loop
-(:mod:`.loop`) and the pick of distinct options."""
+the operators, the stacked feasible spaces they draw from, the polishing trades, the search
+itself (:mod:`.loop`, phase by phase), its archive, block scoring and timer, and the pick of
+distinct options."""
 
-from geco.search.loop import (
-    MAX_RESTARTS,
-    MERGE_BELOW,
-    SearchConfig,
-    SearchOutcome,
-    run_search,
-    score_pool,
-)
+from geco.search.config import SearchConfig, SearchOutcome
+from geco.search.loop import MAX_RESTARTS, GeneticSearch, run_search
 
-__all__ = ["MAX_RESTARTS", "MERGE_BELOW", "SearchConfig", "SearchOutcome", "run_search", "score_pool"]
+# MERGE_BELOW is the compiled engines' default, kept here until the Explainer reads it from the
+# engine
+from geco.search.pool_scoring import MERGE_BELOW, score_pool
+
+__all__ = [
+    "MAX_RESTARTS", "MERGE_BELOW", "GeneticSearch", "SearchConfig", "SearchOutcome", "run_search",
+    "score_pool",
+]  # fmt: skip

@@ -1,0 +1,78 @@
+"""The search's knobs (:class:`SearchConfig`) and what one run returns (:class:`SearchOutcome`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["SearchConfig", "SearchOutcome"]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """The paper's knobs with its defaults, plus ``seeds``, ``patience`` and ``diversity``
+    (documented on :class:`geco.Explainer`)."""
+
+    k: int = 5
+    q: int = 100
+    m_init: int = 20
+    m_mut: int = 5
+    min_generations: int = 3
+    max_generations: int = 100
+    threshold: float = 0.5
+    norm_weights: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
+    representation: str = "delta"
+    mutate_top: int | None = None
+    seeds: int = 10
+    patience: int = 5
+    diversity: float = 0.1
+
+    def validate(self) -> None:
+        for name in ("k", "q", "m_init", "m_mut", "max_generations", "patience"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if not isinstance(self.min_generations, (int, np.integer)) or self.min_generations < 0:
+            raise ValueError(f"min_generations must be >= 0, got {self.min_generations!r}")
+        if self.k > self.q:
+            raise ValueError(f"k ({self.k}) must not exceed q ({self.q})")
+        if not 0.0 <= self.threshold < 1.0:
+            raise ValueError(f"threshold must be in [0, 1), got {self.threshold!r}")
+        if self.representation not in ("delta", "full"):
+            raise ValueError(f"representation must be 'delta' or 'full', got {self.representation!r}")
+        if self.mutate_top is not None and (
+            not isinstance(self.mutate_top, (int, np.integer)) or self.mutate_top < 1
+        ):
+            raise ValueError(f"mutate_top must be None or a positive integer, got {self.mutate_top!r}")
+        if not isinstance(self.seeds, (int, np.integer)) or self.seeds < 0:
+            raise ValueError(f"seeds must be >= 0, got {self.seeds!r}")
+        if not isinstance(self.diversity, (int, float, np.number)) or not 0.0 <= self.diversity <= 1.0:
+            raise ValueError(f"diversity must be in [0, 1], got {self.diversity!r}")
+
+
+@dataclass
+class SearchOutcome:
+    """The final population and the archive of the best counterfactual per Δ (best first, no
+    duplicates), how the run ended and what it cost.
+
+    ``stop``: "converged" (the paper's rule), "stagnated", "max_generations" or "no_candidates"
+    (no candidate survived the rules). ``best_prob``: the highest probability any scored
+    candidate reached (engine's numbers)."""
+
+    rows: np.ndarray  # (n, d) full encoded rows, sorted by score
+    changed: np.ndarray  # (n, G)
+    prob: np.ndarray
+    dist: np.ndarray
+    score: np.ndarray
+    generations: int
+    converged: bool
+    candidates_scored: int
+    stop: str = "converged"
+    restarts: int = 0
+    seeds_used: int = 0
+    best_prob: float = 0.0
+    seconds: dict[str, float] = field(default_factory=dict)
+    peak_population_bytes: int = 0
+    blocks_scored: int = 0
+    polish_rounds: int = 0

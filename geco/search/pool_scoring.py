@@ -1,0 +1,57 @@
+"""Scoring a pool of candidates in one ``score_blocks`` call, one block per Δ.
+
+A compiled scorer specialises each block to its Δ's columns. Tiny blocks may instead travel
+together as one block of full rows: when that pays off is the engine's knowledge (its
+``merge_below`` / ``merge_min_blocks``); the search only passes the numbers it is given.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from geco.search.population import Pool
+
+if TYPE_CHECKING:
+    from codegen.protocol import InstanceScorer
+
+__all__ = ["MERGE_BELOW", "MERGE_MIN_BLOCKS", "score_pool"]
+
+#: the compiled engines' default for ``merge_below``; kept here until the Explainer reads it
+#: from the engine
+MERGE_BELOW = 32
+#: the default for ``min_blocks``: merge only when at least this many blocks are small
+MERGE_MIN_BLOCKS = 128
+
+
+def score_pool(
+    scorer: InstanceScorer, pool: Pool, starts: np.ndarray, group_of_feature: np.ndarray, merge_below: int,
+    min_blocks: int = MERGE_MIN_BLOCKS,
+) -> np.ndarray:
+    """P(desired) of every row of ``pool`` (Δ starting at ``starts``), in one ``score_blocks``
+    call, one block per Δ on its own columns; the Δ smaller than ``merge_below`` rows travel as
+    one block of full rows (all features as Δ), when there are at least ``min_blocks``. With an
+    exact scorer the numbers do not depend on the Δ a row is scored under; with an inexact one
+    (MLP) they may differ by rounding, within the engine's error bound."""
+    sizes = np.diff(np.append(starts, len(pool)))
+    small = sizes < merge_below
+    merge = int(small.sum()) >= max(2, min_blocks)
+    alone = np.flatnonzero(~small) if merge else np.arange(len(starts))
+    blocks = []
+    for i in alone.tolist():
+        lo, hi = int(starts[i]), int(starts[i]) + int(sizes[i])
+        cols = np.flatnonzero(pool.changed[lo, group_of_feature])
+        blocks.append((tuple(cols.tolist()), pool.rows[lo:hi, cols]))
+    if merge:  # the rows hold x outside their Δ: a small Δ's full rows are the pool's own
+        in_small = np.repeat(small, sizes)
+        rows = pool.rows if len(alone) == 0 else pool.rows[in_small]
+        blocks.append((tuple(range(pool.rows.shape[1])), rows))
+    parts = scorer.score_blocks(blocks)
+    if not merge:
+        return np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
+    prob = np.empty(len(pool))
+    if len(alone):
+        prob[~in_small] = np.concatenate([np.asarray(p, dtype=np.float64) for p in parts[:-1]])
+    prob[in_small] = np.asarray(parts[-1], dtype=np.float64)
+    return prob

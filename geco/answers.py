@@ -19,8 +19,8 @@ from geco.problem.diagnosis import failure_reason
 from geco.problem.problem import Instance, Problem
 from geco.problem.setting import Setting
 from geco.result import Explanation
+from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.diversity import pick_distinct
-from geco.search.loop import SearchConfig, SearchOutcome
 
 __all__ = ["explanation", "nothing_to_search"]
 

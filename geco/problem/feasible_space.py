@@ -18,7 +18,7 @@ from geco.problem.distance import DistanceSpec
 from geco.problem.hashing import row_hashes
 from plaf_grammar.table import EncodedTable, as_table
 
-__all__ = ["GroupDomain", "GroupSpace", "feasible_space", "group_domains", "project", "restrict"]
+__all__ = ["GroupDomain", "GroupSpace", "feasible_space", "group_domains", "implication_spaces", "project", "restrict"]
 
 
 @dataclass(frozen=True)
@@ -175,3 +175,16 @@ def project(
             out[np.ix_(~changed[:, g], space.features)] = space.values[0]
             changed[:, g] = True
     return out, changed
+
+
+def implication_spaces(spaces: Sequence[GroupSpace], implications: Sequence) -> list[GroupSpace]:
+    """For each implication: its consequence group's feasible values that satisfy it."""
+    out = []
+    for imp in implications:
+        space = spaces[imp.group]
+        if len(space):
+            keep = np.asarray(imp.consequence(space.columns()), dtype=bool)
+        else:
+            keep = np.zeros(0, dtype=bool)
+        out.append(restrict(space, keep))
+    return out

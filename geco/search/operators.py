@@ -24,13 +24,12 @@ start from one-group changes and add one group per generation):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from geco.problem.feasible_space import GroupSpace, restrict
+from geco.problem.feasible_space import GroupSpace
 from geco.search.population import Candidates
 from geco.search.sampling import sample_with_replacement
 from geco.search.stacked import StackedSpaces
@@ -299,16 +298,3 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
             ctx.rejected[("cross", i)] = ctx.rejected.get(("cross", i), 0) + int(broken.sum())
             alive &= ~broken
     return cands if alive.all() else Candidates(rows[alive], changed[alive])
-
-
-def implication_spaces(spaces: Sequence[GroupSpace], implications: Sequence) -> list[GroupSpace]:
-    """For each implication: its consequence group's feasible values that satisfy it."""
-    out = []
-    for imp in implications:
-        space = spaces[imp.group]
-        if len(space):
-            keep = np.asarray(imp.consequence(space.columns()), dtype=bool)
-        else:
-            keep = np.zeros(0, dtype=bool)
-        out.append(restrict(space, keep))
-    return out

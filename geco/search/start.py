@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from geco.problem.feasible_space import project
+from geco.problem.feasible_space import implication_spaces, project
 from geco.problem.problem import Problem
-from geco.search.loop import MAX_RESTARTS, SearchConfig, SearchOutcome, run_search
-from geco.search.operators import Context, action_cascade, implication_spaces
+from geco.search.config import SearchConfig, SearchOutcome
+from geco.search.loop import MAX_RESTARTS, run_search
+from geco.search.operators import Context, action_cascade
 from geco.search.population import Candidates
 
 __all__ = ["context", "nearest", "search", "seed_candidates"]

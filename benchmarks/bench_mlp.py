@@ -32,9 +32,9 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 import geco
+from codegen import BlackBoxScorer
 from codegen.llvm.binding import clear_cache
 from codegen.registry import scorer_for
-from geco.scoring import BlackBoxScorer
 from plaf_grammar import Schema
 
 SIZES = (1, 8, 32, 128, 1024)

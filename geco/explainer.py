@@ -22,14 +22,13 @@ import numpy as np
 import pandas as pd
 
 import plaf_grammar
-from codegen import ModelScorer, UnsupportedModel
+from codegen import ENGINES, BlackBoxScorer, ModelScorer, UnsupportedModel
 from codegen.registry import scorer_for
 from geco.problem.admissible import check_data, check_instance
 from geco.problem.diagnosis import blocking_rules, cite, emptying_rules, rules_x_breaks
 from geco.problem.distance import DistanceSpec, feature_ranges
 from geco.problem.feasible_space import feasible_space, group_domains, project
 from geco.result import Explanation
-from geco.scoring import ENGINES, BlackBoxScorer
 from geco.search import MAX_RESTARTS, MERGE_BELOW, SearchConfig, SearchOutcome, run_search
 from geco.search.diversity import pick_distinct
 from geco.search.operators import Context, action_cascade, implication_spaces

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from codegen.compiled import CompiledScorer
 from codegen.llvm import binding
 from codegen.llvm.buffers import Pinned
 from codegen.mlp.bound import error_bound
@@ -48,7 +49,13 @@ from codegen.mlp.inputs import first_layer
 from codegen.mlp.partial import DeltaPlan, FirstLayer
 from codegen.mlp.reader import MLP
 from codegen.pipeline import ModelInput
-from codegen.protocol import ENGINES, Block, checked_delta, checked_instance
+from codegen.protocol import (
+    COMPILED_ENGINES,
+    Block,
+    checked_delta,
+    checked_engine,
+    checked_instance,
+)
 from plaf_grammar import Schema
 
 __all__ = ["DENSE_BYTES_MAX", "DeltaArguments", "MLPKernel", "MLPScorer", "jit_candidate", "mlp_scorer"]
@@ -183,7 +190,7 @@ class _Staging:
         return out[:n].copy()
 
 
-class MLPScorer:
+class MLPScorer(CompiledScorer):
     """:class:`codegen.ModelScorer` for an MLP, given its first layer (:func:`first_layer`).
 
     ``engine``:
@@ -209,8 +216,7 @@ class MLPScorer:
         opt_level: int = 2,
         background: bool = True,
     ):
-        if engine not in ENGINES:
-            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        checked_engine(engine, COMPILED_ENGINES)
         self.schema = schema
         self.layer = layer
         self.mlp: MLP = layer.mlp

@@ -19,11 +19,10 @@ from sklearn.tree import ExtraTreeClassifier
 
 import codegen
 import geco
-from codegen import ENGINES, InstanceScorer, ModelScorer, UnsupportedModel
+from codegen import ENGINES, BlackBoxScorer, InstanceScorer, ModelScorer, UnsupportedModel
 from codegen.mlp.scorer import MLPScorer
 from codegen.registry import factory_for, model_key, register, scorer_for, supported_models
 from codegen.trees.scorer import TreeScorer
-from geco.scoring import BlackBoxScorer
 from plaf_grammar import Schema
 
 

@@ -222,14 +222,14 @@ class MLPScorer(CompiledScorer):
         self.mlp: MLP = layer.mlp
         self.opt_level = opt_level
         self.kernel: MLPKernel | None = None  # set (atomically) once the kernel may be used
-        self.compiled: MLPKernel | None = None
+        self.built_kernel: MLPKernel | None = None  # compiled, used or not
         self.timings: dict[str, float] = {}
         self._thread: threading.Thread | None = None
         self._restore = ""  # "kernel" after unpickling a scorer that used it: rebuilt at the first bind
         if engine == "numpy":
             self.decision = "numpy engine requested"
         elif engine == "jit":
-            self.compiled = self.kernel = MLPKernel(self.layer, opt_level)
+            self.built_kernel = self.kernel = MLPKernel(self.layer, opt_level)
             self.decision = "jit engine requested"
         else:
             ok, why = jit_candidate(layer.mlp)
@@ -248,7 +248,7 @@ class MLPScorer(CompiledScorer):
 
     @property
     def compile_seconds(self) -> float:
-        return self.compiled.compile_seconds if self.compiled else 0.0
+        return self.built_kernel.compile_seconds if self.built_kernel else 0.0
 
     def wait(self, timeout: float | None = None) -> MLPScorer:
         """Block until the background compile-and-measure step (if any) has finished."""
@@ -262,7 +262,7 @@ class MLPScorer(CompiledScorer):
         except Exception as exc:  # pragma: no cover - an LLVM failure must not break explaining
             self.decision = f"compile failed ({exc}); numpy engine"
             return
-        self.compiled = kernel
+        self.built_kernel = kernel
         t_jit, t_np, diff = _race(self, kernel)
         self.timings = {"jit_block_seconds": t_jit, "numpy_block_seconds": t_np, "max_abs_difference": diff}
         if not diff <= _RACE_AGREEMENT:
@@ -288,7 +288,7 @@ class MLPScorer(CompiledScorer):
         with the same engine, bit for bit); the kernel is rebuilt at the first ``bind`` where it
         is unpickled, from the object code carried along when this process holds it."""
         self.wait()
-        state = {k: v for k, v in self.__dict__.items() if k not in ("kernel", "compiled", "_thread")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("kernel", "built_kernel", "_thread")}
         # a kernel that lost the race is not rebuilt: ir() emits the same module without it
         state["_restore"] = "kernel" if self.kernel is not None else self._restore
         state["_objects"] = (
@@ -299,11 +299,11 @@ class MLPScorer(CompiledScorer):
     def __setstate__(self, state: dict[str, Any]) -> None:
         binding.preload_objects(state.pop("_objects", {}))
         self.__dict__.update(state)
-        self.kernel = self.compiled = None
+        self.kernel = self.built_kernel = None
         self._thread = None
 
     def _rebuild_kernel(self) -> None:
-        self.compiled = self.kernel = MLPKernel(self.layer, self.opt_level)
+        self.built_kernel = self.kernel = MLPKernel(self.layer, self.opt_level)
         self._restore = ""
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
@@ -312,7 +312,7 @@ class MLPScorer(CompiledScorer):
         x = np.asarray(x, dtype=np.float64).ravel()
         delta = tuple(int(j) for j in delta)
         header = _delta_header(self.layer, delta, self.layer.plan(x, delta))
-        text = self.compiled.ir if self.compiled is not None else emit_generic(KernelShape.of(self.mlp))
+        text = self.built_kernel.ir if self.built_kernel is not None else emit_generic(KernelShape.of(self.mlp))
         if optimized:
             text = binding.optimize_ir(text, self.opt_level)
         return "\n".join(header) + "\n" + text

@@ -32,9 +32,9 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 import geco
+from codegen import BlackBoxScorer
 from codegen.llvm.binding import clear_cache
 from codegen.registry import scorer_for
-from geco.scoring import BlackBoxScorer
 from plaf_grammar import Schema
 
 SIZES = (1, 8, 32, 128, 1024)
@@ -72,7 +72,7 @@ def block_table(model, schema: Schema, enc: np.ndarray, desired) -> None:
     delta = (0, len(schema) - 2)  # two features (Adult: age + hours_per_week; Credit: two numbers)
     bj, bn, bbb = jit.bind(x), npy.bind(x), bb.bind(x)
     names = ", ".join(schema.names[j] for j in delta)
-    print(f"  compile: kernel (once per model) {jit.compile_seconds * 1e3:.0f} ms, IR {len(jit.compiled.ir) / 1e3:.0f} kB")
+    print(f"  compile: kernel (once per model) {jit.compile_seconds * 1e3:.0f} ms, IR {len(jit.built_kernel.ir) / 1e3:.0f} kB")
     print(f"  Δ = ({names}); µs per block (ratios: time / jit time)")
     print(f"  {'rows':>6} {'jit':>9} {'numpy':>9} {'blackbox':>10}   {'numpy/jit':>9} {'bb/jit':>7}")
     for n in SIZES:

@@ -11,7 +11,8 @@ class UnsupportedModel(TypeError):
 
     A ``TypeError`` because it says the model is not of a kind the caller can handle, and because
     ``geco.UnsupportedModelError`` (the same class) always was one: ``except TypeError`` keeps
-    working. The Explainer falls back to the black box on it and shows ``reason``."""
+    working. Under engine="auto", :func:`codegen.registry.choose_engine` falls back to the black
+    box on it and keeps ``reason``."""
 
     def __init__(self, reason: str):
         super().__init__(reason)

@@ -405,7 +405,7 @@ def read_model_input(model: Any, schema: Schema) -> ModelInput:
 
     ``model`` is a fitted ``Pipeline`` (transformers, then an estimator) or a bare estimator; it is
     assumed to receive ``schema.decode(rows)`` (the user's DataFrame, columns in schema order), as
-    geco's black-box scorer does. Raises :class:`UnsupportedModel`."""
+    the black-box scorer (:class:`codegen.BlackBoxScorer`) does. Raises :class:`UnsupportedModel`."""
     steps, est = split_pipeline(model)
     names_in = getattr(model, "feature_names_in_", None)
     if names_in is not None and tuple(str(n) for n in names_in) != schema.names:

@@ -15,12 +15,36 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["ENGINES", "Block", "InstanceScorer", "ModelScorer", "checked_delta", "checked_instance"]
+__all__ = [
+    "COMPILED_ENGINES",
+    "ENGINES",
+    "MERGE_BELOW",
+    "MERGE_MIN_BLOCKS",
+    "Block",
+    "InstanceScorer",
+    "ModelScorer",
+    "checked_delta",
+    "checked_engine",
+    "checked_instance",
+]
 
 #: The compiled engine tiers: "auto" picks per model and per Δ from measured costs, "jit" compiles
 #: (tree models: only where the measured costs say it pays, so never slower than "auto"), "numpy"
 #: never touches LLVM.
-ENGINES: tuple[str, ...] = ("auto", "jit", "numpy")
+COMPILED_ENGINES: tuple[str, ...] = ("auto", "jit", "numpy")
+#: Every engine a caller may ask for: the compiled tiers ("auto" falls back to the black box for
+#: a model no compiled engine serves), then the black box (the model's own ``predict_proba``).
+ENGINES: tuple[str, ...] = (*COMPILED_ENGINES, "blackbox")
+
+#: The compiled engines' block-merge policy (:attr:`ModelScorer.merge_below`,
+#: :attr:`ModelScorer.merge_min_blocks`): the Δ blocks of a generation smaller than MERGE_BELOW
+#: rows are scored together as one block of full rows when there are at least MERGE_MIN_BLOCKS of
+#: them. A tiny block costs the engine far more per row in per-Δ bookkeeping than walking full
+#: rows does (a tree engine walks each from x's binding, only where it differs from x) once there
+#: are hundreds (wide data); with a few dozen (Adult, Credit) the per-Δ tiers are cheaper (RF-500
+#: on Adult: 1.5x slower when merged); merging larger blocks measured slower on wide data too.
+MERGE_BELOW = 32
+MERGE_MIN_BLOCKS = 128
 
 #: A Δ block: (sorted changed feature indices, (n, len(Δ)) float64 values of those features).
 Block = tuple[tuple[int, ...], np.ndarray]
@@ -45,22 +69,47 @@ class ModelScorer(Protocol):
     """A model prepared once (per Explainer), bound to one instance per explanation.
 
     ``name`` says which engine scores now (it may change once, when an engine is measured).
+    ``compiled``: False only for the black box (the model's own ``predict_proba``).
     ``exact``: the scores equal ``predict_proba`` bit for bit, so they may be reported as the
-    model's own numbers. A scorer that is not exact may also have ``error_bound(rows)``: per
-    encoded row, a bound on ``|score - predict_proba|``, so a caller asks the model itself only
-    about rows whose score lies that close to a threshold (without it, about every row)."""
+    model's own numbers. ``merge_below`` / ``merge_min_blocks``: the block-merge policy the
+    search applies to this engine (0: never merge)."""
 
     name: str
+    compiled: bool
     exact: bool
+    merge_below: int
+    merge_min_blocks: int
 
     def bind(self, x: np.ndarray) -> InstanceScorer:
         """``x``: the encoded instance, shape (d,)."""
+        ...
+
+    def score_rows(self, rows: np.ndarray) -> np.ndarray:
+        """P(desired) for full encoded rows, shape (n, d): the engine's own numbers."""
+        ...
+
+    def error_bound(self, rows: np.ndarray) -> np.ndarray:
+        """Per encoded row, a bound on ``|score - predict_proba|``: 0 for an exact engine, ``inf``
+        where the engine has none; a caller asks the model itself only about rows whose score
+        lies that close to a threshold."""
+        ...
+
+    def warm_up(self, rows: np.ndarray) -> None:
+        """Compile the once-per-process kernels now, on a few encoded rows of the data, so the
+        first explanation is as fast as the others (a no-op where nothing compiles)."""
         ...
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
         """LLVM IR of the model specialised to ``x`` with the features ``delta`` left free;
         raises :class:`codegen.UnsupportedModel` for an engine without IR."""
         ...
+
+
+def checked_engine(engine: str, allowed: tuple[str, ...] = ENGINES) -> str:
+    """``engine`` if it is one of ``allowed``; raises ValueError naming them otherwise."""
+    if engine not in allowed:
+        raise ValueError(f"engine must be one of {allowed}, got {engine!r}")
+    return engine
 
 
 def checked_instance(x: np.ndarray, d: int) -> np.ndarray:

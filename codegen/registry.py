@@ -26,17 +26,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from codegen.blackbox import BlackBoxScorer
+from codegen.choice import EngineChoice, describe_engine
 from codegen.errors import UnsupportedModel
 from codegen.estimator import split_pipeline
 from codegen.mlp.scorer import mlp_scorer
 from codegen.pipeline import ModelInput, read_model_input
-from codegen.protocol import ENGINES, ModelScorer
+from codegen.protocol import COMPILED_ENGINES, ENGINES, ModelScorer, checked_engine
 from codegen.trees.gbm.input import read_gbm_input
 from codegen.trees.gbm.scorer import gbm_scorer
 from codegen.trees.scorer import tree_scorer
 from plaf_grammar import Schema
 
-__all__ = ["EngineFactory", "InputReader", "factory_for", "model_key", "register", "scorer_for", "supported_models"]
+__all__ = [
+    "EngineFactory",
+    "InputReader",
+    "choose_engine",
+    "factory_for",
+    "model_key",
+    "register",
+    "scorer_for",
+    "supported_models",
+]
 
 #: ``factory(model_input, desired_class, engine) -> ModelScorer``
 EngineFactory = Callable[[ModelInput, Any, str], ModelScorer]
@@ -87,11 +98,34 @@ def factory_for(estimator: Any) -> EngineFactory:
 def scorer_for(model: Any, schema: Schema, desired_class: Any, engine: str = "auto") -> ModelScorer:
     """The compiled scorer for ``model`` (a fitted estimator or a Pipeline ending in one) fed
     ``schema``-encoded rows; raises :class:`UnsupportedModel` with one reason otherwise."""
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    checked_engine(engine, COMPILED_ENGINES)
     _, estimator = split_pipeline(model)
     key = _key_for(estimator)
     return _FACTORIES[key](_INPUT_READERS[key](model, schema), desired_class, engine)
+
+
+def choose_engine(model: Any, schema: Schema, desired_class: Any, engine: str = "auto") -> EngineChoice:
+    """The engine that scores ``model`` (fed ``schema``-encoded rows) under ``engine``, one of
+    :data:`codegen.ENGINES`: "blackbox" is the model's own ``predict_proba``; "auto" compiles when
+    a registered engine serves the model and falls back to the black box otherwise (the
+    choice's ``fallback_reason`` says why); "jit" and "numpy" compile or raise
+    :class:`UnsupportedModel` naming the model and the reason. Raises ValueError for any other
+    ``engine``, and :class:`UnsupportedModel` for a model without probabilities."""
+    checked_engine(engine, ENGINES)
+    reference = BlackBoxScorer(model, schema, desired_class)
+    scorer: ModelScorer = reference
+    fallback_reason = ""
+    if engine != reference.name:
+        try:
+            scorer = scorer_for(model, schema, desired_class, engine)
+        except UnsupportedModel as exc:
+            if engine != "auto":
+                raise UnsupportedModel(
+                    f"engine={engine!r} cannot compile {type(model).__name__}: {exc.reason}"
+                ) from None
+            fallback_reason = exc.reason
+    description = describe_engine(model, scorer, engine, fallback_reason)
+    return EngineChoice(scorer, reference, fallback_reason, description)
 
 
 # ---------------------------------------------------------------------------- built-in families

@@ -4,11 +4,12 @@
 ``x`` that flip the model's decision. See README.md.
 """
 
+from codegen import ENGINES, BlackBoxScorer
+from codegen import UnsupportedModel as UnsupportedModelError
 from geco import datasets
 from geco.explainer import Explainer, load
 from geco.report import report
 from geco.result import Explanation
-from geco.scoring import ENGINES, BlackBoxScorer, UnsupportedModelError
 
 __all__ = ["ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets", "load", "report"]
 __version__ = "0.1.0"

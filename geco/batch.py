@@ -201,10 +201,10 @@ _WORKER_INFO: dict[str, float] = {}
 
 def _install(token: str, payload: bytes, cache_settings: dict) -> None:
     """Worker initializer: unpickle the Explainer once per worker process."""
-    from codegen.llvm import disk_cache
+    import codegen
 
     if cache_settings:
-        disk_cache.configure(**cache_settings)
+        codegen.configure_cache(**cache_settings)
     t0 = time.perf_counter()
     _WORKER_EXPLAINERS.clear()
     _WORKER_EXPLAINERS[token] = pickle.loads(payload)
@@ -227,9 +227,9 @@ def _loky_chunk(token: str, rows: pd.DataFrame, seeds: list, overrides: dict) ->
 def _tag_worker(explanations: list[Explanation]) -> None:
     """``stats["worker"]``: the process and its compile/load times so far (what a batch's
     compile share is measured from)."""
-    from codegen.llvm import binding
+    import codegen
 
-    info = binding.cache_info()
+    info = codegen.compile_statistics()
     worker = {
         "pid": os.getpid(),
         "compile_seconds": info["compile_seconds"],
@@ -252,9 +252,9 @@ def _local_pool(workers: int, token: str, payload: bytes) -> Any:
     global _pool
     from joblib.externals.loky import ProcessPoolExecutor
 
-    from codegen.llvm import disk_cache
+    import codegen
 
-    settings = disk_cache.settings()
+    settings = codegen.cache_settings()
     key = (workers, token, repr(settings))
     with _pool_lock:
         if _pool is not None:

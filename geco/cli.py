@@ -313,7 +313,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
         raise CLIError("--delta needs at least one feature name")
     text = explainer.ir(_row(args, X), delta, optimized=args.optimized or args.asm)
     if args.asm:
-        from codegen.llvm.binding import emit_assembly
+        from codegen import emit_assembly
 
         text = emit_assembly(text)
     print(text)
@@ -351,8 +351,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from codegen import ENGINES
     from geco import __version__
-    from geco.scoring import ENGINES
 
     parser = argparse.ArgumentParser(
         prog="geco", description="Counterfactual explanations in real time (GeCo)."
@@ -423,7 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from geco.scoring import UnsupportedModelError
+    from codegen import UnsupportedModel as UnsupportedModelError
     from plaf_grammar import PLAFError, SchemaError
 
     args = build_parser().parse_args(argv)

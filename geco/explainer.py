@@ -22,14 +22,13 @@ import numpy as np
 import pandas as pd
 
 import plaf_grammar
-from codegen import UnsupportedModel
+from codegen import ENGINES, UnsupportedModel
 from geco import answers
 from geco.problem.diagnosis import empty_space_reason
 from geco.problem.distance import DistanceSpec
 from geco.problem.problem import Problem
 from geco.problem.setting import Setting
 from geco.result import Explanation
-from geco.scoring import ENGINES
 from geco.search import SearchConfig
 from geco.search.start import search
 from plaf_grammar import Schema, SchemaError

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from codegen.compiled import CompiledScorer
 from codegen.llvm import binding
 from codegen.llvm.buffers import Pinned
 from codegen.mlp.bound import error_bound
@@ -48,7 +49,13 @@ from codegen.mlp.inputs import first_layer
 from codegen.mlp.partial import DeltaPlan, FirstLayer
 from codegen.mlp.reader import MLP
 from codegen.pipeline import ModelInput
-from codegen.protocol import ENGINES, Block, checked_delta, checked_instance
+from codegen.protocol import (
+    COMPILED_ENGINES,
+    Block,
+    checked_delta,
+    checked_engine,
+    checked_instance,
+)
 from plaf_grammar import Schema
 
 __all__ = ["DENSE_BYTES_MAX", "DeltaArguments", "MLPKernel", "MLPScorer", "jit_candidate", "mlp_scorer"]
@@ -183,7 +190,7 @@ class _Staging:
         return out[:n].copy()
 
 
-class MLPScorer:
+class MLPScorer(CompiledScorer):
     """:class:`codegen.ModelScorer` for an MLP, given its first layer (:func:`first_layer`).
 
     ``engine``:
@@ -209,21 +216,20 @@ class MLPScorer:
         opt_level: int = 2,
         background: bool = True,
     ):
-        if engine not in ENGINES:
-            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        checked_engine(engine, COMPILED_ENGINES)
         self.schema = schema
         self.layer = layer
         self.mlp: MLP = layer.mlp
         self.opt_level = opt_level
         self.kernel: MLPKernel | None = None  # set (atomically) once the kernel may be used
-        self.compiled: MLPKernel | None = None
+        self.built_kernel: MLPKernel | None = None  # compiled, used or not
         self.timings: dict[str, float] = {}
         self._thread: threading.Thread | None = None
         self._restore = ""  # "kernel" after unpickling a scorer that used it: rebuilt at the first bind
         if engine == "numpy":
             self.decision = "numpy engine requested"
         elif engine == "jit":
-            self.compiled = self.kernel = MLPKernel(self.layer, opt_level)
+            self.built_kernel = self.kernel = MLPKernel(self.layer, opt_level)
             self.decision = "jit engine requested"
         else:
             ok, why = jit_candidate(layer.mlp)
@@ -242,7 +248,7 @@ class MLPScorer:
 
     @property
     def compile_seconds(self) -> float:
-        return self.compiled.compile_seconds if self.compiled else 0.0
+        return self.built_kernel.compile_seconds if self.built_kernel else 0.0
 
     def wait(self, timeout: float | None = None) -> MLPScorer:
         """Block until the background compile-and-measure step (if any) has finished."""
@@ -256,7 +262,7 @@ class MLPScorer:
         except Exception as exc:  # pragma: no cover - an LLVM failure must not break explaining
             self.decision = f"compile failed ({exc}); numpy engine"
             return
-        self.compiled = kernel
+        self.built_kernel = kernel
         t_jit, t_np, diff = _race(self, kernel)
         self.timings = {"jit_block_seconds": t_jit, "numpy_block_seconds": t_np, "max_abs_difference": diff}
         if not diff <= _RACE_AGREEMENT:
@@ -282,7 +288,7 @@ class MLPScorer:
         with the same engine, bit for bit); the kernel is rebuilt at the first ``bind`` where it
         is unpickled, from the object code carried along when this process holds it."""
         self.wait()
-        state = {k: v for k, v in self.__dict__.items() if k not in ("kernel", "compiled", "_thread")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("kernel", "built_kernel", "_thread")}
         # a kernel that lost the race is not rebuilt: ir() emits the same module without it
         state["_restore"] = "kernel" if self.kernel is not None else self._restore
         state["_objects"] = (
@@ -293,11 +299,11 @@ class MLPScorer:
     def __setstate__(self, state: dict[str, Any]) -> None:
         binding.preload_objects(state.pop("_objects", {}))
         self.__dict__.update(state)
-        self.kernel = self.compiled = None
+        self.kernel = self.built_kernel = None
         self._thread = None
 
     def _rebuild_kernel(self) -> None:
-        self.compiled = self.kernel = MLPKernel(self.layer, self.opt_level)
+        self.built_kernel = self.kernel = MLPKernel(self.layer, self.opt_level)
         self._restore = ""
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
@@ -306,7 +312,7 @@ class MLPScorer:
         x = np.asarray(x, dtype=np.float64).ravel()
         delta = tuple(int(j) for j in delta)
         header = _delta_header(self.layer, delta, self.layer.plan(x, delta))
-        text = self.compiled.ir if self.compiled is not None else emit_generic(KernelShape.of(self.mlp))
+        text = self.built_kernel.ir if self.built_kernel is not None else emit_generic(KernelShape.of(self.mlp))
         if optimized:
             text = binding.optimize_ir(text, self.opt_level)
         return "\n".join(header) + "\n" + text

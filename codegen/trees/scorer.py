@@ -33,9 +33,16 @@ from typing import Any
 
 import numpy as np
 
+from codegen.compiled import CompiledScorer
 from codegen.llvm import binding
 from codegen.pipeline import ModelInput
-from codegen.protocol import ENGINES, Block, checked_delta, checked_instance
+from codegen.protocol import (
+    COMPILED_ENGINES,
+    Block,
+    checked_delta,
+    checked_engine,
+    checked_instance,
+)
 from codegen.trees.emit import emit_residual
 from codegen.trees.fold import Forest, fold
 from codegen.trees.jit import CompiledResidual, compile_residual, jit_opt_level
@@ -82,7 +89,7 @@ class _Rate:
         self.units = self.decay * self.units + units
 
 
-class TreeScorer:
+class TreeScorer(CompiledScorer):
     """A :class:`codegen.ModelScorer` for a folded tree model (bare or in a pipeline).
 
     ``stats`` (a dict, cumulative over every bound instance) reports blocks and rows per tier,
@@ -92,13 +99,8 @@ class TreeScorer:
     #: every tier is bit-identical to predict_proba, so the Explainer may report its numbers
     exact = True
 
-    #: whether Δ blocks may be scored by plans, x-walks and specialised code (else by the full
-    #: forest kernel on materialised rows)
-    specialises = True
-
     def __init__(self, forest: Forest, engine: str = "auto", *, max_residuals: int = 256):
-        if engine not in ENGINES:
-            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        checked_engine(engine, COMPILED_ENGINES)
         self.forest = forest
         self.engine = engine
         self.name = f"trees-{engine}"
@@ -209,7 +211,7 @@ class BoundTreeScorer:
         self._bx: BoundX | None = None
         # bind x now, beside whatever the caller does before its first block (an Explainer grounds
         # its rules and builds the feasible spaces meanwhile)
-        ahead = parent.native is not None and parent.specialises
+        ahead = parent.native is not None
         self._bx_ahead: Future | None = _BINDER.get().submit(parent.native.bind, x) if ahead else None
         self._runner = BlockRunner(parent.full) if parent.full is not None else None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
@@ -341,8 +343,6 @@ class BoundTreeScorer:
         ``n`` rows of Δ."""
         p = self.parent
         if len(delta) >= len(self.x):  # every feature free: nothing to specialise
-            return "full"
-        if not p.specialises:  # e.g. gradient-boosting libraries: see their scorer
             return "full"
         st = self._state(delta)
         st.rows += n

@@ -16,14 +16,13 @@ import numpy as np
 import pandas as pd
 
 import plaf_grammar
-from codegen import UnsupportedModel
+from codegen import BlackBoxScorer, EngineChoice, UnsupportedModel
+from codegen.registry import choose_engine
 from geco.problem.admissible import DataValues, check_data, check_instance
 from geco.problem.diagnosis import required_groups
 from geco.problem.distance import DistanceSpec, feature_ranges
-from geco.problem.engine_shim import EngineChoice, choose_engine
 from geco.problem.feasible_space import GroupDomain, feasible_space, group_domains
 from geco.problem.problem import Instance, Problem
-from geco.scoring import BlackBoxScorer
 from plaf_grammar import CheckedProgram, EncodedTable, Schema
 
 __all__ = ["SEED_POOL_ROWS", "SeedPool", "Setting", "checked_program"]

@@ -55,7 +55,7 @@ from geco.search.operators import (
     walk_back,
 )
 from geco.search.operators import initial_population as paper_initial_population
-from geco.search.pool_scoring import MERGE_MIN_BLOCKS, score_pool
+from geco.search.pool_scoring import score_pool
 from geco.search.population import (
     Candidates,
     Pool,
@@ -153,7 +153,7 @@ class GeneticSearch:
         required_groups: np.ndarray,
         seeds: Candidates | None = None,
         merge_below: int = 0,
-        merge_min_blocks: int = MERGE_MIN_BLOCKS,
+        merge_min_blocks: int = 0,
     ):
         self.ctx, self.scorer, self.dist_spec, self.config = ctx, scorer, dist_spec, config
         self.required_groups = required_groups
@@ -463,7 +463,7 @@ def run_search(
     required_groups: np.ndarray,
     seeds: Candidates | None = None,
     merge_below: int = 0,
-    merge_min_blocks: int = MERGE_MIN_BLOCKS,
+    merge_min_blocks: int = 0,
 ) -> SearchOutcome:
     """Run GeCo for one instance; ``scorer`` is bound to ``ctx.x``. The arguments are those of
     :class:`GeneticSearch`."""

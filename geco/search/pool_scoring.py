@@ -16,18 +16,12 @@ from geco.search.population import Pool
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer
 
-__all__ = ["MERGE_BELOW", "MERGE_MIN_BLOCKS", "score_pool"]
-
-#: the compiled engines' default for ``merge_below``; kept here until the Explainer reads it
-#: from the engine
-MERGE_BELOW = 32
-#: the default for ``min_blocks``: merge only when at least this many blocks are small
-MERGE_MIN_BLOCKS = 128
+__all__ = ["score_pool"]
 
 
 def score_pool(
-    scorer: InstanceScorer, pool: Pool, starts: np.ndarray, group_of_feature: np.ndarray, merge_below: int,
-    min_blocks: int = MERGE_MIN_BLOCKS,
+    scorer: InstanceScorer, pool: Pool, starts: np.ndarray, group_of_feature: np.ndarray, merge_below: int = 0,
+    min_blocks: int = 0,
 ) -> np.ndarray:
     """P(desired) of every row of ``pool`` (Δ starting at ``starts``), in one ``score_blocks``
     call, one block per Δ on its own columns; the Δ smaller than ``merge_below`` rows travel as

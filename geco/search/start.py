@@ -85,6 +85,6 @@ def search(problem: Problem, config: SearchConfig, rng: np.random.Generator) -> 
     scorer = problem.setting.scorer
     outcome = run_search(
         ctx, problem.scorer, problem.distance, config, problem.required, seeds,
-        merge_below=scorer.merge_below,
+        merge_below=scorer.merge_below, merge_min_blocks=scorer.merge_min_blocks,
     )  # fmt: skip
     return outcome, ctx, stats

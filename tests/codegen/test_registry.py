@@ -19,11 +19,17 @@ from sklearn.tree import ExtraTreeClassifier
 
 import codegen
 import geco
-from codegen import ENGINES, InstanceScorer, ModelScorer, UnsupportedModel
+from codegen import (
+    COMPILED_ENGINES,
+    ENGINES,
+    BlackBoxScorer,
+    InstanceScorer,
+    ModelScorer,
+    UnsupportedModel,
+)
 from codegen.mlp.scorer import MLPScorer
 from codegen.registry import factory_for, model_key, register, scorer_for, supported_models
 from codegen.trees.scorer import TreeScorer
-from geco.scoring import BlackBoxScorer
 from plaf_grammar import Schema
 
 
@@ -36,8 +42,9 @@ def data():
 
 
 def test_engine_names_are_defined_once():
-    assert ENGINES == ("auto", "jit", "numpy")
-    assert geco.ENGINES == (*ENGINES, "blackbox") == (*codegen.ENGINES, BlackBoxScorer.name)
+    assert ENGINES == ("auto", "jit", "numpy", "blackbox") == (*COMPILED_ENGINES, BlackBoxScorer.name)
+    assert geco.ENGINES is codegen.ENGINES is ENGINES
+    assert geco.BlackBoxScorer is BlackBoxScorer
 
 
 def test_one_exception_class():
@@ -59,7 +66,7 @@ def test_dispatch_by_final_estimator(data, estimator, scorer_type):
     X, y, schema = data
     for model in (estimator, Pipeline([("id", "passthrough"), ("m", estimator)])):
         model.fit(X, y)
-        for engine in ENGINES:
+        for engine in COMPILED_ENGINES:
             scorer = scorer_for(model, schema, 1, engine)
             assert type(scorer) is scorer_type
             assert isinstance(scorer, ModelScorer) and isinstance(scorer.bind(schema.encode(X)[0]), InstanceScorer)

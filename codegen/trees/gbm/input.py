@@ -39,7 +39,7 @@ from codegen.trees.gbm.xgboost_reader import is_xgboost, read_xgboost, xgboost_c
 from codegen.trees.reader import RawEnsemble, raw_goes_left
 from plaf_grammar import Schema
 
-__all__ = ["GBMInput", "gbm_forest", "gbm_raw", "is_gbm", "read_gbm", "read_gbm_forest", "read_gbm_input"]
+__all__ = ["GBMInput", "gbm_forest", "gbm_raw", "read_gbm", "read_gbm_forest", "read_gbm_input"]
 
 
 @dataclass
@@ -48,11 +48,6 @@ class GBMInput(ModelInput):
     (XGBoost then reads the entries left out as missing; LightGBM keeps tiny values)."""
 
     sparse: bool = False
-
-
-def is_gbm(estimator: Any) -> bool:
-    """An XGBoost or LightGBM model (the final estimator, not a pipeline)."""
-    return is_xgboost(estimator) or is_lightgbm(estimator)
 
 
 def read_gbm(estimator: Any) -> RawEnsemble:

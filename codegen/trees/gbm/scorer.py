@@ -29,11 +29,8 @@ __all__ = ["GBMTreeScorer", "gbm_scorer"]
 class GBMTreeScorer(TreeScorer):
     """A :class:`TreeScorer` whose inputs pass through :meth:`Forest.read_missing` first.
 
-    Δ blocks go to the full forest kernel, which rounds every sum to float32 where XGBoost does
-    and reads the libraries' variable-width category bitsets; the per-(x, Δ) plan tiers assume
-    sklearn's float64 sums and fixed-width sets."""
-
-    specialises = True
+    Every tier of :class:`TreeScorer` serves it (the kernels round each sum to float32 where
+    XGBoost does, ``Forest.float32_sums``)."""
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
         self.load_kernels()

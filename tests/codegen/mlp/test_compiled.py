@@ -36,15 +36,15 @@ def test_auto_engine_decides():
     schema = Schema.from_dataframe(df)
     small = fit(mlp((8,), "relu"), df, labels(len(df), 2))
     s = MLPScorer(layer_of(small, schema, 1), schema, "auto", background=False)
-    assert s.name in ("mlp-jit", "mlp-numpy") and s.compiled is not None
+    assert s.name in ("mlp-jit", "mlp-numpy") and s.built_kernel is not None
     assert s.timings["max_abs_difference"] <= TOL
     big = fit(MLPClassifier((300, 300), max_iter=1), df, labels(len(df), 2))
     ok, why = jit_candidate(read_mlp(big, 1))
     assert not ok and "KiB" in why
     b = MLPScorer(layer_of(big, schema, 1), schema, "auto")
-    assert b.name == "mlp-numpy" and b.compiled is None
+    assert b.name == "mlp-numpy" and b.built_kernel is None
     s2 = MLPScorer(layer_of(small, schema, 1), schema, "auto").wait()
-    assert s2.compiled is not None
+    assert s2.built_kernel is not None
     np.testing.assert_allclose(
         s2.bind(schema.encode(df)[0]).score_block((0,), np.array([[30.0], [40.0]])),
         small.predict_proba(df.iloc[[0, 0]].assign(age=[30, 40]))[:, 1],
@@ -150,7 +150,7 @@ def test_background_races_while_memory_is_reused(monkeypatch):
         while scorer._thread.is_alive():
             _churn(time.perf_counter() + 0.002)
         scorer.wait()
-        assert scorer.compiled is not None, scorer.decision
+        assert scorer.built_kernel is not None, scorer.decision
         assert scorer.timings["max_abs_difference"] <= TOL, scorer.decision
         got = scorer.bind(x).score_block((0,), cols)
         np.testing.assert_allclose(got, model.predict_proba(df.iloc[[0, 0]].assign(age=[30, 50]))[:, 1], atol=TOL)

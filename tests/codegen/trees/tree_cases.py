@@ -16,7 +16,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, OneHotEncoder, OrdinalEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
-from geco.scoring import BlackBoxScorer
+from codegen import BlackBoxScorer
 from plaf_grammar import Schema
 
 #: models fitted where feature 'a' has NaN (NaN routing learned during fit)

@@ -2,7 +2,8 @@
 
 It implements the same :class:`codegen.ModelScorer` protocol as the compiled engines
 (``codegen.registry``): bound to an instance, it materialises full rows from Δ blocks, decodes
-them to the user's DataFrame form and makes one model call per generation.
+them to the user's DataFrame form and makes one model call per generation. It is also every
+engine choice's reference: the model's own numbers (:class:`codegen.choice.EngineChoice`).
 """
 
 from __future__ import annotations
@@ -13,22 +14,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-import codegen
-from codegen import Block, UnsupportedModel, class_index
+from codegen.errors import UnsupportedModel
+from codegen.estimator import class_index
+from codegen.protocol import Block
 from plaf_grammar import Schema
 
-__all__ = ["ENGINES", "BlackBoxScorer", "UnsupportedModelError"]
-
-#: geco's public name for "this model cannot be used": the same class as codegen's
-UnsupportedModelError = UnsupportedModel
+__all__ = ["BlackBoxScorer", "BoundBlackBox"]
 
 
 class BlackBoxScorer:
     """Scores through the model's own ``predict_proba`` on materialised rows (any classifier)."""
 
     name = "blackbox"
+    compiled = False
     #: it *is* the model's predict_proba
     exact = True
+    #: a model call's fixed overhead is what matters, and every generation is one call already
+    merge_below = 0
+    merge_min_blocks = 0
 
     def __init__(self, model: Any, schema: Schema, desired_class: Any = 1):
         if callable(getattr(model, "predict_proba", None)):
@@ -54,6 +57,19 @@ class BlackBoxScorer:
         if self.column is None:
             return p[:, -1] if p.shape[1] == 2 else p[:, 0]
         return p[:, self.column]
+
+    def score_rows(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`predict`: the model's own numbers (no model call for no rows)."""
+        if len(rows) == 0:
+            return np.empty(0)
+        return self.predict(rows)
+
+    def error_bound(self, rows: np.ndarray) -> np.ndarray:
+        """Zeros: these are ``predict_proba``'s numbers."""
+        return np.zeros(len(rows))
+
+    def warm_up(self, rows: np.ndarray) -> None:
+        """Nothing to compile."""
 
     def bind(self, x: np.ndarray) -> BoundBlackBox:
         return BoundBlackBox(self, np.asarray(x, dtype=np.float64))
@@ -95,7 +111,3 @@ class BoundBlackBox:
             start += n
         probs = self.parent.predict(rows)
         return np.split(probs, np.cumsum(sizes)[:-1])
-
-
-#: every engine an Explainer accepts: codegen's compiled tiers, then the black box
-ENGINES: tuple[str, ...] = (*codegen.ENGINES, BlackBoxScorer.name)

@@ -10,8 +10,9 @@ from sklearn.tree import DecisionTreeClassifier
 from tree_cases import case
 
 from codegen.llvm import binding
+from codegen.llvm.ir_text import hex_double
 from codegen.registry import scorer_for
-from codegen.trees.emit import emit_residual, hexf
+from codegen.trees.emit import emit_residual
 from codegen.trees.fold import read_forest
 from codegen.trees.partial import bind_x, partial_evaluate
 from codegen.trees.scorer import TreeScorer
@@ -64,7 +65,7 @@ def test_ir_categorical_set_and_nan_routing():
     ir = emit_residual(res)
     assert "lshr i64 5, %k" in ir  # {a, c} = bits 0b101
     # the code is range-checked before it is converted: 0 <= v < 3 categories
-    assert "fcmp oge double %v0, 0.0" in ir and f"fcmp olt double %v0, {hexf(3.0)}" in ir
+    assert "fcmp oge double %v0, 0.0" in ir and f"fcmp olt double %v0, {hex_double(3.0)}" in ir
     assert "k in {a, c}" in ir
     # every split on w: `ule` (NaN goes left) or `ole`, exactly as the node learned it
     w_splits = [r for r in range(len(res.col)) if res.col[r] == 1]
@@ -72,7 +73,7 @@ def test_ir_categorical_set_and_nan_routing():
     for r in w_splits:
         node = int(res.node[r])
         op = "ule" if forest.missing_left[node] else "ole"
-        assert f"%c{r} = fcmp {op} double %v1, {hexf(forest.threshold[node])}" in ir
+        assert f"%c{r} = fcmp {op} double %v1, {hex_double(forest.threshold[node])}" in ir
     cols = np.array([[0.0, np.nan], [1.0, 3.0], [2.0, 0.0], [2.0, np.nan]])
     want = m.predict_proba(schema.decode(cols))[:, 1]
     got = TreeScorer(forest, "jit").bind(np.array([0.0, 3.0])).score_block((0, 1), cols)

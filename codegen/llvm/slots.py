@@ -1,4 +1,4 @@
-"""Records of 64-bit slots that Python fills and a hand-written ``.ll`` kernel reads, declared once.
+"""Records of slots that Python fills and a hand-written ``.ll`` kernel reads, declared once.
 
 Why: such a record is a contract written on both sides - Python stores an address or a count at
 slot ``i``, the kernel loads slot ``i`` - and a wrong index reads the wrong memory without any
@@ -24,7 +24,7 @@ __all__ = ["SlotBlock", "SlotLayoutError", "fill_slots"]
 #: anything that looks like a placeholder; the names inside are checked strictly
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\.([^{}\s]*)\}")
 _FIELD = re.compile(r"[a-z][a-z0-9_]*\Z")
-_RESERVED = frozenset({"name", "width", "bytes", "fields", "variants", "index"})
+_RESERVED = frozenset({"name", "width", "bytes", "slot_bytes", "fields", "variants", "index"})
 
 
 class SlotLayoutError(ValueError):
@@ -32,16 +32,19 @@ class SlotLayoutError(ValueError):
 
 
 class SlotBlock:
-    """A record of ``width`` 64-bit slots; every field is an attribute holding its slot index.
+    """A record of ``width`` slots of ``slot_bytes`` bytes (i64 by default); every field is an
+    attribute holding its slot index.
 
     ``variants``: field-name prefixes of alternative layouts of the same slots (a job record that
     is either a plan or an x-walk: ``plan_*`` and ``walk_*``). Fields of different variants may
     share a slot; any other two fields may not."""
 
-    def __init__(self, name: str, width: int, fields: Mapping[str, int], *, variants: Iterable[str] = ()):
+    def __init__(self, name: str, width: int, fields: Mapping[str, int], *, variants: Iterable[str] = (),
+                 slot_bytes: int = 8):  # fmt: skip
         self.name = name
         self.width = int(width)
-        self.bytes = 8 * self.width
+        self.slot_bytes = int(slot_bytes)
+        self.bytes = self.slot_bytes * self.width
         self.fields: dict[str, int] = dict(fields)
         self.variants = tuple(variants)
         owner: dict[int, list[str]] = {}

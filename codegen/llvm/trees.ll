@@ -239,9 +239,9 @@ down:                                        ; one pass, children (larger indice
 down_split:
   %dch = call i32 @child(ptr %nodes, i64 %dm, i32 %dc, ptr %x, ptr %sets, i64 %setw)
   %dch64 = sext i32 %dch to i64
-  %dlp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 2
+  %dlp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 {XSTEP.leaf}
   %dl = load i32, ptr %dlp
-  %dmp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 3
+  %dmp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 {XSTEP.mask}
   %dmk = load i32, ptr %dmp
   %dbitn = and i32 %dc, 31
   %dbit = shl i32 1, %dbitn
@@ -251,13 +251,13 @@ down_next:
   %sch = phi i32 [-1, %down], [%dch, %down_split]
   %sleaf = phi i32 [%dm32, %down], [%dl, %down_split]
   %smask = phi i32 [0, %down], [%dmk2, %down_split]
-  %sp0 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 0
+  %sp0 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.col}
   store i32 %dc, ptr %sp0
-  %sp1 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 1
+  %sp1 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.child}
   store i32 %sch, ptr %sp1
-  %sp2 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 2
+  %sp2 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.leaf}
   store i32 %sleaf, ptr %sp2
-  %sp3 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 3
+  %sp3 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.mask}
   store i32 %smask, ptr %sp3
   %ddone = icmp eq i64 %dm, 0
   br i1 %ddone, label %exit, label %down
@@ -274,13 +274,13 @@ test:
 node_next:
   %next = phi i32 [-1, %node], [%child, %test]
   %leaf = select i1 %isleaf, i32 %i32, i32 -1
-  %xc = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 0
+  %xc = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.col}
   store i32 %c, ptr %xc
-  %xg = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 1
+  %xg = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.child}
   store i32 %next, ptr %xg
-  %xl = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 2
+  %xl = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.leaf}
   store i32 %leaf, ptr %xl
-  %xm = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 3
+  %xm = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.mask}
   store i32 0, ptr %xm
   %i1 = add i64 %i, 1
   %nd = icmp eq i64 %i1, %n
@@ -294,24 +294,24 @@ up:                                          ; children before parents
   %op = getelementptr inbounds i32, ptr %order, i64 %j1
   %oo = load i32, ptr %op
   %o64 = sext i32 %oo to i64
-  %occ = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 0
+  %occ = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.col}
   %oc = load i32, ptr %occ
   %osplit = icmp sge i32 %oc, 0
   br i1 %osplit, label %up_split, label %up_next
 up_split:
-  %ogp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 1
+  %ogp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.child}
   %og = load i32, ptr %ogp
   %og64 = sext i32 %og to i64
-  %clp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 2
+  %clp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 {XSTEP.leaf}
   %cl = load i32, ptr %clp
-  %cmp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 3
+  %cmp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 {XSTEP.mask}
   %cm = load i32, ptr %cmp
   %bitn = and i32 %oc, 31
   %bit = shl i32 1, %bitn
   %m = or i32 %cm, %bit
-  %olp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 2
+  %olp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.leaf}
   store i32 %cl, ptr %olp
-  %omp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 3
+  %omp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.mask}
   store i32 %m, ptr %omp
   br label %up_next
 up_next:
@@ -391,7 +391,7 @@ walk:
   %meet = call i1 @masks_meet(ptr %xm, ptr %rm, i64 %W)
   br i1 %meet, label %node, label %to_x_leaf
 to_x_leaf:                                   ; nothing below differs from x: x's leaf
-  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 2
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.leaf}
   %xl = load i32, ptr %xlp
   br label %leaf
 node:
@@ -413,7 +413,7 @@ read:                                        ; a column the row may change: the 
   %rc = call i32 @child(ptr %nodes, i64 %r64, i32 %c, ptr %row, ptr %sets, i64 %setw)
   br label %step
 follow:                                      ; the row holds x's value here: x's child
-  %xcp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 1
+  %xcp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.child}
   %xc = load i32, ptr %xcp
   br label %step
 step:
@@ -470,7 +470,7 @@ popit:
 skip:                                        ; follow x through splits outside delta
   %h = phi i32 [%h0, %popit], [%hx, %fixed]
   %h64 = sext i32 %h to i64
-  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 0
+  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
   %hc = load i32, ptr %hcp
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %emit, label %hchk
@@ -481,13 +481,13 @@ hchk:
   %hfree = icmp sge i32 %hl, 0
   br i1 %hfree, label %emit, label %fixed
 fixed:                                       ; x decides; no delta column below on x's path: its leaf
-  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 3
+  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.mask}
   %hm = load i32, ptr %hmp
   %hhit = and i32 %hm, %dmask
   %hnone = icmp eq i32 %hhit, 0
-  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 1
+  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.child}
   %hxc = load i32, ptr %hxp
-  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 2
+  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.leaf}
   %hxl = load i32, ptr %hfp
   %hx = select i1 %hnone, i32 %hxl, i32 %hxc
   br label %skip
@@ -578,14 +578,15 @@ entry:
 
 define internal void @put_tinfo(ptr %tinfo, i64 %t, i32 %kind, i32 %a, i32 %b, i32 %c) alwaysinline {
 entry:
-  %o = mul i64 %t, 4
-  %p0 = getelementptr inbounds i32, ptr %tinfo, i64 %o
+  %o = mul i64 %t, {TINFO.width}
+  %p = getelementptr inbounds i32, ptr %tinfo, i64 %o
+  %p0 = getelementptr inbounds i32, ptr %p, i64 {TINFO.kind}
   store i32 %kind, ptr %p0
-  %p1 = getelementptr inbounds i32, ptr %p0, i64 1
+  %p1 = getelementptr inbounds i32, ptr %p, i64 {TINFO.start}
   store i32 %a, ptr %p1
-  %p2 = getelementptr inbounds i32, ptr %p0, i64 2
+  %p2 = getelementptr inbounds i32, ptr %p, i64 {TINFO.count}
   store i32 %b, ptr %p2
-  %p3 = getelementptr inbounds i32, ptr %p0, i64 3
+  %p3 = getelementptr inbounds i32, ptr %p, i64 {TINFO.leaves}
   store i32 %c, ptr %p3
   ret void
 }
@@ -643,7 +644,7 @@ close:                                       ; the parent's left subtree is leav
 skip:                                        ; follow x through splits outside delta
   %h = phi i32 [%h0, %popit], [%h0, %close], [%hx, %fixed]
   %h64 = sext i32 %h to i64
-  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 0
+  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
   %hc = load i32, ptr %hcp
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %leaf, label %hchk
@@ -654,13 +655,13 @@ hchk:
   %hfree = icmp sge i32 %hl, 0
   br i1 %hfree, label %split, label %fixed
 fixed:                                       ; x decides; no delta column below on x's path: its leaf
-  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 3
+  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.mask}
   %hm = load i32, ptr %hmp
   %hhit = and i32 %hm, %dmask
   %hnone = icmp eq i32 %hhit, 0
-  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 1
+  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.child}
   %hxc = load i32, ptr %hxp
-  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 2
+  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.leaf}
   %hxl = load i32, ptr %hfp
   %hx = select i1 %hnone, i32 %hxl, i32 %hxc
   br label %skip
@@ -793,14 +794,14 @@ entry:
   %rp = getelementptr inbounds i32, ptr %roots, i64 %t
   %r = load i32, ptr %rp
   %r64 = sext i32 %r to i64
-  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 3
+  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.mask}
   %xm = load i32, ptr %xmp
   %hit = and i32 %xm, %dmask
   %isconst = icmp eq i32 %hit, 0
   %tcp = getelementptr inbounds double, ptr %tconst, i64 %t
   br i1 %isconst, label %const_x, label %live
 const_x:                                     ; x's path tests no delta column: x's leaf
-  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 2
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.leaf}
   %xl = load i32, ptr %xlp
   %xl64 = sext i32 %xl to i64
   %xvp = getelementptr inbounds %Node, ptr %nodes, i64 %xl64
@@ -980,7 +981,7 @@ plan:
   %nq = load i64, ptr %nqp
   %nlp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.leaves}
   %nl = load i64, ptr %nlp
-  %b0 = mul i64 %T, 16
+  %b0 = mul i64 %T, {TINFO.bytes}
   %b1 = mul i64 %T, 8
   %b2 = mul i64 %nq, 24
   %b3 = mul i64 %nl, 8
@@ -1225,14 +1226,15 @@ entry:
   br i1 %none, label %exit, label %tree
 tree:
   %t = phi i64 [0, %entry], [%t1, %tree_next]
-  %tb = mul i64 %t, 4
-  %tkp = getelementptr inbounds i32, ptr %tinfo, i64 %tb
+  %tb = mul i64 %t, {TINFO.width}
+  %trec = getelementptr inbounds i32, ptr %tinfo, i64 %tb
+  %tkp = getelementptr inbounds i32, ptr %trec, i64 {TINFO.kind}
   %tk = load i32, ptr %tkp
-  %tap = getelementptr inbounds i32, ptr %tkp, i64 1
+  %tap = getelementptr inbounds i32, ptr %trec, i64 {TINFO.start}
   %ta = load i32, ptr %tap
-  %tbp = getelementptr inbounds i32, ptr %tkp, i64 2
+  %tbp = getelementptr inbounds i32, ptr %trec, i64 {TINFO.count}
   %tbn = load i32, ptr %tbp
-  %tcp = getelementptr inbounds i32, ptr %tkp, i64 3
+  %tcp = getelementptr inbounds i32, ptr %trec, i64 {TINFO.leaves}
   %tc = load i32, ptr %tcp
   %top = getelementptr inbounds i32, ptr %tout, i64 %t
   %to = load i32, ptr %top
@@ -1428,13 +1430,13 @@ tree:
   %to64 = sext i32 %to to i64
   %ab = mul i64 %to64, %n8
   %accp = getelementptr inbounds double, ptr %acc, i64 %ab
-  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 3
+  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.mask}
   %xm = load i32, ptr %xmp
   %hit = and i32 %xm, %dmask
   %isconst = icmp eq i32 %hit, 0
   br i1 %isconst, label %t_const, label %w_row
 t_const:                                     ; x's path tests no delta column: x's leaf
-  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 2
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.leaf}
   %xl = load i32, ptr %xlp
   %xl64 = sext i32 %xl to i64
   %xvp = getelementptr inbounds %Node, ptr %nodes, i64 %xl64
@@ -1447,7 +1449,7 @@ w_row:
 w_node:
   %h = phi i32 [%r, %w_row], [%hn, %w_free], [%hx, %w_fixed]
   %h64 = sext i32 %h to i64
-  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 0
+  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
   %hc = load i32, ptr %hcp
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %w_leaf, label %w_split
@@ -1471,13 +1473,13 @@ w_free:                                      ; a delta column: the row decides
   %hn = select i1 %go, i32 %lc, i32 %rc
   br label %w_node
 w_fixed:                                     ; x decides; nothing of delta below: x's leaf
-  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 3
+  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.mask}
   %hm = load i32, ptr %hmp
   %hhit = and i32 %hm, %dmask
   %hnone = icmp eq i32 %hhit, 0
-  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 1
+  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.child}
   %hxc = load i32, ptr %hxp
-  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 2
+  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.leaf}
   %hxl = load i32, ptr %hfp
   %hx = select i1 %hnone, i32 %hxl, i32 %hxc
   br label %w_node

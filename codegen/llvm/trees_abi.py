@@ -3,14 +3,28 @@
 ``trees.ll`` names their slots by placeholders (``{PLAN.local}``) filled from these blocks when it
 is loaded (:func:`codegen.llvm.sources.ir_source`); :mod:`codegen.trees.native_partial` and
 :mod:`codegen.trees.plan` fill the records by the same names. Every slot is an i64: an address,
-a count or a flag (the job's divisor is the bits of a double).
+a count or a flag (the job's divisor is the bits of a double), except in the per-tree and per-node
+records of int32 (TINFO, XSTEP).
 """
 
 from __future__ import annotations
 
 from codegen.llvm.slots import SlotBlock
 
-__all__ = ["BLOCKS", "JOB", "JOB_PLAN", "JOB_XWALK", "PACK", "PLAN", "PLAN_SIZES"]
+__all__ = [
+    "BLOCKS",
+    "JOB",
+    "JOB_PLAN",
+    "JOB_XWALK",
+    "PACK",
+    "PLAN",
+    "PLAN_SIZES",
+    "TINFO",
+    "TREE_CONSTANT",
+    "TREE_QUICKSCORER",
+    "TREE_WALK",
+    "XSTEP",
+]
 
 #: one plan being built by ``@plan_deltas`` / ``@plan_tree`` / ``@pack_plans`` (a batch is an array
 #: of these records; the forest-wide fields are read from the first record)
@@ -47,6 +61,18 @@ PLAN = SlotBlock(
 
 #: the running sizes of one plan being built (written by ``@plan_tree``)
 PLAN_SIZES = SlotBlock("SIZES", 3, {"nodes": 0, "records": 1, "leaves": 2})
+
+#: per tree of a plan (int32): its kind, its first QuickScorer record or its walk root (-1 for a
+#: constant), its record count and the offset of its leaves in leafval
+TINFO = SlotBlock("TINFO", 4, {"kind": 0, "start": 1, "count": 2, "leaves": 3}, slot_bytes=4)
+
+#: ``TINFO.kind`` values
+TREE_CONSTANT, TREE_QUICKSCORER, TREE_WALK = 0, 1, 2
+
+#: per forest node, x's binding (int32, the ``%XStep`` struct): the column the node tests (-1: a
+#: leaf), the child x takes (-1: none), the leaf x reaches from the node, the bits (column mod 32)
+#: of the columns tested on that path
+XSTEP = SlotBlock("XSTEP", 4, {"col": 0, "child": 1, "leaf": 2, "mask": 3}, slot_bytes=4)
 
 #: one row of ``@pack_plans``' table: the batch slot of a plan and the byte offset of each of its
 #: parts in the destination buffer (the part names of ``codegen.trees.plan.PLAN_PARTS``)
@@ -95,4 +121,4 @@ JOB = SlotBlock(
 )
 
 #: every block ``trees.ll`` refers to
-BLOCKS = (PLAN, PLAN_SIZES, PACK, JOB)
+BLOCKS = (PLAN, PLAN_SIZES, TINFO, XSTEP, PACK, JOB)

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from codegen.llvm.buffers import Pinned
-from codegen.llvm.trees_abi import PACK, PLAN, PLAN_SIZES
+from codegen.llvm.trees_abi import PACK, PLAN, PLAN_SIZES, TINFO, XSTEP
 from codegen.trees.fold import Forest
 from codegen.trees.kernel import NODE, KernelArrays, run_kernel, tree_functions
-from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, TINFO_WALK_ROOT, Plan, XWalk
+from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk
 from codegen.trees.threads import LazyThread
 
 __all__ = ["MAX_QS_LEAVES", "PLAN_BATCH", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
@@ -117,7 +117,7 @@ class BoundX:
         column's bit and the mask of the child x takes)."""
         if self._paths is None:
             xs = self.buffers["xstep"]
-            col, child = xs[:, 0].astype(np.int64), xs[:, 1].astype(np.int64)
+            col, child = xs[:, XSTEP.col].astype(np.int64), xs[:, XSTEP.child].astype(np.int64)
             masks = np.zeros((len(xs), _words(self.native.full.width)), dtype=np.uint64)
             for level in reversed(self.native.split_levels()):
                 c = col[level]
@@ -173,7 +173,7 @@ class BoundX:
     @property
     def xchild(self) -> np.ndarray:
         """:func:`codegen.trees.partial.bind_x`'s array (int64)."""
-        return self.buffers["xstep"][:, 1].astype(np.int64)
+        return self.buffers["xstep"][:, XSTEP.child].astype(np.int64)
 
 
 class _Slot:
@@ -185,7 +185,7 @@ class _Slot:
             local=np.full(d, -1, dtype=np.int32),
             ncat=np.zeros(max(d, 1), dtype=np.int32),
             out=np.empty(max(nodes, 1), dtype=NODE),
-            tinfo=np.empty((T, 4), dtype=np.int32),
+            tinfo=np.empty((T, TINFO.width), dtype=np.int32),
             tconst=np.empty(T, dtype=np.float64),
             qrec=np.empty(qrec, dtype=QREC),
             leafval=np.empty(leaves, dtype=np.float64),
@@ -350,7 +350,7 @@ class NativePartial:
         try:
             return self._xsteps.pop()
         except IndexError:
-            return np.empty((max(len(self.full.nodes), 1), 4), dtype=np.int32)
+            return np.empty((max(len(self.full.nodes), 1), XSTEP.width), dtype=np.int32)
 
     def give_xstep(self, a: np.ndarray) -> None:
         """Return a dead :class:`BoundX`'s array to the pool (two are kept)."""
@@ -394,7 +394,7 @@ class NativePartial:
             lane.run(bx, [delta], False)
             m = int(lane.buffers["sizes"][0, PLAN_SIZES.nodes])
             nodes = b["out"][:m].copy()
-            troot = b["tinfo"][:, TINFO_WALK_ROOT].copy()  # -1 for a constant
+            troot = b["tinfo"][:, TINFO.start].copy()  # the walk root; -1 for a constant
             tconst = b["tconst"].copy()
         return KernelArrays(
             nodes=nodes,

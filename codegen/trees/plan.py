@@ -23,19 +23,24 @@ from types import SimpleNamespace
 import numpy as np
 
 from codegen.llvm.buffers import Pinned
-from codegen.llvm.trees_abi import JOB, JOB_PLAN, JOB_XWALK
+from codegen.llvm.trees_abi import (
+    JOB,
+    JOB_PLAN,
+    JOB_XWALK,
+    TINFO,
+    TREE_CONSTANT,
+    TREE_QUICKSCORER,
+    TREE_WALK,
+)
 from codegen.trees.kernel import NODE, KernelArrays, tree_functions
 
-__all__ = ["PART", "PLAN_PARTS", "PLAN_ROW_BYTES", "QREC", "TINFO_WALK_ROOT", "BlockRunner", "Plan", "XWalk"]
+__all__ = ["PART", "PLAN_PARTS", "PLAN_ROW_BYTES", "QREC", "BlockRunner", "Plan", "XWalk"]
 
 #: a QuickScorer split: payload (threshold bits, or the set of codes going left), column local to
 #: Δ, test (0: v <= threshold, 1: code in set, 2: never left; + 4 when NaN goes left, else NaN goes
 #: right), mask clearing the left subtree
 QREC = np.dtype([("payload", "<i8"), ("col", "<i4"), ("test", "<i4"), ("mask", "<i8")])
 
-#: tinfo columns: kind (0 constant, 1 QuickScorer, 2 walk); first record (QuickScorer) or root
-#: (walk; -1 for a constant); record count; offset of the leaves
-TINFO_KIND, TINFO_WALK_ROOT = 0, 1
 
 def _job(full: KernelArrays, mode: int) -> np.ndarray:
     """A ``JOB`` record (:data:`codegen.llvm.trees_abi.JOB`) with the forest's shared fields filled
@@ -52,7 +57,7 @@ def _job(full: KernelArrays, mode: int) -> np.ndarray:
 
 
 #: a plan's parts in buffer order: (name, dtype, columns); @pack_plans copies them in this order
-PLAN_PARTS = (("tinfo", np.dtype(np.int32), 4), ("tconst", np.dtype(np.float64), 1), ("qrec", QREC, 1),
+PLAN_PARTS = (("tinfo", np.dtype(np.int32), TINFO.width), ("tconst", np.dtype(np.float64), 1), ("qrec", QREC, 1),
               ("leafval", np.dtype(np.float64), 1), ("nodes", NODE, 1), ("ncat", np.dtype(np.int32), 1))  # fmt: skip
 #: bytes per row of each part
 PLAN_ROW_BYTES = np.array([dt.itemsize * w for _, dt, w in PLAN_PARTS], dtype=np.int64)
@@ -108,11 +113,11 @@ class Plan:
 
     def counts(self) -> dict[str, int]:
         """Trees per kind, QuickScorer splits and residual nodes kept for walking."""
-        k = self.part("tinfo")[:, TINFO_KIND]
+        k = self.part("tinfo")[:, TINFO.kind]
         return {
-            "constant": int(np.count_nonzero(k == 0)),
-            "quickscorer": int(np.count_nonzero(k == 1)),
-            "walk": int(np.count_nonzero(k == 2)),
+            "constant": int(np.count_nonzero(k == TREE_CONSTANT)),
+            "quickscorer": int(np.count_nonzero(k == TREE_QUICKSCORER)),
+            "walk": int(np.count_nonzero(k == TREE_WALK)),
             "qs_splits": int(self.rows[PART.qrec]),
             "walk_nodes": int(self.rows[PART.nodes]),
         }

@@ -1,5 +1,6 @@
-"""The emitted IR of residual forests: golden text for a one-split tree, and the pieces that
-carry sklearn's semantics (folded constants, code sets, NaN routing)."""
+"""The emitted IR of residual forests: golden text for a one-split tree and a small categorical
+boosting model, and the pieces that carry sklearn's semantics (folded constants, code sets, NaN
+routing)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def test_golden_ir_constant_tree_folds_into_bias():
     assert "fdiv double 0x3FF0000000000000, 0x3FF0000000000000" in ir
 
 
-def test_ir_categorical_set_and_nan_routing():
+def _categorical_hgb():
+    """Two boosting rounds over a categorical k (native code sets) and a w with learned NaN routing."""
     k = pd.Categorical(list("abc") * 10, categories=list("abc"))
     w = np.tile([0.0, 1.0, np.nan, 3.0, 4.0], 6)
     X = pd.DataFrame({"k": k, "w": w})
@@ -60,7 +62,22 @@ def test_ir_categorical_set_and_nan_routing():
     m = HistGradientBoostingClassifier(max_iter=2, max_depth=3, min_samples_leaf=1, categorical_features="from_dtype")
     m.fit(X, y)
     schema = Schema.from_dataframe(X.fillna(0.0))
-    forest = read_forest(m, schema, 1)
+    return m, schema, read_forest(m, schema, 1)
+
+
+def test_golden_ir_categorical_sets_and_nan_routing(golden):
+    """Boosting raw scores (no division), a 64-bit code-set test and the split that sends NaN
+    right (`w <= inf`), as text."""
+    _m, _schema, forest = _categorical_hgb()
+    x = np.array([0.0, 3.0])
+    ir = emit_residual(res := partial_evaluate(forest, bind_x(forest, x), (0, 1)), x=x)
+    assert res.n_live == forest.n_trees
+    golden("tree_hgb_categorical_nan", ir)
+    assert binding.compile_ir(ir, 0).address("score")
+
+
+def test_ir_categorical_set_and_nan_routing():
+    m, schema, forest = _categorical_hgb()
     res = partial_evaluate(forest, bind_x(forest, np.array([0.0, 3.0])), (0, 1))
     ir = emit_residual(res)
     assert "lshr i64 5, %k" in ir  # {a, c} = bits 0b101

@@ -35,7 +35,10 @@ import numpy as np
 from codegen.llvm.ir_text import FunctionText, hex_double, module_comment
 from codegen.trees.partial import Residual
 
-__all__ = ["emit_residual"]
+__all__ = ["SCORE_SIGNATURE", "emit_residual"]
+
+#: the entry point of every emitted module (the compiled tier reads its ctypes types from here)
+SCORE_SIGNATURE = "define void @score(ptr noalias %cols, i64 %n, ptr noalias %out)"
 
 
 def _num(v: float) -> str:
@@ -216,7 +219,7 @@ def _score_function(res: Residual, order_by_out: list[list[int]], bias: list[flo
     K = f.n_outputs
     ty = "float" if f.float32_sums else "double"
     live = set(int(t) for t in res.live)
-    fn = FunctionText("define void @score(ptr noalias %cols, i64 %n, ptr noalias %out)")
+    fn = FunctionText(SCORE_SIGNATURE)
     label, instr, instrs = fn.label, fn.instr, fn.instrs
     label("entry")
     instrs("%empty = icmp sle i64 %n, 0", "br i1 %empty, label %exit, label %loop")

@@ -239,9 +239,9 @@ down:                                        ; one pass, children (larger indice
 down_split:
   %dch = call i32 @child(ptr %nodes, i64 %dm, i32 %dc, ptr %x, ptr %sets, i64 %setw)
   %dch64 = sext i32 %dch to i64
-  %dlp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 2
+  %dlp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 {XSTEP.leaf}
   %dl = load i32, ptr %dlp
-  %dmp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 3
+  %dmp = getelementptr inbounds %XStep, ptr %xstep, i64 %dch64, i32 {XSTEP.mask}
   %dmk = load i32, ptr %dmp
   %dbitn = and i32 %dc, 31
   %dbit = shl i32 1, %dbitn
@@ -251,13 +251,13 @@ down_next:
   %sch = phi i32 [-1, %down], [%dch, %down_split]
   %sleaf = phi i32 [%dm32, %down], [%dl, %down_split]
   %smask = phi i32 [0, %down], [%dmk2, %down_split]
-  %sp0 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 0
+  %sp0 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.col}
   store i32 %dc, ptr %sp0
-  %sp1 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 1
+  %sp1 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.child}
   store i32 %sch, ptr %sp1
-  %sp2 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 2
+  %sp2 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.leaf}
   store i32 %sleaf, ptr %sp2
-  %sp3 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 3
+  %sp3 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.mask}
   store i32 %smask, ptr %sp3
   %ddone = icmp eq i64 %dm, 0
   br i1 %ddone, label %exit, label %down
@@ -274,13 +274,13 @@ test:
 node_next:
   %next = phi i32 [-1, %node], [%child, %test]
   %leaf = select i1 %isleaf, i32 %i32, i32 -1
-  %xc = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 0
+  %xc = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.col}
   store i32 %c, ptr %xc
-  %xg = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 1
+  %xg = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.child}
   store i32 %next, ptr %xg
-  %xl = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 2
+  %xl = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.leaf}
   store i32 %leaf, ptr %xl
-  %xm = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 3
+  %xm = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.mask}
   store i32 0, ptr %xm
   %i1 = add i64 %i, 1
   %nd = icmp eq i64 %i1, %n
@@ -294,24 +294,24 @@ up:                                          ; children before parents
   %op = getelementptr inbounds i32, ptr %order, i64 %j1
   %oo = load i32, ptr %op
   %o64 = sext i32 %oo to i64
-  %occ = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 0
+  %occ = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.col}
   %oc = load i32, ptr %occ
   %osplit = icmp sge i32 %oc, 0
   br i1 %osplit, label %up_split, label %up_next
 up_split:
-  %ogp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 1
+  %ogp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.child}
   %og = load i32, ptr %ogp
   %og64 = sext i32 %og to i64
-  %clp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 2
+  %clp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 {XSTEP.leaf}
   %cl = load i32, ptr %clp
-  %cmp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 3
+  %cmp = getelementptr inbounds %XStep, ptr %xstep, i64 %og64, i32 {XSTEP.mask}
   %cm = load i32, ptr %cmp
   %bitn = and i32 %oc, 31
   %bit = shl i32 1, %bitn
   %m = or i32 %cm, %bit
-  %olp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 2
+  %olp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.leaf}
   store i32 %cl, ptr %olp
-  %omp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 3
+  %omp = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.mask}
   store i32 %m, ptr %omp
   br label %up_next
 up_next:
@@ -391,7 +391,7 @@ walk:
   %meet = call i1 @masks_meet(ptr %xm, ptr %rm, i64 %W)
   br i1 %meet, label %node, label %to_x_leaf
 to_x_leaf:                                   ; nothing below differs from x: x's leaf
-  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 2
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.leaf}
   %xl = load i32, ptr %xlp
   br label %leaf
 node:
@@ -413,7 +413,7 @@ read:                                        ; a column the row may change: the 
   %rc = call i32 @child(ptr %nodes, i64 %r64, i32 %c, ptr %row, ptr %sets, i64 %setw)
   br label %step
 follow:                                      ; the row holds x's value here: x's child
-  %xcp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 1
+  %xcp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.child}
   %xc = load i32, ptr %xcp
   br label %step
 step:
@@ -470,7 +470,7 @@ popit:
 skip:                                        ; follow x through splits outside delta
   %h = phi i32 [%h0, %popit], [%hx, %fixed]
   %h64 = sext i32 %h to i64
-  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 0
+  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
   %hc = load i32, ptr %hcp
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %emit, label %hchk
@@ -481,13 +481,13 @@ hchk:
   %hfree = icmp sge i32 %hl, 0
   br i1 %hfree, label %emit, label %fixed
 fixed:                                       ; x decides; no delta column below on x's path: its leaf
-  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 3
+  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.mask}
   %hm = load i32, ptr %hmp
   %hhit = and i32 %hm, %dmask
   %hnone = icmp eq i32 %hhit, 0
-  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 1
+  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.child}
   %hxc = load i32, ptr %hxp
-  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 2
+  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.leaf}
   %hxl = load i32, ptr %hfp
   %hx = select i1 %hnone, i32 %hxl, i32 %hxc
   br label %skip
@@ -578,14 +578,15 @@ entry:
 
 define internal void @put_tinfo(ptr %tinfo, i64 %t, i32 %kind, i32 %a, i32 %b, i32 %c) alwaysinline {
 entry:
-  %o = mul i64 %t, 4
-  %p0 = getelementptr inbounds i32, ptr %tinfo, i64 %o
+  %o = mul i64 %t, {TINFO.width}
+  %p = getelementptr inbounds i32, ptr %tinfo, i64 %o
+  %p0 = getelementptr inbounds i32, ptr %p, i64 {TINFO.kind}
   store i32 %kind, ptr %p0
-  %p1 = getelementptr inbounds i32, ptr %p0, i64 1
+  %p1 = getelementptr inbounds i32, ptr %p, i64 {TINFO.start}
   store i32 %a, ptr %p1
-  %p2 = getelementptr inbounds i32, ptr %p0, i64 2
+  %p2 = getelementptr inbounds i32, ptr %p, i64 {TINFO.count}
   store i32 %b, ptr %p2
-  %p3 = getelementptr inbounds i32, ptr %p0, i64 3
+  %p3 = getelementptr inbounds i32, ptr %p, i64 {TINFO.leaves}
   store i32 %c, ptr %p3
   ret void
 }
@@ -643,7 +644,7 @@ close:                                       ; the parent's left subtree is leav
 skip:                                        ; follow x through splits outside delta
   %h = phi i32 [%h0, %popit], [%h0, %close], [%hx, %fixed]
   %h64 = sext i32 %h to i64
-  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 0
+  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
   %hc = load i32, ptr %hcp
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %leaf, label %hchk
@@ -654,13 +655,13 @@ hchk:
   %hfree = icmp sge i32 %hl, 0
   br i1 %hfree, label %split, label %fixed
 fixed:                                       ; x decides; no delta column below on x's path: its leaf
-  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 3
+  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.mask}
   %hm = load i32, ptr %hmp
   %hhit = and i32 %hm, %dmask
   %hnone = icmp eq i32 %hhit, 0
-  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 1
+  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.child}
   %hxc = load i32, ptr %hxp
-  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 2
+  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.leaf}
   %hxl = load i32, ptr %hfp
   %hx = select i1 %hnone, i32 %hxl, i32 %hxc
   br label %skip
@@ -759,47 +760,48 @@ abort:
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
 declare double @llvm.floor.f64(double)
 
-; Tree %t of the plan of (x, delta) described by the argument block %a (i64 slots, named in
-; codegen.trees.native_partial): a constant, a QuickScorer tree (@qs_dfs) or a walk over its
-; residual nodes (@pe_tree), which stay in %out. The running sizes { residual nodes, qrec records,
-; leaves } are in the block's sizes array.
+; Tree %t of the plan of (x, delta) described by the PLAN record %a (its slots are declared in
+; codegen.llvm.trees_abi and named here by placeholders filled when this file is loaded): a
+; constant, a QuickScorer tree (@qs_dfs) or a walk over its residual nodes (@pe_tree), which stay
+; in %out. The running sizes { residual nodes, qrec records, leaves } are the record's SIZES.
 define internal void @plan_tree(ptr noalias %a, i64 %t) {
 entry:
-  %nodes = call ptr @aptr(ptr %a, i64 0)
-  %xstep = call ptr @aptr(ptr %a, i64 1)
-  %roots = call ptr @aptr(ptr %a, i64 2)
-  %local = call ptr @aptr(ptr %a, i64 4)
-  %dm64 = call i64 @aint(ptr %a, i64 5)
+  %nodes = call ptr @aptr(ptr %a, i64 {PLAN.nodes})
+  %xstep = call ptr @aptr(ptr %a, i64 {PLAN.xstep})
+  %roots = call ptr @aptr(ptr %a, i64 {PLAN.roots})
+  %local = call ptr @aptr(ptr %a, i64 {PLAN.local})
+  %dm64 = call i64 @aint(ptr %a, i64 {PLAN.dmask})
   %dmask = trunc i64 %dm64 to i32
-  %out = call ptr @aptr(ptr %a, i64 6)
-  %stack = call ptr @aptr(ptr %a, i64 7)
-  %tinfo = call ptr @aptr(ptr %a, i64 8)
-  %tconst = call ptr @aptr(ptr %a, i64 9)
-  %ncat = call ptr @aptr(ptr %a, i64 10)
-  %setbits = call ptr @aptr(ptr %a, i64 12)
-  %qs = call i64 @aint(ptr %a, i64 14)
-  %maxleaves = call i64 @aint(ptr %a, i64 15)
-  %qrec = call ptr @aptr(ptr %a, i64 16)
-  %leafval = call ptr @aptr(ptr %a, i64 17)
-  %sizes = call ptr @aptr(ptr %a, i64 18)
-  %nlout = call ptr @aptr(ptr %a, i64 19)
-  %cnt64 = load i64, ptr %sizes
+  %out = call ptr @aptr(ptr %a, i64 {PLAN.residual_nodes})
+  %stack = call ptr @aptr(ptr %a, i64 {PLAN.stack})
+  %tinfo = call ptr @aptr(ptr %a, i64 {PLAN.tinfo})
+  %tconst = call ptr @aptr(ptr %a, i64 {PLAN.tconst})
+  %ncat = call ptr @aptr(ptr %a, i64 {PLAN.ncat})
+  %setbits = call ptr @aptr(ptr %a, i64 {PLAN.setbits})
+  %qs = call i64 @aint(ptr %a, i64 {PLAN.quickscorer})
+  %maxleaves = call i64 @aint(ptr %a, i64 {PLAN.max_leaves})
+  %qrec = call ptr @aptr(ptr %a, i64 {PLAN.qrec})
+  %leafval = call ptr @aptr(ptr %a, i64 {PLAN.leafval})
+  %sizes = call ptr @aptr(ptr %a, i64 {PLAN.sizes})
+  %nlout = call ptr @aptr(ptr %a, i64 {PLAN.leaf_count})
+  %nnp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.nodes}
+  %cnt64 = load i64, ptr %nnp
   %cnt = trunc i64 %cnt64 to i32
-  %nqp = getelementptr inbounds i64, ptr %sizes, i64 1
+  %nqp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.records}
   %nq0 = load i64, ptr %nqp
-  %nlp = getelementptr inbounds i64, ptr %sizes, i64 2
+  %nlp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.leaves}
   %nl0 = load i64, ptr %nlp
   %rp = getelementptr inbounds i32, ptr %roots, i64 %t
   %r = load i32, ptr %rp
   %r64 = sext i32 %r to i64
-  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 3
+  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.mask}
   %xm = load i32, ptr %xmp
   %hit = and i32 %xm, %dmask
   %isconst = icmp eq i32 %hit, 0
   %tcp = getelementptr inbounds double, ptr %tconst, i64 %t
   br i1 %isconst, label %const_x, label %live
 const_x:                                     ; x's path tests no delta column: x's leaf
-  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 2
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.leaf}
   %xl = load i32, ptr %xlp
   %xl64 = sext i32 %xl to i64
   %xvp = getelementptr inbounds %Node, ptr %nodes, i64 %xl64
@@ -852,29 +854,29 @@ as_walk:                                     ; keep the residual nodes
   store double 0.0, ptr %tcp
   call void @put_tinfo(ptr %tinfo, i64 %t, i32 2, i32 %cnt, i32 0, i32 0)
   %end64 = sext i32 %end to i64
-  store i64 %end64, ptr %sizes
+  store i64 %end64, ptr %nnp
   br label %exit
 exit:
   ret void
 }
 
-; The plans of %nd deltas for the same x, argument blocks of 32 slots at %as: tree-major, so
-; each tree is read from memory once for all of them (partial evaluation is bound by those
-; reads). A delta whose outputs would overflow their capacities (slots 21-23: residual nodes,
-; records, leaves) is given up (slot 25 = 1) and rebuilt alone by the caller.
+; The plans of %nd deltas for the same x, PLAN records of {PLAN.width} slots at %as: tree-major,
+; so each tree is read from memory once for all of them (partial evaluation is bound by those
+; reads). A delta whose outputs would overflow their capacities (cap_nodes, cap_qrec, cap_leaves)
+; is given up (overflow = 1) and rebuilt alone by the caller.
 define void @plan_deltas(ptr noalias %as, i64 %nd) {
 entry:
-  %T = call i64 @aint(ptr %as, i64 3)
-  %tsize = call ptr @aptr(ptr %as, i64 24)
+  %T = call i64 @aint(ptr %as, i64 {PLAN.trees})
+  %tsize = call ptr @aptr(ptr %as, i64 {PLAN.tree_size})
   %empty = icmp sle i64 %nd, 0
   br i1 %empty, label %exit, label %reset
 reset:
   %rj = phi i64 [0, %entry], [%rj1, %reset]
-  %rb = mul i64 %rj, 32
+  %rb = mul i64 %rj, {PLAN.width}
   %ra = getelementptr inbounds i64, ptr %as, i64 %rb
-  %rsz = call ptr @aptr(ptr %ra, i64 18)
-  call void @llvm.memset.p0.i64(ptr %rsz, i8 0, i64 24, i1 false)
-  %rof = getelementptr inbounds i64, ptr %ra, i64 25
+  %rsz = call ptr @aptr(ptr %ra, i64 {PLAN.sizes})
+  call void @llvm.memset.p0.i64(ptr %rsz, i8 0, i64 {SIZES.bytes}, i1 false)
+  %rof = getelementptr inbounds i64, ptr %ra, i64 {PLAN.overflow}
   store i64 0, ptr %rof
   %rj1 = add i64 %rj, 1
   %rjd = icmp eq i64 %rj1, %nd
@@ -888,9 +890,9 @@ tree:
   %more = icmp slt i64 %tnext, %T
   br i1 %more, label %prefetch, label %tree_go
 prefetch:                                    ; the next tree's root while this one is built
-  %roots = call ptr @aptr(ptr %as, i64 2)
-  %xstep = call ptr @aptr(ptr %as, i64 1)
-  %nodes = call ptr @aptr(ptr %as, i64 0)
+  %roots = call ptr @aptr(ptr %as, i64 {PLAN.roots})
+  %xstep = call ptr @aptr(ptr %as, i64 {PLAN.xstep})
+  %nodes = call ptr @aptr(ptr %as, i64 {PLAN.nodes})
   %nrp = getelementptr inbounds i32, ptr %roots, i64 %tnext
   %nr = load i32, ptr %nrp
   %nr64 = sext i32 %nr to i64
@@ -912,22 +914,23 @@ tree_go:
   br label %delta
 delta:
   %j = phi i64 [0, %tree_go], [%j1, %delta_next]
-  %jb = mul i64 %j, 32
+  %jb = mul i64 %j, {PLAN.width}
   %a = getelementptr inbounds i64, ptr %as, i64 %jb
-  %ofp = getelementptr inbounds i64, ptr %a, i64 25
+  %ofp = getelementptr inbounds i64, ptr %a, i64 {PLAN.overflow}
   %of = load i64, ptr %ofp
   %gone = icmp ne i64 %of, 0
   br i1 %gone, label %delta_next, label %check
 check:                                       ; room for this whole tree and 64 leaves' records
-  %sizes = call ptr @aptr(ptr %a, i64 18)
-  %cnt = load i64, ptr %sizes
-  %nqp = getelementptr inbounds i64, ptr %sizes, i64 1
+  %sizes = call ptr @aptr(ptr %a, i64 {PLAN.sizes})
+  %nnp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.nodes}
+  %cnt = load i64, ptr %nnp
+  %nqp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.records}
   %nq = load i64, ptr %nqp
-  %nlp = getelementptr inbounds i64, ptr %sizes, i64 2
+  %nlp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.leaves}
   %nl = load i64, ptr %nlp
-  %capn = call i64 @aint(ptr %a, i64 21)
-  %capq = call i64 @aint(ptr %a, i64 22)
-  %capl = call i64 @aint(ptr %a, i64 23)
+  %capn = call i64 @aint(ptr %a, i64 {PLAN.cap_nodes})
+  %capq = call i64 @aint(ptr %a, i64 {PLAN.cap_qrec})
+  %capl = call i64 @aint(ptr %a, i64 {PLAN.cap_leaves})
   %needn = add i64 %cnt, %ts64
   %needq = add i64 %nq, 64
   %needl = add i64 %nl, 64
@@ -955,46 +958,47 @@ exit:
   ret void
 }
 
-; Copy the plans built in batch slots into one buffer: %table holds per plan 8 i64
-; { slot, byte offsets of tinfo, tconst, qrec, leafval, residual nodes, ncat, unused }
-; (codegen.trees.plan.PLAN_PARTS)
+; Copy the plans built in batch slots into one buffer: %table holds a PACK record per plan
+; { batch slot, byte offsets of tinfo, tconst, qrec, leafval, residual nodes, ncat }
+; (codegen.llvm.trees_abi.PACK; the parts of codegen.trees.plan.PLAN_PARTS)
 define void @pack_plans(ptr noalias %as, i64 %nd, ptr noalias %table, ptr noalias %dest) {
 entry:
   %none = icmp sle i64 %nd, 0
   br i1 %none, label %exit, label %plan
 plan:
   %j = phi i64 [0, %entry], [%j1, %plan]
-  %tb = mul i64 %j, 8
+  %tb = mul i64 %j, {PACK.width}
   %row = getelementptr inbounds i64, ptr %table, i64 %tb
-  %slot = load i64, ptr %row
-  %ab = mul i64 %slot, 32
+  %slot = call i64 @aint(ptr %row, i64 {PACK.batch_slot})
+  %ab = mul i64 %slot, {PLAN.width}
   %a = getelementptr inbounds i64, ptr %as, i64 %ab
-  %T = call i64 @aint(ptr %a, i64 3)
-  %k = call i64 @aint(ptr %a, i64 11)
-  %sizes = call ptr @aptr(ptr %a, i64 18)
-  %m = load i64, ptr %sizes
-  %nqp = getelementptr inbounds i64, ptr %sizes, i64 1
+  %T = call i64 @aint(ptr %a, i64 {PLAN.trees})
+  %k = call i64 @aint(ptr %a, i64 {PLAN.delta_len})
+  %sizes = call ptr @aptr(ptr %a, i64 {PLAN.sizes})
+  %nnp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.nodes}
+  %m = load i64, ptr %nnp
+  %nqp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.records}
   %nq = load i64, ptr %nqp
-  %nlp = getelementptr inbounds i64, ptr %sizes, i64 2
+  %nlp = getelementptr inbounds i64, ptr %sizes, i64 {SIZES.leaves}
   %nl = load i64, ptr %nlp
-  %b0 = mul i64 %T, 16
+  %b0 = mul i64 %T, {TINFO.bytes}
   %b1 = mul i64 %T, 8
   %b2 = mul i64 %nq, 24
   %b3 = mul i64 %nl, 8
   %b4 = mul i64 %m, 24
   %b5 = mul i64 %k, 4
-  %s0 = call ptr @aptr(ptr %a, i64 8)
-  %s1 = call ptr @aptr(ptr %a, i64 9)
-  %s2 = call ptr @aptr(ptr %a, i64 16)
-  %s3 = call ptr @aptr(ptr %a, i64 17)
-  %s4 = call ptr @aptr(ptr %a, i64 6)
-  %s5 = call ptr @aptr(ptr %a, i64 10)
-  %o0 = call i64 @aint(ptr %row, i64 1)
-  %o1 = call i64 @aint(ptr %row, i64 2)
-  %o2 = call i64 @aint(ptr %row, i64 3)
-  %o3 = call i64 @aint(ptr %row, i64 4)
-  %o4 = call i64 @aint(ptr %row, i64 5)
-  %o5 = call i64 @aint(ptr %row, i64 6)
+  %s0 = call ptr @aptr(ptr %a, i64 {PLAN.tinfo})
+  %s1 = call ptr @aptr(ptr %a, i64 {PLAN.tconst})
+  %s2 = call ptr @aptr(ptr %a, i64 {PLAN.qrec})
+  %s3 = call ptr @aptr(ptr %a, i64 {PLAN.leafval})
+  %s4 = call ptr @aptr(ptr %a, i64 {PLAN.residual_nodes})
+  %s5 = call ptr @aptr(ptr %a, i64 {PLAN.ncat})
+  %o0 = call i64 @aint(ptr %row, i64 {PACK.tinfo})
+  %o1 = call i64 @aint(ptr %row, i64 {PACK.tconst})
+  %o2 = call i64 @aint(ptr %row, i64 {PACK.qrec})
+  %o3 = call i64 @aint(ptr %row, i64 {PACK.leafval})
+  %o4 = call i64 @aint(ptr %row, i64 {PACK.nodes})
+  %o5 = call i64 @aint(ptr %row, i64 {PACK.ncat})
   %d0 = getelementptr inbounds i8, ptr %dest, i64 %o0
   %d1 = getelementptr inbounds i8, ptr %dest, i64 %o1
   %d2 = getelementptr inbounds i8, ptr %dest, i64 %o2
@@ -1222,14 +1226,15 @@ entry:
   br i1 %none, label %exit, label %tree
 tree:
   %t = phi i64 [0, %entry], [%t1, %tree_next]
-  %tb = mul i64 %t, 4
-  %tkp = getelementptr inbounds i32, ptr %tinfo, i64 %tb
+  %tb = mul i64 %t, {TINFO.width}
+  %trec = getelementptr inbounds i32, ptr %tinfo, i64 %tb
+  %tkp = getelementptr inbounds i32, ptr %trec, i64 {TINFO.kind}
   %tk = load i32, ptr %tkp
-  %tap = getelementptr inbounds i32, ptr %tkp, i64 1
+  %tap = getelementptr inbounds i32, ptr %trec, i64 {TINFO.start}
   %ta = load i32, ptr %tap
-  %tbp = getelementptr inbounds i32, ptr %tkp, i64 2
+  %tbp = getelementptr inbounds i32, ptr %trec, i64 {TINFO.count}
   %tbn = load i32, ptr %tbp
-  %tcp = getelementptr inbounds i32, ptr %tkp, i64 3
+  %tcp = getelementptr inbounds i32, ptr %trec, i64 {TINFO.leaves}
   %tc = load i32, ptr %tcp
   %top = getelementptr inbounds i32, ptr %tout, i64 %t
   %to = load i32, ptr %top
@@ -1425,13 +1430,13 @@ tree:
   %to64 = sext i32 %to to i64
   %ab = mul i64 %to64, %n8
   %accp = getelementptr inbounds double, ptr %acc, i64 %ab
-  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 3
+  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.mask}
   %xm = load i32, ptr %xmp
   %hit = and i32 %xm, %dmask
   %isconst = icmp eq i32 %hit, 0
   br i1 %isconst, label %t_const, label %w_row
 t_const:                                     ; x's path tests no delta column: x's leaf
-  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 2
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.leaf}
   %xl = load i32, ptr %xlp
   %xl64 = sext i32 %xl to i64
   %xvp = getelementptr inbounds %Node, ptr %nodes, i64 %xl64
@@ -1444,7 +1449,7 @@ w_row:
 w_node:
   %h = phi i32 [%r, %w_row], [%hn, %w_free], [%hx, %w_fixed]
   %h64 = sext i32 %h to i64
-  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 0
+  %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
   %hc = load i32, ptr %hcp
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %w_leaf, label %w_split
@@ -1468,13 +1473,13 @@ w_free:                                      ; a delta column: the row decides
   %hn = select i1 %go, i32 %lc, i32 %rc
   br label %w_node
 w_fixed:                                     ; x decides; nothing of delta below: x's leaf
-  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 3
+  %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.mask}
   %hm = load i32, ptr %hmp
   %hhit = and i32 %hm, %dmask
   %hnone = icmp eq i32 %hhit, 0
-  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 1
+  %hxp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.child}
   %hxc = load i32, ptr %hxp
-  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 2
+  %hfp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.leaf}
   %hxl = load i32, ptr %hfp
   %hx = select i1 %hnone, i32 %hxl, i32 %hxc
   br label %w_node
@@ -1496,47 +1501,46 @@ exit:
   ret void
 }
 
-; Every block of a generation in one call: %jobs holds %nj records of 24 i64 slots
-;   0 rows, 1 n, 2 k, 3 cols scratch (k*n8), 4 bv scratch (n8), 5 acc scratch (K*n8), 6 mode
-;   (0 plan, 1 x-walk), 7 T, 8 tout, 9 sets, 10 setw, 11 init, 12 K, 13 div (double bits),
-;   14 ncat, 15 out (K*n), 16 status (written: 1 if the block was refused, see @load_block),
-;   22 float32 sums (XGBoost: every addition rounded to float32);
-;   plan: 17 tinfo, 18 tconst, 19 qrec, 20 leafval, 21 rn;
-;   x-walk: 17 forest nodes, 18 xstep, 19 roots, 20 local (column -> delta position or -1), 21 dmask
+; Every block of a generation in one call: %jobs holds %nj records of {JOB.width} i64 slots
+;   (JOB records, declared in codegen.llvm.trees_abi): the block (rows, n, k), scratch for the
+;   padded columns (k*n8), leaf bit vectors (n8) and accumulators (K*n8), mode (0 plan, 1 x-walk),
+;   the forest's shared arrays, out (K*n) and status (written: 1 if the block was refused, see
+;   @load_block); then a plan's tinfo, tconst, qrec, leafval and residual nodes, or an x-walk's
+;   forest nodes, xstep, roots, local (column -> delta position or -1) and dmask
 define void @score_jobs(ptr noalias %jobs, i64 %nj) {
 entry:
   %none = icmp sle i64 %nj, 0
   br i1 %none, label %exit, label %job
 job:
   %j = phi i64 [0, %entry], [%j1, %job_next]
-  %jb = mul i64 %j, 24
+  %jb = mul i64 %j, {JOB.width}
   %a = getelementptr inbounds i64, ptr %jobs, i64 %jb
-  %rows = call ptr @aptr(ptr %a, i64 0)
-  %n = call i64 @aint(ptr %a, i64 1)
-  %k = call i64 @aint(ptr %a, i64 2)
-  %cols = call ptr @aptr(ptr %a, i64 3)
-  %bv = call ptr @aptr(ptr %a, i64 4)
-  %accs = call ptr @aptr(ptr %a, i64 5)
-  %mode = call i64 @aint(ptr %a, i64 6)
-  %T = call i64 @aint(ptr %a, i64 7)
-  %tout = call ptr @aptr(ptr %a, i64 8)
-  %sets = call ptr @aptr(ptr %a, i64 9)
-  %setw = call i64 @aint(ptr %a, i64 10)
-  %init = call ptr @aptr(ptr %a, i64 11)
-  %K = call i64 @aint(ptr %a, i64 12)
-  %divb = call i64 @aint(ptr %a, i64 13)
+  %rows = call ptr @aptr(ptr %a, i64 {JOB.rows})
+  %n = call i64 @aint(ptr %a, i64 {JOB.n})
+  %k = call i64 @aint(ptr %a, i64 {JOB.delta_len})
+  %cols = call ptr @aptr(ptr %a, i64 {JOB.cols})
+  %bv = call ptr @aptr(ptr %a, i64 {JOB.bit_vectors})
+  %accs = call ptr @aptr(ptr %a, i64 {JOB.accs})
+  %mode = call i64 @aint(ptr %a, i64 {JOB.mode})
+  %T = call i64 @aint(ptr %a, i64 {JOB.trees})
+  %tout = call ptr @aptr(ptr %a, i64 {JOB.tout})
+  %sets = call ptr @aptr(ptr %a, i64 {JOB.sets})
+  %setw = call i64 @aint(ptr %a, i64 {JOB.setw})
+  %init = call ptr @aptr(ptr %a, i64 {JOB.init})
+  %K = call i64 @aint(ptr %a, i64 {JOB.outputs})
+  %divb = call i64 @aint(ptr %a, i64 {JOB.divisor})
   %div = bitcast i64 %divb to double
-  %ncat = call ptr @aptr(ptr %a, i64 14)
-  %out = call ptr @aptr(ptr %a, i64 15)
-  %stp = getelementptr inbounds i64, ptr %a, i64 16
-  %p17 = call ptr @aptr(ptr %a, i64 17)
-  %p18 = call ptr @aptr(ptr %a, i64 18)
-  %p19 = call ptr @aptr(ptr %a, i64 19)
-  %p20 = call ptr @aptr(ptr %a, i64 20)
-  %p21 = call ptr @aptr(ptr %a, i64 21)
-  %i21 = call i64 @aint(ptr %a, i64 21)
-  %i22 = call i64 @aint(ptr %a, i64 22)
-  %f32 = icmp ne i64 %i22, 0
+  %ncat = call ptr @aptr(ptr %a, i64 {JOB.ncat})
+  %out = call ptr @aptr(ptr %a, i64 {JOB.out})
+  %stp = getelementptr inbounds i64, ptr %a, i64 {JOB.status}
+  %part0 = call ptr @aptr(ptr %a, i64 {JOB.plan_tinfo|walk_nodes})
+  %part1 = call ptr @aptr(ptr %a, i64 {JOB.plan_tconst|walk_xstep})
+  %part2 = call ptr @aptr(ptr %a, i64 {JOB.plan_qrec|walk_roots})
+  %part3 = call ptr @aptr(ptr %a, i64 {JOB.plan_leafval|walk_local})
+  %part4 = call ptr @aptr(ptr %a, i64 {JOB.plan_nodes})
+  %dmask64 = call i64 @aint(ptr %a, i64 {JOB.walk_dmask})
+  %f32flag = call i64 @aint(ptr %a, i64 {JOB.float32_sums})
+  %f32 = icmp ne i64 %f32flag, 0
   %empty = icmp sle i64 %n, 0
   br i1 %empty, label %ok, label %load
 load:
@@ -1549,13 +1553,13 @@ run:
   %isplan = icmp eq i64 %mode, 0
   br i1 %isplan, label %plan, label %xwalk
 plan:
-  call void @plan_trees(ptr %cols, i64 %n, i64 %n8, ptr %bv, ptr %p17, ptr %p18, i64 %T, ptr %tout,
-                        ptr %p19, ptr %p20, ptr %p21, ptr %sets, i64 %setw, ptr %accs, i1 %f32)
+  call void @plan_trees(ptr %cols, i64 %n, i64 %n8, ptr %bv, ptr %part0, ptr %part1, i64 %T, ptr %tout,
+                        ptr %part2, ptr %part3, ptr %part4, ptr %sets, i64 %setw, ptr %accs, i1 %f32)
   br label %store
 xwalk:
-  %dmask = trunc i64 %i21 to i32
-  call void @xwalk_trees(ptr %cols, i64 %n, i64 %n8, ptr %p17, ptr %p18, ptr %p19, i64 %T, ptr %tout,
-                         ptr %p20, i32 %dmask, ptr %sets, i64 %setw, ptr %accs, i1 %f32)
+  %dmask = trunc i64 %dmask64 to i32
+  call void @xwalk_trees(ptr %cols, i64 %n, i64 %n8, ptr %part0, ptr %part1, ptr %part2, i64 %T, ptr %tout,
+                         ptr %part3, i32 %dmask, ptr %sets, i64 %setw, ptr %accs, i1 %f32)
   br label %store
 store:
   call void @store_acc(ptr %accs, i64 %n, i64 %n8, i64 %K, double %div, ptr %out)

@@ -21,12 +21,12 @@ probability uses libm's scalar ``exp`` like sklearn.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from codegen.llvm.ir_text import FunctionText, hex_double, module_comment
 from codegen.llvm.sources import ir_source
 from codegen.mlp.reader import MLP
 
@@ -40,12 +40,6 @@ VEC = f"<{LANES} x double>"
 def pad(n: int) -> int:
     """``n`` rounded up to whole vectors."""
     return -(-n // LANES) * LANES
-
-
-def hexd(v: float) -> str:
-    """A double as LLVM's exact hex literal."""
-    bits = struct.unpack("<Q", struct.pack("<d", float(v)))[0]
-    return f"0x{bits:016X}"
 
 
 @dataclass(frozen=True)
@@ -88,11 +82,14 @@ def pack_dense(mlp: MLP) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------ emitter
-class _Fn:
-    """Straight-line IR text with fresh names, labels and loops with loop-carried values."""
+class _Fn(FunctionText):
+    """A function's IR text (:class:`codegen.llvm.ir_text.FunctionText`) with fresh names,
+    labels and loops with loop-carried values."""
 
-    def __init__(self) -> None:
-        self.lines: list[str] = []
+    __slots__ = ("block", "n")
+
+    def __init__(self, signature: str) -> None:
+        super().__init__(signature)
         self.n = 0
         self.block = "entry"
 
@@ -101,14 +98,10 @@ class _Fn:
         return f"%{stem}{self.n}"
 
     def emit(self, line: str) -> None:
-        self.lines.append("  " + line)
+        self.instr(line)
 
-    def comment(self, text: str) -> None:
-        for ln in text.splitlines():
-            self.lines.append(f"  ; {ln}")
-
-    def label(self, name: str) -> None:
-        self.lines.append(f"{name}:")
+    def label(self, name: str, note: str | None = None) -> None:
+        super().label(name, note)
         self.block = name
 
     def fresh_label(self, stem: str) -> str:
@@ -131,9 +124,9 @@ class _Fn:
         phis = []
         for j, (ty, init) in enumerate(carried):
             phis.append((f"%{name}.c{j}", ty, init))
-        self.lines.append(f"  {i} = phi i64 [ {start}, %{pred} ], [ %{name}.next, %{name}.LATCH ]")
+        self.instr(f"{i} = phi i64 [ {start}, %{pred} ], [ %{name}.next, %{name}.LATCH ]")
         for pname, ty, init in phis:
-            self.lines.append(f"  {pname} = phi {ty} [ {init}, %{pred} ], [ {pname}.next, %{name}.LATCH ]")
+            self.instr(f"{pname} = phi {ty} [ {init}, %{pred} ], [ {pname}.next, %{name}.LATCH ]")
         cond = f"%{name}.cond"
         self.emit(f"{cond} = icmp slt i64 {i}, {end}")
         self.emit(f"br i1 {cond}, label %{name}.body, label %{name}.exit")
@@ -182,7 +175,7 @@ def _same(ty: str, value: str) -> str:
 
 
 def _cvec(v: float) -> str:
-    return "<" + ", ".join([f"double {hexd(v)}"] * LANES) + ">"
+    return "<" + ", ".join([f"double {hex_double(v)}"] * LANES) + ">"
 
 
 def _activation(fn: _Fn, name: str, v: str) -> str:
@@ -384,15 +377,22 @@ class _Body:
 def _header(shape: KernelShape, title: str) -> list[str]:
     sizes = " -> ".join(str(s) for s in shape.sizes)
     return [
-        f"; {title}",
-        f"; network {sizes}, hidden activation {shape.hidden}, output {shape.output}, "
-        f"desired column {shape.column}; vectors of {LANES} doubles, tiles of {TILE} rows",
+        module_comment(title),
+        module_comment(
+            f"network {sizes}, hidden activation {shape.hidden}, output {shape.output}, "
+            f"desired column {shape.column}; vectors of {LANES} doubles, tiles of {TILE} rows"
+        ),
     ]
 
 
 def emit_generic(shape: KernelShape, tile: int = TILE) -> str:
     """The per-model kernel ``@mlp_score`` (all numbers passed as buffers)."""
-    fn = _Fn()
+    sig = (
+        "define void @mlp_score(i64 %n, ptr noalias readonly %cols, i64 %ncols, ptr noalias readonly %terms, "
+        "i64 %nterms, ptr noalias readonly %bias, ptr noalias readonly %first, ptr noalias readonly %dense, "
+        "ptr noalias %out) nounwind"
+    )
+    fn = _Fn(sig)
     body = _Body(fn, shape, tile)
     fn.label("entry")
     dense_ptrs = []
@@ -429,12 +429,7 @@ def emit_generic(shape: KernelShape, tile: int = TILE) -> str:
 
     body.run("%n", "%cols", "%ncols", "%bias", dense_ptrs, terms, "%out")
     head = _header(shape, "generic kernel: one per model; x and Delta arrive as data")
-    sig = (
-        "define void @mlp_score(i64 %n, ptr noalias readonly %cols, i64 %ncols, ptr noalias readonly %terms, "
-        "i64 %nterms, ptr noalias readonly %bias, ptr noalias readonly %first, ptr noalias readonly %dense, "
-        "ptr noalias %out) nounwind {"
-    )
-    return "\n".join([*head, _vector_math(), "", sig, *fn.lines, "}", ""])
+    return "\n".join([*head, _vector_math(), "", fn.text(), ""])
 
 
 def _named_gep(fn: _Fn, name: str, base: str, offset: int) -> str:

@@ -28,18 +28,17 @@ turned into NaN by a ``select`` right after their load.
 
 from __future__ import annotations
 
-import struct
+import math
 
 import numpy as np
 
+from codegen.llvm.ir_text import FunctionText, hex_double, module_comment
 from codegen.trees.partial import Residual
 
-__all__ = ["emit_residual", "hexf"]
+__all__ = ["SCORE_SIGNATURE", "emit_residual"]
 
-
-def hexf(v: float) -> str:
-    """A double as an exact LLVM hex literal."""
-    return "0x{:016X}".format(struct.unpack("<Q", struct.pack("<d", float(v)))[0])
+#: the entry point of every emitted module (the compiled tier reads its ctypes types from here)
+SCORE_SIGNATURE = "define void @score(ptr noalias %cols, i64 %n, ptr noalias %out)"
 
 
 def _num(v: float) -> str:
@@ -63,85 +62,108 @@ class _Names:
         return "{" + s + "}"
 
 
-def _tree_function(res: Residual, t: int, r0: int, names: _Names, attrs: str, tables: list[str]) -> str:
+class _Nodes:
+    """The residual nodes as Python lists (one conversion per module: reading numpy scalars one by
+    one would cost more than writing the text), with the forest's test of each node."""
+
+    __slots__ = ("cat", "col", "left", "missing_left", "right", "threshold", "value")
+
+    def __init__(self, res: Residual):
+        f, nd = res.forest, res.node
+        self.col: list[int] = res.col.tolist()
+        self.left: list[int] = res.left.tolist()
+        self.right: list[int] = res.right.tolist()
+        self.value: list[float] = f.value[nd].tolist()
+        self.threshold: list[float] = f.threshold[nd].tolist()
+        self.cat: list[int] = f.cat[nd].tolist()
+        self.missing_left: list[bool] = f.missing_left[nd].astype(bool).tolist()
+
+
+def _tree_function(res: Residual, nodes: _Nodes, t: int, r0: int, names: _Names, attrs: str,
+                   tables: list[str]) -> str:  # fmt: skip
     """One live tree as a function of the row pointer (tree ``t``, residual root ``r0``)."""
     f = res.forest
+    col, left, right = nodes.col, nodes.left, nodes.right
     ty = "float" if f.float32_sums else "double"  # leaf values of float32 sums are float32 values
-    lines = [f"define internal {ty} @tree_{t}(ptr %row) {attrs} {{", "entry:"]
+    fn = FunctionText(f"define internal {ty} @tree_{t}(ptr %row) {attrs}")
+    label, instr, instrs = fn.label, fn.instr, fn.instrs
+    label("entry")
     # collect the subtree (DFS order) and the columns it reads
     order, stack, used = [], [r0], set()
     while stack:
         r = stack.pop()
         order.append(r)
-        if res.col[r] >= 0:
-            used.add(int(res.col[r]))
-            stack += [int(res.right[r]), int(res.left[r])]
+        if col[r] >= 0:
+            used.add(col[r])
+            stack += [right[r], left[r]]
     missing = {s: (below, upto) for s, below, upto in f.missing_values}
     for k in sorted(used):
-        lines.append(f"  %p{k} = getelementptr inbounds double, ptr %row, i64 {k}")
+        instr(f"%p{k} = getelementptr inbounds double, ptr %row, i64 {k}")
         region = missing.get(res.delta[k])
         if region is None:
-            lines.append(f"  %v{k} = load double, ptr %p{k}  ; {names.col(k)}")
+            instr(f"%v{k} = load double, ptr %p{k}", names.col(k))
             continue
         below, upto = region  # the model reads below < v <= upto as missing (a NaN below: no bound)
-        lines.append(
-            f"  %r{k} = load double, ptr %p{k}  ; {names.col(k)}\n"
-            f"  %lo{k} = fcmp ugt double %r{k}, {hexf(below)}\n  %hi{k} = fcmp ole double %r{k}, {hexf(upto)}\n"
-            f"  %z{k} = and i1 %lo{k}, %hi{k}\n"
-            f"  %v{k} = select i1 %z{k}, double 0x7FF8000000000000, double %r{k}"
-            f"  ; {_num(below)} < {names.col(k)} <= {_num(upto)} is read as missing"
+        instr(f"%r{k} = load double, ptr %p{k}", names.col(k))
+        instrs(
+            f"%lo{k} = fcmp ugt double %r{k}, {hex_double(below)}",
+            f"%hi{k} = fcmp ole double %r{k}, {hex_double(upto)}",
+            f"%z{k} = and i1 %lo{k}, %hi{k}",
+            f"%v{k} = select i1 %z{k}, double 0x7FF8000000000000, double %r{k}",
+            note=f"{_num(below)} < {names.col(k)} <= {_num(upto)} is read as missing",
         )
-    lines.append(f"  br label %n{r0}")
+    instr(f"br label %n{r0}")
     for r in order:
-        node = int(res.node[r])
-        k = int(res.col[r])
+        k = col[r]
         if k < 0:
-            lines.append(f"n{r}:\n  ret {ty} {hexf(f.value[node])}  ; leaf {_num(f.value[node])}")
+            value = nodes.value[r]
+            label(f"n{r}")
+            instr(f"ret {ty} {hex_double(value)}", f"leaf {value!r}")
             continue
-        lo, hi = int(res.left[r]), int(res.right[r])
-        cat = int(f.cat[node])
-        miss = bool(f.missing_left[node])
+        branch = f"br i1 %c{r}, label %n{left[r]}, label %n{right[r]}"
+        cat = nodes.cat[r]
+        miss = nodes.missing_left[r]
         if cat < 0:
-            thr = float(f.threshold[node])
-            if np.isnan(thr):  # no value goes left (NaN maybe)
+            thr = nodes.threshold[r]
+            if math.isnan(thr):  # no value goes left (NaN maybe)
                 cond = f"fcmp uno double %v{k}, 0.0" if miss else "icmp eq i1 0, 1"
                 text = f"{names.col(k)} is NaN" if miss else "never"
             else:
-                cond = f"fcmp {'ule' if miss else 'ole'} double %v{k}, {hexf(thr)}"
-                text = f"{names.col(k)} <= {_num(thr)}" + (" or NaN" if miss else "")
-            lines.append(f"n{r}:  ; {text}\n  %c{r} = {cond}")
+                cond = f"fcmp {'ule' if miss else 'ole'} double %v{k}, {hex_double(thr)}"
+                text = f"{names.col(k)} <= {thr!r}" + (" or NaN" if miss else "")
+            label(f"n{r}", text)
+            instrs(f"%c{r} = {cond}", branch)
+            continue
+        mask = f.cat_left[cat]
+        ncat = len(f.schema.features[res.delta[k]].categories or ())
+        label(f"n{r}", f"{names.col(k)} in {names.cats(k, mask)}")
+        # a code outside [0, ncat) (NaN too) is in no set, as in the kernel: it is never
+        # converted, so no poison shift and no read outside the table
+        instrs(
+            f"%lo{r} = fcmp oge double %v{k}, 0.0",
+            f"%hi{r} = fcmp olt double %v{k}, {hex_double(float(ncat))}",
+            f"%in{r} = and i1 %lo{r}, %hi{r}",
+            f"%w{r} = select i1 %in{r}, double %v{k}, double 0.0",
+            f"%k{r} = fptosi double %w{r} to i64",
+        )
+        if ncat <= 64:
+            bits = sum(1 << int(i) for i in np.flatnonzero(mask[:ncat]))
+            instrs(f"%s{r} = lshr i64 {bits}, %k{r}", f"%t{r} = trunc i64 %s{r} to i1")
         else:
-            mask = f.cat_left[cat]
-            ncat = len(f.schema.features[res.delta[k]].categories or ())
-            text = f"{names.col(k)} in {names.cats(k, mask)}"
-            # a code outside [0, ncat) (NaN too) is in no set, as in the kernel: it is never
-            # converted, so no poison shift and no read outside the table
-            lines.append(
-                f"n{r}:  ; {text}\n  %lo{r} = fcmp oge double %v{k}, 0.0\n"
-                f"  %hi{r} = fcmp olt double %v{k}, {hexf(float(ncat))}\n  %in{r} = and i1 %lo{r}, %hi{r}\n"
-                f"  %w{r} = select i1 %in{r}, double %v{k}, double 0.0\n  %k{r} = fptosi double %w{r} to i64"
+            g = f"@set{len(tables)}"
+            vals = ", ".join(f"i8 {int(b)}" for b in mask[:ncat])
+            tables.append(f"{g} = internal unnamed_addr constant [{ncat} x i8] [{vals}]")
+            instrs(
+                f"%q{r} = getelementptr inbounds [{ncat} x i8], ptr {g}, i64 0, i64 %k{r}",
+                f"%b{r} = load i8, ptr %q{r}",
+                f"%t{r} = icmp ne i8 %b{r}, 0",
             )
-            if ncat <= 64:
-                bits = sum(1 << int(i) for i in np.flatnonzero(mask[:ncat]))
-                lines.append(f"  %s{r} = lshr i64 {bits}, %k{r}\n  %t{r} = trunc i64 %s{r} to i1")
-            else:
-                g = f"@set{len(tables)}"
-                vals = ", ".join(f"i8 {int(b)}" for b in mask[:ncat])
-                tables.append(f"{g} = internal unnamed_addr constant [{ncat} x i8] [{vals}]")
-                lines.append(
-                    f"  %q{r} = getelementptr inbounds [{ncat} x i8], ptr {g}, i64 0, i64 %k{r}\n"
-                    f"  %b{r} = load i8, ptr %q{r}\n  %t{r} = icmp ne i8 %b{r}, 0"
-                )
-            if miss:
-                lines.append(
-                    f"  %i{r} = and i1 %in{r}, %t{r}\n  %m{r} = fcmp uno double %v{k}, 0.0\n"
-                    f"  %c{r} = or i1 %i{r}, %m{r}"
-                )
-            else:
-                lines.append(f"  %c{r} = and i1 %in{r}, %t{r}")
-        lines.append(f"  br i1 %c{r}, label %n{lo}, label %n{hi}")
-    lines.append("}")
-    return "\n".join(lines)
+        if miss:
+            instrs(f"%i{r} = and i1 %in{r}, %t{r}", f"%m{r} = fcmp uno double %v{k}, 0.0", f"%c{r} = or i1 %i{r}, %m{r}",
+                   branch)  # fmt: skip
+        else:
+            instrs(f"%c{r} = and i1 %in{r}, %t{r}", branch)
+    return fn.text()
 
 
 def emit_residual(res: Residual, *, inline: bool | None = None, x: np.ndarray | None = None) -> str:
@@ -159,7 +181,7 @@ def emit_residual(res: Residual, *, inline: bool | None = None, x: np.ndarray | 
     live_root = dict(zip((int(t) for t in res.live), (int(r) for r in res.root)))
     # leading constants per output fold exactly into the bias
     order_by_out: list[list[int]] = [[t for t in range(f.n_trees) if f.output[t] == k] for k in range(K)]
-    ty, dt = ("float", np.float32) if f.float32_sums else ("double", np.float64)
+    dt = np.float32 if f.float32_sums else np.float64
     bias, first = [], []
     for k in range(K):
         ts = order_by_out[k]
@@ -171,61 +193,67 @@ def emit_residual(res: Residual, *, inline: bool | None = None, x: np.ndarray | 
         bias.append(float(acc[0]))
         first.append(j)
     head = [
-        f"; geco residual forest: {f.name}, P(class {f.desired_class!r})",
-        f"; delta: {', '.join(f'{names.col(k)} (col {k})' for k in range(width)) or '(none)'}",
-        f"; trees: {f.n_trees} total, {len(live)} live, {f.n_trees - len(live)} folded into constants;"
+        f"geco residual forest: {f.name}, P(class {f.desired_class!r})",
+        f"delta: {', '.join(f'{names.col(k)} (col {k})' for k in range(width)) or '(none)'}",
+        f"trees: {f.n_trees} total, {len(live)} live, {f.n_trees - len(live)} folded into constants;"
         f" {res.n_splits} live splits",
     ]
     if f.float32_sums:
-        head.append("; sums in float32, as the model adds its margins")
+        head.append("sums in float32, as the model adds its margins")
     if x is not None:
         fixed = [i for i in range(len(f.schema)) if i not in res.delta]
         shown = ", ".join(f"{f.schema.names[i]}={f.schema.decode_value(f.schema.names[i], x[i])!r}" for i in fixed[:8])
-        head.append(f"; x (fixed): {shown}{', ...' if len(fixed) > 8 else ''}")
+        head.append(f"x (fixed): {shown}{', ...' if len(fixed) > 8 else ''}")
     for k in range(K):
-        head.append(
-            f"; output {k}: bias = {_num(bias[k])} (init {_num(f.init[k])} + {first[k]} leading constant trees)"
-        )
+        head.append(f"output {k}: bias = {_num(bias[k])} (init {_num(f.init[k])} + {first[k]} leading constant trees)")
     tables: list[str] = []
-    funcs = [_tree_function(res, t, live_root[t], names, attrs, tables) for t in sorted(live)]
-    body = [
-        "define void @score(ptr noalias %cols, i64 %n, ptr noalias %out) {",
-        "entry:",
-        "  %empty = icmp sle i64 %n, 0",
-        "  br i1 %empty, label %exit, label %loop",
-        "loop:",
-        "  %i = phi i64 [0, %entry], [%i1, %loop]",
-        f"  %off = mul i64 %i, {width}",
-        "  %row = getelementptr inbounds double, ptr %cols, i64 %off",
-    ]
+    nodes = _Nodes(res)
+    funcs = [_tree_function(res, nodes, t, live_root[t], names, attrs, tables) for t in sorted(live)]
+    return "\n".join([*map(module_comment, head), "", *tables, *funcs, "", _score_function(res, order_by_out, bias, first)]) + "\n"
+
+
+def _score_function(res: Residual, order_by_out: list[list[int]], bias: list[float], first: list[int]) -> str:
+    """``@score``: the row loop adding, per output, the folded bias and then every remaining tree in
+    estimator order (``first[k]`` leading constant trees of output ``k`` are in ``bias[k]``)."""
+    f = res.forest
+    K = f.n_outputs
+    ty = "float" if f.float32_sums else "double"
+    live = set(int(t) for t in res.live)
+    fn = FunctionText(SCORE_SIGNATURE)
+    label, instr, instrs = fn.label, fn.instr, fn.instrs
+    label("entry")
+    instrs("%empty = icmp sle i64 %n, 0", "br i1 %empty, label %exit, label %loop")
+    label("loop")
+    instrs(
+        "%i = phi i64 [0, %entry], [%i1, %loop]",
+        f"%off = mul i64 %i, {len(res.delta)}",
+        "%row = getelementptr inbounds double, ptr %cols, i64 %off",
+    )
     for k in range(K):
-        acc = hexf(bias[k])
-        body.append(f"  ; output {k}: starts at the folded bias {_num(bias[k])}")
+        acc = hex_double(bias[k])
+        fn.comment(f"output {k}: starts at the folded bias {_num(bias[k])}")
         for j, t in enumerate(order_by_out[k][first[k]:]):
             name = f"%a{k}_{j}"
             if t in live:
-                body.append(f"  %t{t} = call {ty} @tree_{t}(ptr %row)")
-                body.append(f"  {name} = fadd {ty} {acc}, %t{t}")
+                instrs(f"%t{t} = call {ty} @tree_{t}(ptr %row)", f"{name} = fadd {ty} {acc}, %t{t}")
             else:
-                body.append(f"  {name} = fadd {ty} {acc}, {hexf(res.const[t])}  ; tree_{t} constant")
+                instr(f"{name} = fadd {ty} {acc}, {hex_double(res.const[t])}", f"tree_{t} constant")
             acc = name
         if f.float32_sums:
-            body.append(f"  %w{k} = fpext float {acc} to double")
+            instr(f"%w{k} = fpext float {acc} to double")
             acc = f"%w{k}"
         if f.divisor is not None:
-            body.append(f"  %p{k} = fdiv double {acc}, {hexf(f.divisor)}  ; mean over {int(f.divisor)} trees")
+            instr(f"%p{k} = fdiv double {acc}, {hex_double(f.divisor)}", f"mean over {int(f.divisor)} trees")
             acc = f"%p{k}"
-            body.append("  %o0 = getelementptr inbounds double, ptr %out, i64 %i")
+            instr("%o0 = getelementptr inbounds double, ptr %out, i64 %i")
         else:
-            body.append(f"  %ob{k} = mul i64 %i, {K}\n  %oi{k} = add i64 %ob{k}, {k}")
-            body.append(f"  %o{k} = getelementptr inbounds double, ptr %out, i64 %oi{k}")
-        body.append(f"  store double {acc}, ptr %o{k}")
-    body += [
-        "  %i1 = add i64 %i, 1",
-        "  %done = icmp eq i64 %i1, %n",
-        "  br i1 %done, label %exit, label %loop",
-        "exit:",
-        "  ret void",
-        "}",
-    ]
-    return "\n".join([*head, "", *tables, *funcs, "", *body]) + "\n"
+            instrs(
+                f"%ob{k} = mul i64 %i, {K}",
+                f"%oi{k} = add i64 %ob{k}, {k}",
+                f"%o{k} = getelementptr inbounds double, ptr %out, i64 %oi{k}",
+            )
+        instr(f"store double {acc}, ptr %o{k}")
+    instrs("%i1 = add i64 %i, 1", "%done = icmp eq i64 %i1, %n", "br i1 %done, label %exit, label %loop")
+    label("exit")
+    instr("ret void")
+    return fn.text()

@@ -7,19 +7,19 @@ It runs a small residual several times faster than a plan but costs 0.05-4 s of 
 
 from __future__ import annotations
 
-import ctypes
 import time
 
 import numpy as np
 
 from codegen.llvm import binding
-from codegen.trees.emit import emit_residual
+from codegen.llvm.signatures import ctypes_signature
+from codegen.trees.emit import SCORE_SIGNATURE, emit_residual
 from codegen.trees.fold import Forest
 from codegen.trees.partial import Residual
 
 __all__ = ["CompiledResidual", "compile_residual", "jit_opt_level"]
 
-_SCORE_ARGS = (ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p)
+_SCORE_RESTYPE, _SCORE_ARGS = ctypes_signature(SCORE_SIGNATURE, "score")
 
 
 def jit_opt_level(n_splits: int) -> int:
@@ -35,7 +35,7 @@ class CompiledResidual:
         self.module = module
         self.forest = forest
         self.width = width  # len(Δ): the values the compiled code reads per row (None: unchecked)
-        self.fn = module.function("score", None, *_SCORE_ARGS)
+        self.fn = module.function("score", _SCORE_RESTYPE, *_SCORE_ARGS)
 
     def __call__(self, cols: np.ndarray) -> np.ndarray:
         """P(desired) for a Δ block ``(n, len(Δ))``."""

@@ -13,7 +13,6 @@ native partial evaluator (:mod:`codegen.trees.native_partial`), which shares the
 
 from __future__ import annotations
 
-import ctypes
 import threading
 from dataclasses import dataclass, field
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from codegen.llvm import binding
 from codegen.llvm.buffers import Pinned
+from codegen.llvm.signatures import ctypes_signature
 from codegen.llvm.sources import ir_source
 from codegen.trees.fold import Forest
 from codegen.trees.partial import Residual
@@ -38,10 +38,6 @@ __all__ = [
 ]
 
 NODE = np.dtype([("v", "<f8"), ("col", "<i4"), ("aux", "<i4"), ("left", "<i4"), ("right", "<i4")])
-
-_P = ctypes.c_void_p
-_I = ctypes.c_int64
-
 
 @dataclass(frozen=True)
 class TreeFunctions:
@@ -66,24 +62,26 @@ def trees_module() -> tuple[str, int]:
 
 
 def tree_functions() -> TreeFunctions:
-    """The tree kernels, compiled on first use (once per process; thread-safe)."""
+    """The tree kernels, compiled on first use (once per process; thread-safe). Their ctypes
+    signatures are read from the ``define`` lines of ``trees.ll``."""
     global _functions
     with _functions_lock:
         if _functions is None:
-            cm = binding.compile_ir(*trees_module())
+            text, opt = trees_module()
+            cm = binding.compile_ir(text, opt)
+
+            def entry(name: str) -> object:
+                restype, argtypes = ctypes_signature(text, name)
+                return cm.function(name, restype, *argtypes)
+
             _functions = TreeFunctions(
                 module=cm,
-                forest_eval=cm.function(
-                    "forest_eval", None, _P, _I, _I, _P, _P, _I, _P, _P, _P, _I, _P, _I, ctypes.c_double, _I, _P
-                ),
-                bind_x=cm.function("bind_x", None, _P, _I, _P, _P, _I, _P, _P, _I),
-                xwalk_rows=cm.function(
-                    "xwalk_rows", None, _P, _I, _I, _P, _I, _P, _P, _P, _P, _I, _P, _P, _P, _I, _P, _I,
-                    ctypes.c_double, _I, _P,
-                ),
-                plan_deltas=cm.function("plan_deltas", None, _P, _I),
-                pack_plans=cm.function("pack_plans", None, _P, _I, _P, _P),
-                score_jobs=cm.function("score_jobs", None, _P, _I),
+                forest_eval=entry("forest_eval"),
+                bind_x=entry("bind_x"),
+                xwalk_rows=entry("xwalk_rows"),
+                plan_deltas=entry("plan_deltas"),
+                pack_plans=entry("pack_plans"),
+                score_jobs=entry("score_jobs"),
             )
         return _functions
 

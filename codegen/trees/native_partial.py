@@ -24,9 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from codegen.llvm.buffers import Pinned
+from codegen.llvm.trees_abi import PACK, PLAN, PLAN_SIZES, TINFO, XSTEP
 from codegen.trees.fold import Forest
 from codegen.trees.kernel import NODE, KernelArrays, run_kernel, tree_functions
-from codegen.trees.plan import PLAN_ROW_BYTES, QREC, TINFO_WALK_ROOT, Plan, XWalk
+from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk
 from codegen.trees.threads import LazyThread
 
 __all__ = ["MAX_QS_LEAVES", "PLAN_BATCH", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
@@ -37,12 +38,6 @@ MAX_QS_LEAVES = 64
 #: plans built per native call (tree-major over all of them: each tree is read once)
 PLAN_BATCH = 8
 
-# argument block of @plan_deltas / @plan_tree (codegen/llvm/trees.ll), one per batch slot
-_A_NODES, _A_XSTEP, _A_ROOTS, _A_T, _A_LOCAL, _A_DMASK, _A_OUT, _A_STACK, _A_TINFO, _A_TCONST = range(10)
-_A_NCAT, _A_K, _A_SETBITS, _A_QS, _A_MAXLEAVES, _A_QREC, _A_LEAFVAL, _A_SIZES, _A_NLOUT = (
-    10, 11, 12, 14, 15, 16, 17, 18, 19)  # fmt: skip
-_A_CAP_NODES, _A_CAP_QREC, _A_CAP_LEAVES, _A_TREE_SIZE, _A_OVERFLOW = 21, 22, 23, 24, 25
-_ARG_SLOTS = 32
 
 
 def top_down_order(forest: Forest) -> np.ndarray:
@@ -122,7 +117,7 @@ class BoundX:
         column's bit and the mask of the child x takes)."""
         if self._paths is None:
             xs = self.buffers["xstep"]
-            col, child = xs[:, 0].astype(np.int64), xs[:, 1].astype(np.int64)
+            col, child = xs[:, XSTEP.col].astype(np.int64), xs[:, XSTEP.child].astype(np.int64)
             masks = np.zeros((len(xs), _words(self.native.full.width)), dtype=np.uint64)
             for level in reversed(self.native.split_levels()):
                 c = col[level]
@@ -178,18 +173,19 @@ class BoundX:
     @property
     def xchild(self) -> np.ndarray:
         """:func:`codegen.trees.partial.bind_x`'s array (int64)."""
-        return self.buffers["xstep"][:, 1].astype(np.int64)
+        return self.buffers["xstep"][:, XSTEP.child].astype(np.int64)
 
 
 class _Slot:
-    """Scratch and argument block of one plan of a batch (outputs bounded by the capacities)."""
+    """Scratch of one plan of a batch (outputs bounded by the capacities); its ``PLAN`` record
+    (:data:`codegen.llvm.trees_abi.PLAN`) is a row of its lane's ``args``."""
 
     def __init__(self, T: int, d: int, nodes: int, qrec: int, leaves: int):
         self.buffers = Pinned(
             local=np.full(d, -1, dtype=np.int32),
             ncat=np.zeros(max(d, 1), dtype=np.int32),
             out=np.empty(max(nodes, 1), dtype=NODE),
-            tinfo=np.empty((T, 4), dtype=np.int32),
+            tinfo=np.empty((T, TINFO.width), dtype=np.int32),
             tconst=np.empty(T, dtype=np.float64),
             qrec=np.empty(qrec, dtype=QREC),
             leafval=np.empty(leaves, dtype=np.float64),
@@ -210,21 +206,23 @@ class _Lane:
         self.slots = [_Slot(T, d, n if i == 0 and big_first else slot_nodes, T * L + L, T * L + L)
                       for i in range(PLAN_BATCH)]  # fmt: skip
         self.buffers = Pinned(
-            args=np.zeros((PLAN_BATCH, _ARG_SLOTS), dtype=np.int64),
-            sizes=np.zeros((PLAN_BATCH, 3), dtype=np.int64),
+            args=np.zeros((PLAN_BATCH, PLAN.width), dtype=np.int64),
+            sizes=np.zeros((PLAN_BATCH, PLAN_SIZES.width), dtype=np.int64),
             stack=np.empty(2 * depth + 8, dtype=np.int32),  # a DFS holds at most depth + 1 entries
             nlout=np.zeros(1, dtype=np.int64),
         )
         m, fb, lb = native.model, full.buffers, self.buffers
         for i, (a, slot) in enumerate(zip(lb["args"], self.slots)):
             b = slot.buffers
-            a[_A_NODES], a[_A_ROOTS], a[_A_T] = fb.address("nodes"), fb.address("troot"), T
-            a[_A_SETBITS], a[_A_TREE_SIZE], a[_A_MAXLEAVES] = m.address("setbits"), m.address("tree_size"), native.max_qs_leaves
-            a[_A_STACK], a[_A_NLOUT], a[_A_SIZES] = lb.address("stack"), lb.address("nlout"), lb.address("sizes") + 24 * i
-            for slot_i, name in ((_A_LOCAL, "local"), (_A_OUT, "out"), (_A_TINFO, "tinfo"), (_A_TCONST, "tconst"),
-                                 (_A_NCAT, "ncat"), (_A_QREC, "qrec"), (_A_LEAFVAL, "leafval")):  # fmt: skip
-                a[slot_i] = b.address(name)
-            a[_A_CAP_NODES], a[_A_CAP_QREC], a[_A_CAP_LEAVES] = slot.capacities
+            a[PLAN.nodes], a[PLAN.roots], a[PLAN.trees] = fb.address("nodes"), fb.address("troot"), T
+            a[PLAN.setbits], a[PLAN.tree_size] = m.address("setbits"), m.address("tree_size")
+            a[PLAN.max_leaves] = native.max_qs_leaves
+            a[PLAN.stack], a[PLAN.leaf_count] = lb.address("stack"), lb.address("nlout")
+            a[PLAN.sizes] = lb.address("sizes") + PLAN_SIZES.bytes * i
+            a[PLAN.residual_nodes] = b.address("out")
+            for name in ("local", "tinfo", "tconst", "ncat", "qrec", "leafval"):
+                a[PLAN.index(name)] = b.address(name)
+            a[PLAN.cap_nodes], a[PLAN.cap_qrec], a[PLAN.cap_leaves] = slot.capacities
         self.lock = threading.Lock()
 
     def run(self, bx: BoundX, deltas: Sequence[tuple[int, ...]], quickscorer: bool) -> np.ndarray:
@@ -239,13 +237,14 @@ class _Lane:
                 local[d] = k
                 ncat[k] = ncat_all[d]
                 mask |= 1 << (d & 31)
-            a[_A_XSTEP], a[_A_DMASK], a[_A_K], a[_A_QS] = bx.buffers.address("xstep"), mask, len(delta), int(quickscorer)
+            a[PLAN.xstep], a[PLAN.dmask] = bx.buffers.address("xstep"), mask
+            a[PLAN.delta_len], a[PLAN.quickscorer] = len(delta), int(quickscorer)
         try:
             tree_functions().plan_deltas(self.buffers.address("args"), len(deltas))
         finally:
             for slot, delta in zip(self.slots, deltas):
                 slot.buffers["local"][list(delta)] = -1
-        return args[: len(deltas), _A_OVERFLOW] != 0
+        return args[: len(deltas), PLAN.overflow] != 0
 
     def pack(self, slots: Sequence[int], deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
         """The plans just built in ``slots``, copied natively into one new buffer."""
@@ -253,17 +252,20 @@ class _Lane:
         if nd == 0:
             return []
         native = self.native
-        sizes = self.buffers["sizes"][list(slots)]  # residual nodes, records, leaves
-        rows = np.empty((nd, 6), dtype=np.int64)
-        rows[:, 0] = rows[:, 1] = native.forest.n_trees
-        rows[:, 2], rows[:, 3], rows[:, 4] = sizes[:, 1], sizes[:, 2], sizes[:, 0]
-        rows[:, 5] = [len(d) for d in deltas]
+        sizes = self.buffers["sizes"][list(slots)]
+        rows = np.empty((nd, len(PLAN_PARTS)), dtype=np.int64)  # rows of each part, PLAN_PARTS order
+        rows[:, PART.tinfo] = rows[:, PART.tconst] = native.forest.n_trees
+        rows[:, PART.qrec] = sizes[:, PLAN_SIZES.records]
+        rows[:, PART.leafval] = sizes[:, PLAN_SIZES.leaves]
+        rows[:, PART.nodes] = sizes[:, PLAN_SIZES.nodes]
+        rows[:, PART.ncat] = [len(d) for d in deltas]
         nbytes = (rows * PLAN_ROW_BYTES + 7) & ~7
         ends = np.cumsum(nbytes.reshape(-1))
-        offsets = (ends - nbytes.reshape(-1)).reshape(nd, 6)
-        table = np.zeros((nd, 8), dtype=np.int64)
-        table[:, 0] = slots
-        table[:, 1:7] = offsets
+        offsets = (ends - nbytes.reshape(-1)).reshape(nd, len(PLAN_PARTS))
+        table = np.zeros((nd, PACK.width), dtype=np.int64)
+        table[:, PACK.batch_slot] = slots
+        for i, (name, _dtype, _width) in enumerate(PLAN_PARTS):
+            table[:, PACK.index(name)] = offsets[:, i]
         out = Pinned(buf=np.empty(max(int(ends[-1]), 8), dtype=np.uint8), table=table)
         tree_functions().pack_plans(self.buffers.address("args"), nd, out.address("table"), out.address("buf"))
         jobs = Plan.jobs(native.full, deltas, out.address("buf") + offsets)
@@ -348,7 +350,7 @@ class NativePartial:
         try:
             return self._xsteps.pop()
         except IndexError:
-            return np.empty((max(len(self.full.nodes), 1), 4), dtype=np.int32)
+            return np.empty((max(len(self.full.nodes), 1), XSTEP.width), dtype=np.int32)
 
     def give_xstep(self, a: np.ndarray) -> None:
         """Return a dead :class:`BoundX`'s array to the pool (two are kept)."""
@@ -390,9 +392,9 @@ class NativePartial:
         b = lane.slots[0].buffers
         with lane.lock:
             lane.run(bx, [delta], False)
-            m = int(lane.buffers["sizes"][0, 0])
+            m = int(lane.buffers["sizes"][0, PLAN_SIZES.nodes])
             nodes = b["out"][:m].copy()
-            troot = b["tinfo"][:, TINFO_WALK_ROOT].copy()  # -1 for a constant
+            troot = b["tinfo"][:, TINFO.start].copy()  # the walk root; -1 for a constant
             tconst = b["tconst"].copy()
         return KernelArrays(
             nodes=nodes,

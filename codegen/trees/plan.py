@@ -18,42 +18,54 @@ per tree in estimator order - sklearn's additions, bit for bit.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 import numpy as np
 
 from codegen.llvm.buffers import Pinned
+from codegen.llvm.trees_abi import (
+    JOB,
+    JOB_PLAN,
+    JOB_XWALK,
+    TINFO,
+    TREE_CONSTANT,
+    TREE_QUICKSCORER,
+    TREE_WALK,
+)
 from codegen.trees.kernel import NODE, KernelArrays, tree_functions
 
-__all__ = ["PLAN_PARTS", "PLAN_ROW_BYTES", "QREC", "TINFO_WALK_ROOT", "BlockRunner", "Plan", "XWalk"]
+__all__ = ["PART", "PLAN_PARTS", "PLAN_ROW_BYTES", "QREC", "BlockRunner", "Plan", "XWalk"]
 
 #: a QuickScorer split: payload (threshold bits, or the set of codes going left), column local to
 #: Δ, test (0: v <= threshold, 1: code in set, 2: never left; + 4 when NaN goes left, else NaN goes
 #: right), mask clearing the left subtree
 QREC = np.dtype([("payload", "<i8"), ("col", "<i4"), ("test", "<i4"), ("mask", "<i8")])
 
-#: tinfo columns: kind (0 constant, 1 QuickScorer, 2 walk); first record (QuickScorer) or root
-#: (walk; -1 for a constant); record count; offset of the leaves
-TINFO_KIND, TINFO_WALK_ROOT = 0, 1
 
-# job table of @score_jobs (codegen/llvm/trees.ll): 24 i64 slots per block
-_JOB_SLOTS = 24
-_J_ROWS, _J_N, _J_K, _J_COLS, _J_BV, _J_ACCS, _J_MODE, _J_OUT, _J_STATUS = 0, 1, 2, 3, 4, 5, 6, 15, 16
-
-
-def _job(full: KernelArrays, k: int, mode: int, ncat: int, specific: Sequence[int]) -> np.ndarray:
-    """A job row with everything but the block filled in."""
+def _job(full: KernelArrays, mode: int) -> np.ndarray:
+    """A ``JOB`` record (:data:`codegen.llvm.trees_abi.JOB`) with the forest's shared fields filled
+    in; the caller adds the mode's fields, the call the block and its scratch."""
     fb = full.buffers
-    row = [0, 0, k, 0, 0, 0, mode, len(full.troot), fb.address("tout"), fb.address("sets"), full.setw,
-           fb.address("init"), full.K, int(np.float64(full.div).view(np.int64)), ncat, 0, 0, *specific,
-           int(full.float32_sums), 0]  # fmt: skip
-    return np.array(row, dtype=np.int64)
+    row = np.zeros(JOB.width, dtype=np.int64)
+    row[JOB.mode] = mode
+    row[JOB.trees] = len(full.troot)
+    row[JOB.tout], row[JOB.sets], row[JOB.setw] = fb.address("tout"), fb.address("sets"), full.setw
+    row[JOB.init], row[JOB.outputs] = fb.address("init"), full.K
+    row[JOB.divisor] = np.float64(full.div).view(np.int64)
+    row[JOB.float32_sums] = int(full.float32_sums)
+    return row
 
 
 #: a plan's parts in buffer order: (name, dtype, columns); @pack_plans copies them in this order
-PLAN_PARTS = (("tinfo", np.dtype(np.int32), 4), ("tconst", np.dtype(np.float64), 1), ("qrec", QREC, 1),
+PLAN_PARTS = (("tinfo", np.dtype(np.int32), TINFO.width), ("tconst", np.dtype(np.float64), 1), ("qrec", QREC, 1),
               ("leafval", np.dtype(np.float64), 1), ("nodes", NODE, 1), ("ncat", np.dtype(np.int32), 1))  # fmt: skip
 #: bytes per row of each part
 PLAN_ROW_BYTES = np.array([dt.itemsize * w for _, dt, w in PLAN_PARTS], dtype=np.int64)
+#: position of each part in PLAN_PARTS, by name (``PART.qrec``)
+PART = SimpleNamespace(**{name: i for i, (name, _, _) in enumerate(PLAN_PARTS)})
+#: the JOB field that takes each part's address
+_JOB_FIELD = {"tinfo": JOB.plan_tinfo, "tconst": JOB.plan_tconst, "qrec": JOB.plan_qrec,
+              "leafval": JOB.plan_leafval, "nodes": JOB.plan_nodes, "ncat": JOB.ncat}  # fmt: skip
 
 
 class Plan:
@@ -78,16 +90,16 @@ class Plan:
     def jobs(full: KernelArrays, deltas: Sequence[tuple[int, ...]], addresses: np.ndarray) -> np.ndarray:
         """Job rows of plans whose parts start at ``addresses`` (one row per plan, parts in
         :data:`PLAN_PARTS` order)."""
-        jobs = np.repeat(_job(full, 0, 0, 0, (0, 0, 0, 0, 0))[None], len(deltas), axis=0)
-        jobs[:, _J_K] = [len(d) for d in deltas]
-        jobs[:, 14] = addresses[:, 5]  # ncat
-        jobs[:, 17:22] = addresses[:, :5]  # tinfo, tconst, qrec, leafval, nodes
+        jobs = np.repeat(_job(full, JOB_PLAN)[None], len(deltas), axis=0)
+        jobs[:, JOB.delta_len] = [len(d) for d in deltas]
+        for i, (name, _dtype, _width) in enumerate(PLAN_PARTS):
+            jobs[:, _JOB_FIELD[name]] = addresses[:, i]
         return jobs
 
     @property
     def n_splits(self) -> int:
         """Splits left after partial evaluation (QuickScorer records plus walked splits)."""
-        return int(self.rows[2] + self.rows[4] // 2)
+        return int(self.rows[PART.qrec] + self.rows[PART.nodes] // 2)
 
     def part(self, name: str) -> np.ndarray:
         """A read-only view of one part (``"tinfo"``, ``"qrec"``, ...)."""
@@ -101,13 +113,13 @@ class Plan:
 
     def counts(self) -> dict[str, int]:
         """Trees per kind, QuickScorer splits and residual nodes kept for walking."""
-        k = self.part("tinfo")[:, TINFO_KIND]
+        k = self.part("tinfo")[:, TINFO.kind]
         return {
-            "constant": int(np.count_nonzero(k == 0)),
-            "quickscorer": int(np.count_nonzero(k == 1)),
-            "walk": int(np.count_nonzero(k == 2)),
-            "qs_splits": int(self.rows[2]),
-            "walk_nodes": int(self.rows[4]),
+            "constant": int(np.count_nonzero(k == TREE_CONSTANT)),
+            "quickscorer": int(np.count_nonzero(k == TREE_QUICKSCORER)),
+            "walk": int(np.count_nonzero(k == TREE_WALK)),
+            "qs_splits": int(self.rows[PART.qrec]),
+            "walk_nodes": int(self.rows[PART.nodes]),
         }
 
 
@@ -129,8 +141,10 @@ class XWalk:
                               if delta else np.zeros(1, dtype=np.int32))  # fmt: skip
         self.delta, self.full, self.owner = delta, full, owner
         fb, b = full.buffers, self.buffers
-        self.job = _job(full, len(delta), 1, b.address("ncat"),
-                        (fb.address("nodes"), xstep, fb.address("troot"), b.address("local"), mask))  # fmt: skip
+        job = self.job = _job(full, JOB_XWALK)
+        job[JOB.delta_len], job[JOB.ncat] = len(delta), b.address("ncat")
+        job[JOB.walk_nodes], job[JOB.walk_xstep], job[JOB.walk_roots] = fb.address("nodes"), xstep, fb.address("troot")
+        job[JOB.walk_local], job[JOB.walk_dmask] = b.address("local"), mask
 
 
 class BlockRunner:
@@ -168,20 +182,20 @@ class BlockRunner:
         padded = (sizes + 7) & ~7
         total = int(sizes.sum())
         acc = np.empty(max(total * K, 1))
-        s = self._ensure(int((padded * jobs[:, _J_K]).max()), int(padded.max()))
+        s = self._ensure(int((padded * jobs[:, JOB.delta_len]).max()), int(padded.max()))
         starts = np.zeros(nb, dtype=np.int64)
         np.cumsum(sizes[:-1], out=starts[1:])
         cell_starts = np.zeros(nb, dtype=np.int64)
-        np.cumsum((sizes * jobs[:, _J_K])[:-1], out=cell_starts[1:])
+        np.cumsum((sizes * jobs[:, JOB.delta_len])[:-1], out=cell_starts[1:])
         call = Pinned(flat=np.ascontiguousarray(flat), acc=acc, jobs=jobs)
-        jobs[:, _J_ROWS] = call.address("flat") + 8 * cell_starts
-        jobs[:, _J_N] = sizes
-        jobs[:, _J_COLS] = s.address("cols")
-        jobs[:, _J_BV] = s.address("bv")
-        jobs[:, _J_ACCS] = s.address("acc")
-        jobs[:, _J_OUT] = call.address("acc") + 8 * K * starts
+        jobs[:, JOB.rows] = call.address("flat") + 8 * cell_starts
+        jobs[:, JOB.n] = sizes
+        jobs[:, JOB.cols] = s.address("cols")
+        jobs[:, JOB.bit_vectors] = s.address("bv")
+        jobs[:, JOB.accs] = s.address("acc")
+        jobs[:, JOB.out] = call.address("acc") + 8 * K * starts
         tree_functions().score_jobs(call.address("jobs"), nb)
-        bad = jobs[:, _J_STATUS] != 0
+        bad = jobs[:, JOB.status] != 0
         if K == 1:
             return acc[:total].reshape(total, 1), starts, bad
         # each block wrote its outputs one after the other (K x n): back to rows

@@ -1,5 +1,6 @@
-"""The emitted IR of residual forests: golden text for a one-split tree, and the pieces that
-carry sklearn's semantics (folded constants, code sets, NaN routing)."""
+"""The emitted IR of residual forests: golden text for a one-split tree and a small categorical
+boosting model, and the pieces that carry sklearn's semantics (folded constants, code sets, NaN
+routing)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from sklearn.tree import DecisionTreeClassifier
 from tree_cases import case
 
 from codegen.llvm import binding
+from codegen.llvm.ir_text import hex_double
 from codegen.registry import scorer_for
-from codegen.trees.emit import emit_residual, hexf
+from codegen.trees.emit import emit_residual
 from codegen.trees.fold import read_forest
 from codegen.trees.partial import bind_x, partial_evaluate
 from codegen.trees.scorer import TreeScorer
@@ -51,7 +53,8 @@ def test_golden_ir_constant_tree_folds_into_bias():
     assert "fdiv double 0x3FF0000000000000, 0x3FF0000000000000" in ir
 
 
-def test_ir_categorical_set_and_nan_routing():
+def _categorical_hgb():
+    """Two boosting rounds over a categorical k (native code sets) and a w with learned NaN routing."""
     k = pd.Categorical(list("abc") * 10, categories=list("abc"))
     w = np.tile([0.0, 1.0, np.nan, 3.0, 4.0], 6)
     X = pd.DataFrame({"k": k, "w": w})
@@ -59,12 +62,27 @@ def test_ir_categorical_set_and_nan_routing():
     m = HistGradientBoostingClassifier(max_iter=2, max_depth=3, min_samples_leaf=1, categorical_features="from_dtype")
     m.fit(X, y)
     schema = Schema.from_dataframe(X.fillna(0.0))
-    forest = read_forest(m, schema, 1)
+    return m, schema, read_forest(m, schema, 1)
+
+
+def test_golden_ir_categorical_sets_and_nan_routing(golden):
+    """Boosting raw scores (no division), a 64-bit code-set test and the split that sends NaN
+    right (`w <= inf`), as text."""
+    _m, _schema, forest = _categorical_hgb()
+    x = np.array([0.0, 3.0])
+    ir = emit_residual(res := partial_evaluate(forest, bind_x(forest, x), (0, 1)), x=x)
+    assert res.n_live == forest.n_trees
+    golden("tree_hgb_categorical_nan", ir)
+    assert binding.compile_ir(ir, 0).address("score")
+
+
+def test_ir_categorical_set_and_nan_routing():
+    m, schema, forest = _categorical_hgb()
     res = partial_evaluate(forest, bind_x(forest, np.array([0.0, 3.0])), (0, 1))
     ir = emit_residual(res)
     assert "lshr i64 5, %k" in ir  # {a, c} = bits 0b101
     # the code is range-checked before it is converted: 0 <= v < 3 categories
-    assert "fcmp oge double %v0, 0.0" in ir and f"fcmp olt double %v0, {hexf(3.0)}" in ir
+    assert "fcmp oge double %v0, 0.0" in ir and f"fcmp olt double %v0, {hex_double(3.0)}" in ir
     assert "k in {a, c}" in ir
     # every split on w: `ule` (NaN goes left) or `ole`, exactly as the node learned it
     w_splits = [r for r in range(len(res.col)) if res.col[r] == 1]
@@ -72,7 +90,7 @@ def test_ir_categorical_set_and_nan_routing():
     for r in w_splits:
         node = int(res.node[r])
         op = "ule" if forest.missing_left[node] else "ole"
-        assert f"%c{r} = fcmp {op} double %v1, {hexf(forest.threshold[node])}" in ir
+        assert f"%c{r} = fcmp {op} double %v1, {hex_double(forest.threshold[node])}" in ir
     cols = np.array([[0.0, np.nan], [1.0, 3.0], [2.0, 0.0], [2.0, np.nan]])
     want = m.predict_proba(schema.decode(cols))[:, 1]
     got = TreeScorer(forest, "jit").bind(np.array([0.0, 3.0])).score_block((0, 1), cols)

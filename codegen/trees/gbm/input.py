@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnsupportedModel
-from codegen.estimator import split_pipeline
+from codegen.estimator import split_pipeline, stored_name
 from codegen.pipeline import ColumnMap, ModelInput, read_model_input
 from codegen.trees.fold import Forest, fold
 from codegen.trees.gbm.lightgbm_reader import is_lightgbm, lightgbm_categories, read_lightgbm
@@ -109,7 +109,7 @@ def _feature_names(model: Any) -> Any:
 
 def _bare_input(model: Any, schema: Schema) -> ModelInput:
     names = _feature_names(model)
-    if names is not None and tuple(str(n) for n in names) != schema.names:
+    if names is not None and tuple(str(n) for n in names) != tuple(stored_name(model, n) for n in schema.names):
         raise UnsupportedModel("the model was fitted on different columns than the data's schema")
     model_cats = _model_categories(model, schema)
     cols = []

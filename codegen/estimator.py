@@ -54,30 +54,31 @@ def input_columns(model: Any, columns: Sequence[Any]) -> tuple[list[Any], list[A
     order) for a fitted estimator or Pipeline, by its ``feature_names_in_``. A model without
     feature names (a callable, or fitted on an array) reads them all.
 
-    A name matches a column of the same name, else (LightGBM) the one column it is the stored
-    form of (:func:`stored_name`). Raises :class:`plaf_grammar.SchemaError` for a name no
-    column matches, or that several columns could be."""
+    A name matches the column of that name or, for LightGBM, the column it is the stored form of
+    (:func:`stored_name`). Raises :class:`plaf_grammar.SchemaError` for a name no column
+    matches, or that two columns could be (``"a b"`` and ``"a_b"`` for LightGBM's ``"a_b"``)."""
     try:
         names = [str(n) for n in model.feature_names_in_]
     except AttributeError:
         return list(columns), []
     owner = _first_step(model)
     by_name = {str(c): c for c in columns}
-    exact = {n for n in names if n in by_name}
+    read_as: dict[str, list[str]] = {}  # a model name -> the columns it may be
+    for c in by_name:
+        read_as.setdefault(c, []).append(c)
+        if stored_name(owner, c) != c:
+            read_as.setdefault(stored_name(owner, c), []).append(c)
     chosen: list[Any] = []
     missing: list[str] = []
     for n in names:
-        if n in by_name:
-            chosen.append(by_name[n])
-            continue
-        same = [c for c in columns if str(c) not in exact and stored_name(owner, str(c)) == n]
-        if len(same) > 1 or (same and names.count(n) > 1):
+        same = read_as.get(n, [])
+        if len(same) > 1:
             raise SchemaError(
                 f"cannot tell which column of X the model's column {n!r} is: {type(owner).__name__} "
-                f"stores {[str(c) for c in same]} as {n!r}"
+                f"stores each of {same} as {n!r}; drop the one it was not fitted on"
             )
         if same:
-            chosen.append(same[0])
+            chosen.append(by_name[same[0]])
         else:
             missing.append(n)
     if missing:

@@ -235,3 +235,20 @@ def test_categorical_names_must_be_features():
         geco.Explainer(model, X.assign(id=0), categorical=["id"])
     with pytest.raises(ValueError, match="categorical= or schema=, not both"):
         geco.Explainer(model, X, schema=geco.Explainer(model, X).schema, categorical=["cust_type"])
+
+
+def test_a_numeric_column_declared_categorical_decodes_to_its_own_dtype():
+    from plaf_grammar import Schema
+
+    X = pd.DataFrame({
+        "code": np.array([3, 5, 3, 7], dtype="int64"), "small": np.array([1, 2, 3, 1], dtype="uint8"),
+        "grade": [1.5, 2.5, 1.5, 1.5], "nullable": pd.array([1, 2, 2, 1], dtype="Int64"),
+        "name": ["x", "y", "x", "x"],
+    })  # fmt: skip
+    schema = Schema.from_dataframe(X, overrides={c: "categorical" for c in X.columns})
+    assert schema["code"].categories == (3, 5, 7)
+    encoded = schema.encode(X)
+    assert encoded[:, 0].tolist() == [0, 1, 0, 2]
+    decoded = schema.decode(encoded)
+    pd.testing.assert_frame_equal(decoded[["code", "small", "grade", "nullable"]], X[["code", "small", "grade", "nullable"]])
+    assert decoded["name"].tolist() == ["x", "y", "x", "x"]

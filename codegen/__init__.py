@@ -20,8 +20,8 @@ Importing ``codegen`` (or a reader) does not load llvmlite; ``codegen.registry``
 
 from codegen.blackbox import BlackBoxScorer
 from codegen.choice import EngineChoice
-from codegen.errors import UnsupportedModel
-from codegen.estimator import class_index, split_pipeline
+from codegen.errors import UnknownClass, UnsupportedModel
+from codegen.estimator import class_index, input_columns, split_pipeline, stored_name
 from codegen.pipeline import ColumnMap, ModelInput, read_model_input
 from codegen.protocol import COMPILED_ENGINES, ENGINES, Block, InstanceScorer, ModelScorer
 from codegen.runtime import (
@@ -42,13 +42,16 @@ __all__ = [
     "InstanceScorer",
     "ModelInput",
     "ModelScorer",
+    "UnknownClass",
     "UnsupportedModel",
     "cache_settings",
     "class_index",
     "compile_statistics",
     "configure_cache",
     "emit_assembly",
+    "input_columns",
     "read_model_input",
     "shutdown",
     "split_pipeline",
+    "stored_name",
 ]

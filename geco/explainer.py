@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 import plaf_grammar
-from codegen import ENGINES, UnsupportedModel
+from codegen import ENGINES, UnsupportedModel, input_columns
 from geco import answers
 from geco.problem.diagnosis import empty_space_reason
 from geco.problem.distance import DistanceSpec
@@ -37,22 +37,28 @@ __all__ = ["ENGINES", "Explainer", "load"]
 
 
 def model_columns(model: Any, X: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The columns of ``X`` the model was fitted on (``feature_names_in_`` of the estimator or
-    Pipeline), in the model's order, and the names of the columns left out. A model without
-    feature names (a callable, or fitted on an array) takes all of ``X``."""
-    try:
-        names = model.feature_names_in_
-    except AttributeError:
+    """The columns of ``X`` the model reads (:func:`codegen.input_columns`: by its
+    ``feature_names_in_``, in its order), and the names of the columns left out. A model
+    without feature names (a callable, or fitted on an array) takes all of ``X``."""
+    kept, extra = input_columns(model, list(X.columns))
+    if not extra and kept == list(X.columns):
         return X, []
-    names = [str(n) for n in names]
-    have = {str(c): c for c in X.columns}
-    missing = [n for n in names if n not in have]
-    if missing:
-        raise SchemaError(
-            f"X lacks column(s) {missing} that the model was fitted on (feature_names_in_)"
-        )
-    extra = [str(c) for c in X.columns if str(c) not in set(names)]
-    return X[[have[n] for n in names]], extra
+    return X[kept], [str(c) for c in extra]
+
+
+def categorical_schema(X: pd.DataFrame, categorical: Any, ignored: Sequence[str]) -> Schema:
+    """The schema of ``X`` with the columns named in ``categorical`` (a name or a list of names)
+    unordered categorical whatever their dtype: an integer code is a category, not a number.
+    Raises ValueError for a name that is not a feature."""
+    names = [categorical] if isinstance(categorical, str) else list(categorical)
+    unknown = [n for n in names if n not in X.columns]
+    if unknown:
+        why = (
+            "the model was not fitted on them" if set(map(str, unknown)) <= set(ignored)
+            else f"they are not columns of X (features: {[str(c) for c in X.columns]})"
+        )  # fmt: skip
+        raise ValueError(f"categorical={names!r}: cannot declare {unknown} categorical: {why}")
+    return Schema.from_dataframe(X, overrides={n: "categorical" for n in names})
 
 
 class Explainer:
@@ -73,6 +79,10 @@ class Explainer:
     engine : "auto" (compiled when the model allows, else black box), "jit", "numpy" or
         "blackbox". ``engine_reason`` says which engine scores and why.
     schema : a ``plaf_grammar.Schema`` to use instead of inferring one from ``X``.
+    categorical : column(s) of ``X`` that are unordered categories whatever their dtype (an
+        integer-coded customer type: 33 -> 34 is another type, not a small step). Such a column
+        counts 0/1 in the distance, changes to another of its values in the data, and refuses
+        ``increasing``; the model still receives its original values. Not with ``schema``.
 
     Search knobs (the paper's names and defaults; each may be overridden per ``explain`` call):
 
@@ -113,6 +123,7 @@ class Explainer:
         *,
         engine: str = "auto",
         schema: Schema | None = None,
+        categorical: str | Sequence[str] | None = None,
         k: int = 5,
         q: int = 100,
         m_init: int = 20,
@@ -151,6 +162,10 @@ class Explainer:
                 f"ignoring column(s) {self.ignored_columns} of X: the model was not fitted on them",
                 UserWarning, stacklevel=2,
             )  # fmt: skip
+        if categorical is not None:
+            if schema is not None:
+                raise ValueError("give categorical= or schema=, not both (declare the kinds in the schema)")
+            schema = categorical_schema(X, categorical, self.ignored_columns)
         self.setting = Setting.build(model, X, constraints, desired_class, engine, schema)
 
     # ------------------------------------------------------------------ what it holds
@@ -221,7 +236,8 @@ class Explainer:
 
     # ------------------------------------------------------------------ explain
     def _frame(self, x: Any) -> pd.DataFrame:
-        """``x`` as a one-row frame of the model's columns (other columns dropped)."""
+        """``x`` as a one-row frame of the model's columns. The columns of X the model was not
+        fitted on are dropped, and so, with a warning naming them, are those X did not have."""
         if isinstance(x, pd.Series):
             x = x.to_frame().T
         elif isinstance(x, dict):
@@ -230,7 +246,14 @@ class Explainer:
             raise TypeError(f"x must be a one-row DataFrame, a Series or a dict, got {type(x).__name__}")
         if len(x) != 1:
             raise ValueError(f"explain() takes exactly one row, got {len(x)}; use explain_many()")
-        return x.drop(columns=[c for c in x.columns if str(c) in self.ignored_columns]).infer_objects()
+        ignored = set(self.ignored_columns)
+        unseen = [c for c in x.columns if c not in self.schema and str(c) not in ignored]
+        if unseen:
+            warnings.warn(
+                f"ignoring column(s) {[str(c) for c in unseen]} of x: the Explainer's X did not have them",
+                UserWarning, stacklevel=3,
+            )  # fmt: skip
+        return x.drop(columns=[c for c in x.columns if c not in self.schema]).infer_objects()
 
     def _config(self, overrides: dict[str, Any]) -> SearchConfig:
         fields = set(SearchConfig.__dataclass_fields__)

@@ -151,6 +151,18 @@ def _as_float(v: Any) -> float:
         return math.nan
 
 
+def _category_array(f: Feature) -> Any:
+    """The categories of ``f`` (neither a pandas categorical nor a bool) as an array a code
+    vector indexes: of the column's own dtype when that is numeric, else of Python objects."""
+    try:
+        dt = pd.api.types.pandas_dtype(f.dtype)
+    except TypeError:
+        dt = None
+    if dt is not None and pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt):
+        return pd.array(list(f.categories or ()), dtype=dt)
+    return np.asarray(f.categories, dtype=object)
+
+
 class Schema:
     """Ordered features of a data set, with encode/decode between pandas and float64 arrays."""
 
@@ -478,6 +490,16 @@ class Schema:
             dt = cache[f.name] = pd.CategoricalDtype(list(f.categories), ordered=f.kind == "ordinal")
         return dt
 
+    def _category_values(self, f: Feature) -> Any:
+        """The categories of ``f`` as an array of its column's dtype: a numeric column declared
+        categorical (integer-coded customer types) decodes to the numbers it held, in that
+        dtype, not to Python objects a model would read as another column type."""
+        cache = self.__dict__.setdefault("_category_arrays", {})
+        values = cache.get(f.name)
+        if values is None:
+            values = cache[f.name] = _category_array(f)
+        return values
+
     def decode(self, arr: np.ndarray, index: Sequence[Any] | None = None) -> pd.DataFrame:
         """(n, d) float64 array -> DataFrame in user form (original dtypes, string categories)."""
         arr = np.asarray(arr, dtype=np.float64)
@@ -493,7 +515,7 @@ class Schema:
                 elif f.dtype == "bool":
                     cols[f.name] = np.asarray(f.categories, dtype=bool)[codes]
                 else:
-                    cols[f.name] = np.asarray(f.categories, dtype=object)[codes]
+                    cols[f.name] = self._category_values(f)[codes]
             elif f.dtype.startswith(("int", "uint", "Int", "UInt")):
                 cols[f.name] = np.rint(col).astype(f.dtype)
             else:

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.errors import UnsupportedModel
+from codegen.errors import UnknownClass, UnsupportedModel
 from codegen.pipeline import ModelInput, read_model_input
 from codegen.trees.gbm.split_tests import gbm_reads_as_zero
 from codegen.trees.reader import RawEnsemble, raw_goes_left, read_trees
@@ -201,7 +201,7 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
     if len(mi.columns) != raw.n_features:
         raise UnsupportedModel(f"{raw.name} expects {raw.n_features} columns, the pipeline gives {len(mi.columns)}")
     if desired_class not in raw.classes:
-        raise UnsupportedModel(f"desired_class {desired_class!r} is not one of the model's classes {list(raw.classes)}")
+        raise UnknownClass(f"desired_class {desired_class!r} is not one of the model's classes {list(raw.classes)}")
     col = raw.classes.index(desired_class)
     n = raw.n_nodes
     split = raw.feature >= 0

@@ -15,6 +15,9 @@ What differs from sklearn trees is only how the model reads the user's DataFrame
 * LightGBM copies a dense row without the values ``|v| <= 1e-35`` (read as 0.0) but a sparse
   row as it is, so behind a sparse output those values are compared as they are
   (split rule ``"lightgbm-sparse"``).
+* LightGBM stores a column name with its spaces written as ``_``
+  (:func:`codegen.estimator.stored_name`) and reads a DataFrame by position, so a bare model's
+  names are compared in that form.
 
 A ``Booster`` has no ``classes_``: its classes are the column indices of its probabilities
 (``0, 1`` for a binary model: ``[1 - p, p]``), as :func:`codegen.class_index` reads a
@@ -31,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnsupportedModel
-from codegen.estimator import split_pipeline
+from codegen.estimator import split_pipeline, stored_name
 from codegen.pipeline import ColumnMap, ModelInput, read_model_input
 from codegen.trees.fold import Forest, fold
 from codegen.trees.gbm.lightgbm_reader import is_lightgbm, lightgbm_categories, read_lightgbm
@@ -109,7 +112,8 @@ def _feature_names(model: Any) -> Any:
 
 def _bare_input(model: Any, schema: Schema) -> ModelInput:
     names = _feature_names(model)
-    if names is not None and tuple(str(n) for n in names) != schema.names:
+    stored = tuple(stored_name(model, n) for n in schema.names)  # LightGBM: spaces as "_"
+    if names is not None and tuple(str(n) for n in names) != stored:
         raise UnsupportedModel("the model was fitted on different columns than the data's schema")
     model_cats = _model_categories(model, schema)
     cols = []

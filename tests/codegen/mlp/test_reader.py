@@ -8,7 +8,7 @@ import pytest
 from mlp_cases import ACTS, NUMERIC, fit, frame, labels, layer_of, mlp
 from sklearn.neural_network import MLPClassifier, MLPRegressor
 
-from codegen import UnsupportedModel
+from codegen import UnknownClass, UnsupportedModel
 from codegen.mlp.reader import read_mlp
 from plaf_grammar import Schema
 
@@ -33,7 +33,7 @@ def test_unsupported_models_give_a_reason():
         read_mlp(fit(MLPRegressor(hidden_layer_sizes=(3,), max_iter=5), X, X["score"]), 0)
     with pytest.raises(UnsupportedModel, match="not fitted"):
         read_mlp(MLPClassifier((3,)), 0)
-    with pytest.raises(UnsupportedModel, match="desired_class 7 is not one of"):
+    with pytest.raises(UnknownClass, match="desired_class 7 is not one of"):
         layer_of(fit(mlp((3,), "relu"), X, labels(len(X), 2)), schema, 7)
     bare = fit(mlp((3,), "relu"), X, labels(len(X), 2))
     with pytest.raises(UnsupportedModel, match="different columns"):  # a bare MLP sees numbers only

@@ -8,7 +8,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 from tree_cases import blackbox, case, frame, numeric
 
-from codegen import UnsupportedModel
+from codegen import UnknownClass, UnsupportedModel
 from codegen.pipeline import read_model_input
 from codegen.trees.fold import read_forest
 from codegen.trees.reader import read_trees
@@ -68,5 +68,5 @@ def test_fold_turns_onehot_and_scaled_splits_into_user_tests(fitted):
 
 def test_fold_rejects_a_class_the_model_does_not_have(fitted):
     _name, model, schema, _X, _desired = case(fitted, "rf-bare")
-    with pytest.raises(UnsupportedModel, match="desired_class 7"):
+    with pytest.raises(UnknownClass, match="desired_class 7"):
         read_forest(model, schema, 7)

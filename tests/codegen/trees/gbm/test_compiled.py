@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tree_cases import frame
 
-from codegen.errors import UnsupportedModel
+from codegen.errors import UnknownClass
 from codegen.llvm import binding
 from codegen.registry import scorer_for
 from codegen.trees.emit import emit_residual
@@ -290,7 +290,7 @@ def test_xgboost_needs_float32_sums(cases):
 def test_booster_desired_class_is_a_column_index(cases):
     _name, booster, _ref, schema, _E, _desired = next(c for c in cases if c[0] == "xgb-booster")
     assert scorer_for(booster, schema, 0, "numpy").forest.desired_class == 0
-    with pytest.raises(UnsupportedModel, match="desired_class 'yes' is not one of the model's classes"):
+    with pytest.raises(UnknownClass, match="desired_class 'yes' is not one of the model's classes"):
         scorer_for(booster, schema, "yes")
 
 

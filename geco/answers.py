@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,16 +22,30 @@ from geco.problem.setting import Setting
 from geco.result import Explanation
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.diversity import pick_distinct
+from plaf_grammar import CheckedProgram
 
-__all__ = ["explanation", "nothing_to_search"]
+__all__ = ["constraints_record", "explanation", "nothing_to_search"]
+
+
+def constraints_record(program: CheckedProgram) -> dict[str, str]:
+    """What an explanation keeps of the PLAF program it was made under (``stats`` keys, as a
+    JSONL header names them): ``plaf``, the program's text ("" for no constraints), and
+    ``constraints_file``, the name of the file it was read from, when it was read from one."""
+    p = program.program
+    record = {"plaf": p.text if p.text is not None else str(program)}
+    if p.filename:
+        record["constraints_file"] = Path(p.filename).name
+    return record
 
 
 def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any], t_start: float,
-                      reason: str) -> Explanation:  # fmt: skip
-    """The answer when no search runs: ``x`` is already desired, or the rules leave nothing."""
+                      reason: str, *, already_desired: bool = False) -> Explanation:  # fmt: skip
+    """The answer when no search runs: ``x`` is already desired (``already_desired``), or the
+    rules leave nothing. ``stats["outcome"]`` says which: "already desired" or "not found"."""
     stats.update(
         engine=setting.scorer.name, engine_reason=setting.engines.description, generations=0,
         candidates_scored=0, stop="nothing to search",
+        outcome="already desired" if already_desired else "not found", **constraints_record(setting.program),
     )  # fmt: skip
     stats["seconds_total"] = time.perf_counter() - t_start
     return Explanation.empty(
@@ -129,5 +144,7 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         peak_population_bytes=outcome.peak_population_bytes,
         seconds=dict(outcome.seconds),
         seconds_total=time.perf_counter() - t_start,
+        outcome="found" if flags.any() else "not found",
+        **constraints_record(setting.program),
     )
     return Explanation(problem.frame, frame, bool(flags.any()), reason, setting.desired_class, problem.probability, stats)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from geco.answers import constraints_record
 from geco.result import Explanation
 from plaf_grammar import SchemaError
 
@@ -91,11 +92,13 @@ def _check_columns(explainer: Explainer, X: pd.DataFrame) -> None:
 
 def failed_explanation(explainer: Explainer, x: pd.DataFrame, error: BaseException | str) -> Explanation:
     """The result for a row whose explanation failed: no counterfactuals, ``success`` False,
-    ``reason`` and ``stats["error"]`` naming the error, ``x_probability`` NaN."""
+    ``reason`` and ``stats["error"]`` naming the error, ``x_probability`` NaN; ``stats`` also
+    has ``outcome`` "error" and the program's text (``geco.answers.constraints_record``)."""
     error_text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
     return Explanation.empty(
         x, f"explaining this row failed: {error_text}", explainer.desired_class,
-        stats={"error": error_text, "engine": explainer.engine},
+        stats={"error": error_text, "engine": explainer.engine, "outcome": "error",
+               **constraints_record(explainer.setting.program)},
         features=explainer.schema.decode(np.empty((0, len(explainer.schema)))),
     )  # fmt: skip
 

@@ -291,7 +291,7 @@ class Explainer:
                 f"the instance is already classified as the desired class {self.desired_class!r} "
                 f"(p = {instance.probability:.3f} > threshold {cfg.threshold}); there is nothing to explain"
             )
-            return answers.nothing_to_search(self.setting, instance, stats, t_start, why)
+            return answers.nothing_to_search(self.setting, instance, stats, t_start, why, already_desired=True)
         t0 = time.perf_counter()
         problem = self.setting.problem(instance, cfg.norm_weights)
         stats["seconds_feasible_space"] = time.perf_counter() - t0

@@ -3,8 +3,10 @@
 ``report(explanations, "report.html", dataset=..., model=..., plaf=...)`` writes one HTML file
 with its styles, script, charts (static SVG drawn by matplotlib) and data inlined: what the
 model asks of people (which features the counterfactuals change, in which direction, by how
-much), how hard that is to reach (features changed, distance), the failures and their reasons,
-and a filterable card per instance. Needs the ``report`` extra (``pip install 'geco[report]'``).
+much), how hard that is to reach (features changed, distance), each row's outcome (found, not
+found - with the reason -, already desired, error; counted as ``geco explain`` counts them), the
+constraints the explanations were made under, and a filterable card per instance. Needs the
+``report`` extra (``pip install 'geco[report]'``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ def report(
     Metadata shown in the overview: ``title``, ``dataset``, ``model`` (text, or a fitted model
     to describe), ``engine`` (default: from the explanations' stats), ``plaf`` (the constraints'
     program text, shown with line numbers), ``constraints_file`` (its name; its text is read
-    when ``plaf`` is not given), ``generated``; any other key is listed as given.
+    when ``plaf`` is not given), ``generated``; any other key is listed as given. Without
+    ``plaf`` or a readable ``constraints_file`` the program is the one each explanation records
+    (``stats["plaf"]``), and "unknown" for one that records none.
     Raises ImportError naming the ``report`` extra when matplotlib is missing."""
     if isinstance(explanations, (str, os.PathLike)):
         explanations, file_meta = read_jsonl(explanations)

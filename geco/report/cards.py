@@ -1,38 +1,87 @@
 """One card per explained instance: x, each counterfactual with its changes highlighted, the
 probability before and after (the notebook view, ``Explanation._repr_html_``, as static HTML).
 
-The card's ``data-*`` attributes carry what the page's filters need: the outcome and the
-features changed by the best counterfactual and by any of them."""
+The table is turned on its side - a column per row (x, then #1, #2, ... numbered as the printed
+explanation numbers them), a line per feature that some row changes - and the features no row
+changes are listed once below it, so a card fits the page's width on a laptop or a phone
+without scrolling sideways. The card's ``data-*`` attributes carry what the page's filters
+need: the outcome and the features changed by the best counterfactual and by any of them."""
 
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 import numpy as np
 
+from geco.report.numbers import format_change, format_number, format_probability, format_value
+from geco.report.outcomes import BADGES, FOUND
 from geco.report.summary import InstanceView
 
-__all__ = ["card", "format_value", "outcome"]
+__all__ = ["DISTANCE_DIGITS", "card", "format_value", "outcome"]
 
-
-def format_value(v: Any) -> str:
-    """A feature value as a person reads it: floats to 4 significant digits, the rest as is."""
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
+#: significant digits of a distance: enough to rank the rows, short enough for a phone's width
+DISTANCE_DIGITS = 3
 
 
 def outcome(v: InstanceView) -> str:
-    """``found`` when a counterfactual was found, else ``failed``."""
-    return "found" if v.found else "failed"
+    """The card's outcome: one of ``geco.report.outcomes.OUTCOMES``."""
+    return v.outcome
 
 
 def _feature_list(names: list[str]) -> str:
     """``|a|b|`` - the page's filter looks for ``|name|``."""
     return escape("|" + "|".join(names) + "|")
+
+
+def _move(v: InstanceView, row: int, j: int) -> str:
+    """``<b>f</b> a → b``, with the signed change after a number: ``(+28,400)``."""
+    a, b = v.x[j], v.values[row, j]
+    text = f"<b>{escape(v.features[j])}</b> {escape(format_value(a))} → {escape(format_value(b))}"
+    if v.numeric[j]:
+        text += f" ({escape(format_change(float(b) - float(a)))})"
+    return text
+
+
+def _breakable(name: str) -> str:
+    """A feature name that may wrap after its underscores (``hours_per_week``) on a narrow card."""
+    return "_<wbr>".join(escape(part) for part in name.split("_"))
+
+
+def _label(v: InstanceView, i: int) -> str:
+    if v.is_cf[i]:
+        return f"<th>#{i + 1}</th>"
+    return f'<th class="nc" title="best candidate, not a counterfactual">#{i + 1}*</th>'
+
+
+def _table(v: InstanceView, shown: np.ndarray) -> str:
+    """x and every reported row side by side: p, distance, changes, then the features in
+    ``shown`` (their indices), changed cells highlighted."""
+    e = v.explanation
+    n = len(v.values)
+    head = "".join(_label(v, i) for i in range(n))
+    out = [f'<table class="cf"><thead><tr><th></th><th>x</th>{head}</tr></thead><tbody>']
+    out.append(f'<tr class="m"><th>p</th><td>{format_probability(e.x_probability)}</td>'
+               + "".join(f"<td>{format_probability(p)}</td>" for p in v.probability) + "</tr>")  # fmt: skip
+    out.append('<tr class="m"><th>distance</th><td></td>'
+               + "".join(f"<td>{escape(format_number(d, DISTANCE_DIGITS))}</td>" for d in v.distance) + "</tr>")  # fmt: skip
+    out.append('<tr class="m sep"><th>changes</th><td></td>'
+               + "".join(f"<td>{int(c)}</td>" for c in v.n_changed) + "</tr>")  # fmt: skip
+    for j in shown:
+        cells = "".join(
+            f'<td class="{"c" if v.changed[i, j] else "u"}">{escape(format_value(v.values[i, j]))}</td>'
+            for i in range(n)
+        )
+        row_class = ' class="n"' if v.numeric[j] else ""  # numbers never wrap inside
+        out.append(f"<tr{row_class}><th>{_breakable(v.features[j])}</th><td>{escape(format_value(v.x[j]))}</td>{cells}</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _values(v: InstanceView, idx: np.ndarray, label: str) -> str:
+    items = " · ".join(
+        f'<span class="fv"><b>{escape(v.features[j])}</b> {escape(format_value(v.x[j]))}</span>' for j in idx
+    )
+    return f'<p class="same"><span class="lbl">{escape(label)}</span> {items}</p>' if len(idx) else ""
 
 
 def card(v: InstanceView, anchor: str) -> str:
@@ -47,47 +96,33 @@ def card(v: InstanceView, anchor: str) -> str:
         best = anyc = []
     n_cf = int(v.is_cf.sum())
     if v.found:
-        p_after = f" → {v.probability[v.best]:.3f}"
-    else:  # the best candidates the search reached, none of them a counterfactual
-        p_after = f" (best candidate {v.probability.max():.3f})" if len(v.probability) else ""
-    meta = [f"{n_cf} counterfactual{'' if n_cf == 1 else 's'}"]
+        p_after = f" → {format_probability(v.probability[v.best])}"
+    elif len(v.probability):  # the best candidates the search reached, none a counterfactual
+        p_after = f" (best candidate {format_probability(v.probability.max())})"
+    else:
+        p_after = ""
+    meta = [f"{n_cf} counterfactual{'' if n_cf == 1 else 's'}"] if kind == FOUND or len(v.values) else []
     if "seconds_total" in e.stats:
         meta.append(f"{float(e.stats['seconds_total']):.2f} s")
-    badge = "found" if kind == "found" else "not found"
     out = [
         f'<article class="card" id="{escape(anchor)}" data-outcome="{kind}" '
         f'data-best="{_feature_list(best)}" data-any="{_feature_list(anyc)}">',
         f'<h3><span class="rid">row {escape(format_value(e.x.index[0]))}</span>'
-        f'<span class="badge {kind}">{badge}</span>'
-        f'<span class="pp">p {e.x_probability:.3f}{p_after}</span>'
+        f'<span class="badge {kind}">{BADGES[kind]}</span>'
+        f'<span class="pp">p {format_probability(e.x_probability)}{p_after}</span>'
         f'<span class="meta">{" · ".join(meta)}</span></h3>',
     ]
     if v.found:
         b = v.best
-        moves = "; ".join(
-            f"<b>{escape(f)}</b> {escape(format_value(v.x[j]))} → {escape(format_value(v.values[b, j]))}"
-            for j, f in enumerate(feats)
-            if v.changed[b, j]
-        )
-        out.append(f'<p class="best">best: {moves}</p>')
+        moves = "; ".join(_move(v, b, j) for j in range(len(feats)) if v.changed[b, j])
+        out.append(f'<p class="best">best (#{b + 1}): {moves}</p>')
     if e.reason:
         out.append(f'<p class="reason">{escape(e.reason)}</p>')
-    head = "".join(f"<th>{escape(f)}</th>" for f in feats)
-    # p, distance and changes first: they stay in view when a wide table scrolls
-    out.append('<div class="tw"><table class="cf"><thead><tr><th></th><th>p</th><th>distance</th>'
-               f'<th class="sep">changes</th>{head}</tr></thead><tbody>')  # fmt: skip
-    xcells = "".join(f"<td>{escape(format_value(a))}</td>" for a in v.x)
-    out.append(f'<tr class="x"><th>x</th><td>{e.x_probability:.3f}</td><td></td><td class="sep"></td>{xcells}</tr>')
-    for i in range(len(v.values)):
-        cells = "".join(
-            f'<td class="{"c" if c else "u"}">{escape(format_value(a))}</td>'
-            for a, c in zip(v.values[i], v.changed[i])
-        )
-        label = f"#{i + 1}" if v.is_cf[i] else f"#{i + 1}*"
-        cls = "" if v.is_cf[i] else ' class="nc" title="best candidate, not a counterfactual"'
-        out.append(
-            f"<tr{cls}><th>{label}</th><td>{v.probability[i]:.3f}</td><td>{v.distance[i]:.4f}</td>"
-            f'<td class="sep">{v.n_changed[i]}</td>{cells}</tr>'
-        )
-    out.append("</tbody></table></div></article>")
+    if len(v.values):
+        changed = v.changed.any(axis=0)
+        out.append(_table(v, np.flatnonzero(changed)))
+        out.append(_values(v, np.flatnonzero(~changed), "unchanged in every row:"))
+    else:
+        out.append(_values(v, np.arange(len(feats)), "x:"))
+    out.append("</article>")
     return "".join(out)

@@ -1,7 +1,9 @@
 """The report's charts, drawn with matplotlib as static SVG text to inline in the page.
 
 No pyplot (no global figure state); text stays text (``svg.fonttype: none``) to keep the SVG
-small; element ids get a per-chart prefix so several charts can share one HTML page."""
+small; element ids get a per-chart prefix so several charts can share one HTML page. Numbers
+on the axes and bars are written as in the tables (:mod:`geco.report.numbers`: ``28,400``, not
+``2.84e+04`` or an offset)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import re
 
 import numpy as np
 
+from geco.report.numbers import format_count, format_number
 from geco.report.summary import BatchSummary
 
 __all__ = ["distance_chart", "feature_change_chart", "n_changed_chart", "require_matplotlib", "seconds_chart"]
@@ -75,6 +78,14 @@ def _integer_axis(axis) -> None:
     from matplotlib.ticker import MaxNLocator
 
     axis.set_major_locator(MaxNLocator(integer=True))
+    _number_axis(axis)
+
+
+def _number_axis(axis) -> None:
+    """Tick labels as the tables write numbers (thousands separators, no exponent or offset)."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: format_number(v)))
 
 
 def _placeholder(ax, text: str) -> None:
@@ -99,13 +110,13 @@ def feature_change_chart(s: BatchSummary) -> str:
         ax.barh(y + h / 2, anyc, h, color=ANY, label="any of the k")
         for yi, b, a in zip(y, best, anyc):
             if a:  # no labels on never-changed features: the table lists their zeros
-                ax.text(b, yi - h / 2, f" {b}", va="center", fontsize=7)
-                ax.text(a, yi + h / 2, f" {a}", va="center", fontsize=7)
+                ax.text(b, yi - h / 2, f" {format_count(b)}", va="center", fontsize=7)
+                ax.text(a, yi + h / 2, f" {format_count(a)}", va="center", fontsize=7)
         ax.set_yticks(y, order)
         ax.invert_yaxis()
         ax.set_xlim(0, max(1, int(anyc.max())) * 1.12)
         _integer_axis(ax.xaxis)
-        ax.set_xlabel(f"instances (of {s.n_found} with a counterfactual)")
+        ax.set_xlabel(f"instances (of {format_count(s.n_found)} with a counterfactual)")
         ax.set_title("How often each feature is changed")
         ax.legend(loc="lower right", frameon=False)
 
@@ -122,6 +133,7 @@ def n_changed_chart(s: BatchSummary) -> str:
         values, counts = np.unique(s.n_changed_best, return_counts=True)
         ax.bar(values, counts, 0.7, color=BEST)
         ax.set_xticks(np.arange(values.min(), values.max() + 1))
+        _number_axis(ax.xaxis)
         _integer_axis(ax.yaxis)
         ax.set_xlabel("features changed (best counterfactual)")
         ax.set_ylabel("instances")
@@ -137,6 +149,7 @@ def _histogram(values: np.ndarray, xlabel: str, title: str, prefix: str, empty: 
             return
         bins = min(20, max(1, len(np.unique(values))))
         ax.hist(values, bins=bins, color=BEST, edgecolor="white", linewidth=0.5)
+        _number_axis(ax.xaxis)
         _integer_axis(ax.yaxis)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("instances")
@@ -152,5 +165,5 @@ def distance_chart(s: BatchSummary) -> str:
 
 
 def seconds_chart(s: BatchSummary) -> str:
-    """Histogram of the time spent per instance."""
-    return _histogram(s.seconds, "seconds per instance", "Time per explanation", "sc", "no timings recorded")
+    """Histogram of the time spent per search (rows already desired or that errored left out)."""
+    return _histogram(s.seconds, "seconds per search", "Time per explanation", "sc", "no timings recorded")

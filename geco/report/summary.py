@@ -1,5 +1,9 @@
 """Batch statistics for a report: outcomes, timings and which features the counterfactuals change.
 
+Rows fall in four kinds (:mod:`geco.report.outcomes`): found, not found, already desired and
+error. The success rate is over the rows that needed explaining (found or not found); timings
+are over the rows a search ran for.
+
 Pure numpy/pandas (no plotting), so the numbers can be checked and reused on their own."""
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from geco.report.outcomes import DESIRED, ERROR, FOUND, NOT_FOUND, outcome_of
 from geco.result import Explanation
 
 __all__ = [
@@ -40,10 +45,14 @@ class NumericChange:
 class BatchSummary:
     """What the overview of a report shows. Counts are over instances unless named otherwise:
     ``best_counts[f]`` = instances whose best counterfactual changes ``f``, ``any_counts[f]`` =
-    instances with at least one counterfactual changing ``f``."""
+    instances with at least one counterfactual changing ``f``. ``not_found`` and ``errors``
+    list (row label, reason); ``desired`` the row labels already desired."""
 
     n: int
     n_found: int
+    n_not_found: int
+    n_desired: int
+    n_error: int
     features: list[str]
     numeric: dict[str, bool]
     seconds: np.ndarray
@@ -54,8 +63,21 @@ class BatchSummary:
     n_counterfactuals: int
     numeric_changes: list[NumericChange]
     transitions: dict[str, list[tuple[Any, Any, int]]]
-    failed: list[tuple[Any, str]]
+    not_found: list[tuple[Any, str]]
+    errors: list[tuple[Any, str]]
+    desired: list[Any]
     engines: Counter = field(default_factory=Counter)
+
+    @property
+    def n_needed(self) -> int:
+        """Rows that needed explaining: a counterfactual found or not (not already desired, no
+        error) - the success rate's denominator."""
+        return self.n_found + self.n_not_found
+
+    @property
+    def success_rate(self) -> float:
+        """Found over the rows that needed explaining; NaN when none did."""
+        return self.n_found / self.n_needed if self.n_needed else float("nan")
 
     def seconds_quantile(self, q: float) -> float:
         return float(np.quantile(self.seconds, q)) if len(self.seconds) else float("nan")
@@ -69,10 +91,13 @@ def is_numeric_feature(series: pd.Series) -> bool:
 @dataclass
 class InstanceView:
     """One explanation as plain arrays, converted from pandas once and shared by the summary and
-    the cards. Row ``i`` of ``values``/``changed`` is ``e.counterfactuals`` row ``i``."""
+    the cards. Row ``i`` of ``values``/``changed`` is ``e.counterfactuals`` row ``i`` (shown as
+    ``#i+1``, as the printed explanation numbers it). ``outcome``: see geco.report.outcomes."""
 
     explanation: Explanation
+    outcome: str
     features: list[str]
+    numeric: np.ndarray  # (d,) bool: the feature is a number that moves up or down
     x: np.ndarray  # (d,) object: the instance's values
     values: np.ndarray  # (n, d) object: every reported row, best first
     changed: np.ndarray  # (n, d) bool: values != x
@@ -84,7 +109,7 @@ class InstanceView:
     @property
     def found(self) -> bool:
         """A counterfactual was found (``success`` and at least one flagged row)."""
-        return bool(self.explanation.success and self.is_cf.any())
+        return bool(self.outcome == FOUND and self.is_cf.any())
 
     @property
     def best(self) -> int | None:
@@ -103,13 +128,17 @@ def instance_view(e: Explanation) -> InstanceView:
     else:
         values = np.empty((0, len(feats)), dtype=object)
         meta = {m: np.zeros(0) for m in ("counterfactual", "probability", "distance", "n_changed")}
+    is_cf = meta["counterfactual"].astype(bool)
+    kind = outcome_of(e)
     return InstanceView(
         explanation=e,
+        outcome=NOT_FOUND if kind == FOUND and not is_cf.any() else kind,
         features=feats,
+        numeric=np.array([is_numeric_feature(e.x[f]) for f in feats], dtype=bool),
         x=x,
         values=values,
         changed=(values != x[None, :]).astype(bool) if len(values) else np.zeros((0, len(feats)), dtype=bool),
-        is_cf=meta["counterfactual"].astype(bool),
+        is_cf=is_cf,
         probability=meta["probability"].astype(float),
         distance=meta["distance"].astype(float),
         n_changed=meta["n_changed"].astype(int),
@@ -133,16 +162,23 @@ def summarise(
     anyc = Counter()
     deltas: dict[str, list[float]] = {f: [] for f in features if numeric[f]}
     trans: dict[str, Counter] = {f: Counter() for f in features if not numeric[f]}
-    n_changed, dist, failed, seconds = [], [], [], []
+    n_changed, dist, seconds = [], [], []
+    not_found, errors, desired = [], [], []
     n_cf = 0
     engines: Counter = Counter()
     for v in views:
         e = v.explanation
-        seconds.append(float(e.stats.get("seconds_total", np.nan)))
         if "engine" in e.stats:
             engines[str(e.stats["engine"])] += 1
+        if v.outcome == DESIRED:
+            desired.append(e.x.index[0])
+            continue
+        if v.outcome == ERROR:
+            errors.append((e.x.index[0], e.reason))
+            continue
+        seconds.append(float(e.stats.get("seconds_total", np.nan)))
         if not v.found:
-            failed.append((e.x.index[0], e.reason))
+            not_found.append((e.x.index[0], e.reason))
             continue
         mask = v.changed[v.is_cf]
         n_cf += len(mask)
@@ -172,7 +208,10 @@ def summarise(
     }
     return BatchSummary(
         n=len(explanations),
-        n_found=len(explanations) - len(failed),
+        n_found=len(explanations) - len(not_found) - len(errors) - len(desired),
+        n_not_found=len(not_found),
+        n_desired=len(desired),
+        n_error=len(errors),
         features=features,
         numeric=numeric,
         seconds=secs[np.isfinite(secs)],
@@ -183,6 +222,8 @@ def summarise(
         n_counterfactuals=n_cf,
         numeric_changes=numeric_changes,
         transitions=transitions,
-        failed=failed,
+        not_found=not_found,
+        errors=errors,
+        desired=desired,
         engines=engines,
     )

@@ -77,9 +77,15 @@ def test_overview_counts_match_the_explanations(compas, page):
     batch, _ = compas
     html = page
     n_found = sum(e.success for e in batch)
+    n_desired = sum("already classified" in e.reason for e in batch)
+    assert n_desired == 2
     assert _tile(html, "n-instances") == str(len(batch))
     assert _tile(html, "n-found") == str(n_found)
-    assert _tile(html, "success-rate") == f"{100 * n_found / len(batch):.0f}%"
+    assert _tile(html, "n-desired") == "2" and _tile(html, "n-error") == "0"
+    assert _tile(html, "n-not-found") == str(len(batch) - n_found - n_desired)
+    assert _tile(html, "n-needed") == str(len(batch) - n_desired)
+    # the rows already desired needed no explaining: not failures, not in the rate
+    assert _tile(html, "success-rate") == f"{100 * n_found / (len(batch) - n_desired):.0f}%"
 
     # per-feature counts, computed here from Explanation.changes()
     best, anyc = Counter(), Counter()
@@ -125,13 +131,24 @@ def test_numeric_and_categorical_changes_match(compas, page):
 def test_failures_are_listed_with_reasons(compas, page):
     batch, _ = compas
     html = page
-    failed = [e for e in batch if not e.success]
+    desired = [e for e in batch if "already classified" in e.reason]
+    failed = [e for e in batch if not e.success and "already classified" not in e.reason]
+    assert failed and desired
     assert f"No counterfactual found ({len(failed)})" in html
-    section = html[html.index('id="not-found"') : html.index('id="instances"')]
+    section = html[html.index('id="not-found"') : html.index('id="desired"')]
     for e in failed:
         assert f"row {e.x.index[0]}</a>: {escape(e.reason)}" in section
-    assert html.count('data-outcome="failed"') == len(failed)
-    assert html.count('data-outcome="found"') == len(batch) - len(failed)
+    for e in desired:
+        assert f"row {e.x.index[0]}</a>" not in section
+    section = html[html.index('id="desired"') : html.index('id="instances"')]
+    assert f"Already desired: nothing to explain ({len(desired)})" in section
+    for e in desired:
+        assert f"row {e.x.index[0]}</a>" in section
+    assert 'id="errors"' not in html  # no row errored
+    cards = html[html.index('id="instances"') :]
+    assert cards.count('data-outcome="not-found"') == len(failed)
+    assert cards.count('data-outcome="desired"') == len(desired)
+    assert cards.count('data-outcome="found"') == len(batch) - len(failed) - len(desired)
 
 
 def test_cards_highlight_every_change(compas, page):
@@ -146,15 +163,50 @@ def test_cards_highlight_every_change(compas, page):
     assert f"p {e.x_probability:.3f} → {e.counterfactuals['probability'].iloc[0]:.3f}" in cards
 
 
+def test_counterfactuals_are_numbered_from_one_as_printed(compas, page):
+    batch, _ = compas
+    cards = page[page.index('id="instances"') :].split('<article class="card"')[1:]
+    for e, html in zip(batch, cards):
+        n = len(e.counterfactuals)
+        labels = re.findall(r"<th(?: class=\"nc\"[^>]*)?>#(\d+)\*?</th>", html)
+        assert labels == [str(i) for i in range(1, n + 1)]
+        assert [line.split()[0] for line in str(e).splitlines() if line.startswith("#")] == [f"#{i}" for i in labels]
+        if e.success:  # the best is #1 and its changes are changes() numbered 1
+            first = e.changes().query("counterfactual == 1")
+            best = re.search(r'<p class="best">best \(#1\): (.*?)</p>', html).group(1)
+            assert re.findall(r"<b>([^<]+)</b>", best) == list(first["feature"])
+    assert not re.search(r">#0\b", page)
+
+
 def test_plaf_text_with_line_numbers(compas, page):
-    batch, plaf = compas
+    _, plaf = compas
     html = page
     lines = plaf.rstrip("\n").split("\n")
     assert len(lines) >= 5
     for i, line in enumerate(lines, 1):
         assert f'<span class="ln">{i}</span>{escape(line)}</span>' in html
     assert f'<span class="ln">{len(lines) + 1}</span>' not in html
-    assert "No constraints given" in render(batch[:2])
+
+
+def test_plaf_comes_with_the_explanations(compas):
+    """geco.report(list) without plaf=: the program the explanations were made under, from
+    their stats; "unknown" - not "none" - when they do not record it."""
+    batch, plaf = compas
+    html = render(batch[:2])
+    first = plaf.rstrip("\n").split("\n")[0]
+    assert f'<span class="ln">1</span>{escape(first)}</span>' in html
+    assert "No constraints" not in html and "unknown" not in html
+    frozen = batch[-1]  # made under other rules (given as text)
+    assert frozen.stats["plaf"] == "fixed AgeGroup, Race, Sex, PriorsCount, ChargeDegree"
+    mixed = render([batch[0], frozen])
+    assert "Used for 1 row:" in mixed and escape(frozen.stats["plaf"]) in mixed
+    bare = [Explanation(e.x, e.counterfactuals, e.success, e.reason, e.desired_class, e.x_probability,
+                        {k: v for k, v in e.stats.items() if k not in ("plaf", "constraints_file")})
+            for e in batch[:2]]  # fmt: skip
+    unknown = render(bare)
+    assert "Constraints unknown" in unknown and "No constraints" not in unknown
+    assert "Constraints unknown for 1 row" in render([batch[0], bare[1]])
+    assert "No constraints: every feature could change" in render(bare, plaf="")
 
 
 def test_page_is_self_contained(compas, tmp_path):

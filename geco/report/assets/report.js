@@ -38,6 +38,7 @@
     el.addEventListener("click", function () {
       outcome.value = el.getAttribute("data-filter-outcome");
       apply();
+      document.getElementById("instances").scrollIntoView();
     });
   });
   apply();

@@ -74,11 +74,6 @@ class BatchSummary:
         error) - the success rate's denominator."""
         return self.n_found + self.n_not_found
 
-    @property
-    def success_rate(self) -> float:
-        """Found over the rows that needed explaining; NaN when none did."""
-        return self.n_found / self.n_needed if self.n_needed else float("nan")
-
     def seconds_quantile(self, q: float) -> float:
         return float(np.quantile(self.seconds, q)) if len(self.seconds) else float("nan")
 

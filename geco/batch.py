@@ -14,7 +14,11 @@ What ``Explainer.explain_many`` runs. The contract, whatever ``n_jobs`` or backe
 
 Backends. ``"loky"`` (``n_jobs > 1``): a pool of local worker processes; the pickled Explainer
 (model, data, domains, the compiled kernels' object code) is sent once per worker, when it
-starts, and tasks carry only a chunk of rows and their seeds. ``"dask"``: a
+starts, and tasks carry only a chunk of rows and their seeds. The pool starts only when it pays:
+the first rows run here and are timed, and the rest go to the workers once the time they would
+save exceeds their start-up (:func:`pool_pays`; measured on the last pool started in this
+process) - or at once when the pool holding this Explainer is running. ``stats["batch"]`` of
+each explanation says where it ran and why. ``"dask"``: a
 ``dask.distributed.Client`` (the user's, or a LocalCluster of ``n_jobs`` workers made for the
 call); the Explainer is scattered to every worker once. A progress bar (tqdm, on stderr) appears
 when a batch runs longer than a second in an interactive terminal.
@@ -93,7 +97,7 @@ def batch_frame(explainer: Explainer, X: pd.DataFrame) -> pd.DataFrame:
     if ignored:
         warnings.warn(
             f"ignoring column(s) {[str(c) for c in ignored]} of X: the model was not fitted on them",
-            UserWarning, stacklevel=3,
+            UserWarning, stacklevel=4,  # explain_many's caller
         )  # fmt: skip
         X = X.drop(columns=ignored)
     names = list(explainer.schema.names)
@@ -393,10 +397,10 @@ def explainer_payload(explainer: Explainer) -> bytes:
 def _run_loky(explainer, X, seeds, overrides, workers, chunk_size, bar, warm):
     from concurrent.futures import FIRST_COMPLETED, wait
 
+    t_start = time.perf_counter()  # the start-up measured: pickling, workers, unpickling
     payload = explainer_payload(explainer)
     token = hashlib.sha256(payload).hexdigest()
     chunks = _chunks(len(X), workers, chunk_size)
-    t_start = time.perf_counter()
     executor = _local_pool(workers, token, payload, explainer)
     futures = {
         executor.submit(_loky_chunk, token, X.iloc[list(c)], seeds[c.start : c.stop], overrides): k

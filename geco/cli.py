@@ -204,6 +204,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from geco import Explainer
 
     batch = args.rows is not None or args.all_undesired
+    if args.resume and (args.out is None or args.out.suffix.lower() not in (".jsonl", ".csv")):
+        raise CLIError("--resume needs --out with a .jsonl or .csv file (the rows already there are skipped)")
     out_format = _out_format(args.out) if args.out is not None else None  # fail before the work
     if not batch and (args.n_jobs != 1 or args.backend != "loky" or args.scheduler):
         raise CLIError("--n-jobs, --backend and --scheduler need a batch: --rows or --all-undesired")
@@ -211,8 +213,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
         raise CLIError("--limit and --resume need a batch: --rows or --all-undesired")
     if args.limit is not None and args.limit < 1:
         raise CLIError(f"--limit {args.limit}: give a positive number of rows")
-    if args.resume and out_format not in ("jsonl", "csv"):
-        raise CLIError("--resume needs --out with a .jsonl or .csv file (the rows already there are skipped)")
     if args.scheduler is not None and args.backend != "dask":
         raise CLIError("--scheduler needs --backend dask")
     if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
@@ -239,7 +239,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
                   f"{limit})", file=sys.stderr)  # fmt: skip
         if args.limit is not None:
             rows = rows[: args.limit]
-        batch_rows = X.iloc[rows]
+        ignored = set(explainer.ignored_columns)  # already named in the warning above
+        batch_rows = X.iloc[rows].drop(columns=[c for c in X.columns if str(c) in ignored])
         meta = {
             "dataset": f"{name} ({n_data} rows; {len(batch_rows)} explained)",
             "model": str(args.model) if args.model is not None else "default random forest",

@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 __all__ = [
     "BACKENDS",
     "DASK_WORKER_CONFIG",
+    "PARALLEL_EFFICIENCY",
+    "POOL_START_SECONDS",
     "CsvWriter",
     "batch_frame",
     "csv_instances",
@@ -207,10 +209,22 @@ def pool_start_estimate() -> float:
     return _measured_start[-1] if _measured_start else POOL_START_SECONDS
 
 
-def pool_pays(rows_left: int, seconds_per_row: float, workers: int, start_seconds: float) -> bool:
+#: rows explained here before the pool is considered (the first one's warm-up timed apart)
+_TIMED_ROWS = 3
+#: the share of a worker's speed a pool delivers (the workers share caches and memory bandwidth,
+#: and results travel back through pipes): what a pool of two on two cores measured
+PARALLEL_EFFICIENCY = 0.75
+
+
+def pool_pays(
+    rows_left: int, seconds_per_row: float, workers: int, start_seconds: float, cores: int | None = None
+) -> bool:
     """Whether ``workers`` processes would finish ``rows_left`` rows sooner than this one: the
-    time they save on the rows exceeds what starting them costs."""
-    saving = rows_left * seconds_per_row * (1.0 - 1.0 / workers)
+    time they save exceeds what starting them costs. They run at most ``cores`` (default: this
+    machine's) at a time, each at :data:`PARALLEL_EFFICIENCY` of this process's speed."""
+    cores = cores if cores is not None else (os.cpu_count() or 1)
+    speedup = min(workers, cores) * PARALLEL_EFFICIENCY
+    saving = rows_left * seconds_per_row * (1.0 - 1.0 / speedup) if speedup > 1 else 0.0
     return saving > start_seconds
 
 
@@ -229,27 +243,31 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         return
     warm = _pool_is_warm(workers, explainer)
     start = 0.0 if warm else pool_start_estimate()
-    t0 = time.perf_counter()
-    i = 0
+    i, t_first, t_rest = 0, 0.0, 0.0  # the first row carries the warm-up: timed apart
+    per_row = float("nan")
     while i < n and not warm:
-        spent = time.perf_counter() - t0
-        if i and pool_pays(n - i, spent / i, workers, start):
+        if i >= _TIMED_ROWS and pool_pays(n - i, per_row, workers, start):
             break
+        t = time.perf_counter()
         (e,) = _explain_rows(explainer, X.iloc[[i]], seeds[i : i + 1], overrides)
+        if i == 0:
+            t_first = time.perf_counter() - t
+        else:
+            t_rest += time.perf_counter() - t
+        per_row = t_rest / i if i else t_first
         e.stats["batch"] = {
             "worker_pool": False,
             "why": f"here: {workers} workers would not save their start-up (~{start:.1f} s) on the "
-            f"{n - i} row(s) left at ~{(time.perf_counter() - t0) / (i + 1):.2f} s per row",
+            f"{n - i - 1} row(s) left at ~{per_row:.3f} s per row",
         }
         yield e
         bar.update(1)
         i += 1
     if i == n:
         return
-    per_row = (time.perf_counter() - t0) / i if i else float("nan")
     why = (
         f"{workers} workers: their pool was already running" if warm else
-        f"{workers} workers: ~{per_row:.2f} s per row (timed on {i} row(s) here) x {n - i} row(s) "
+        f"{workers} workers: ~{per_row:.3f} s per row (timed on {i} row(s) here) x {n - i} row(s) "
         f"left saves more than their start-up (~{start:.1f} s)"
     )  # fmt: skip
     for e in _run_loky(explainer, X.iloc[i:], seeds[i:], overrides, workers, chunk_size, bar, warm):

@@ -263,13 +263,13 @@ def test_explain_many_bad_arguments(trees):
 
 
 def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees, monkeypatch):
-    """With a pool that costs nothing to start, the first row runs here (it times the rows) and
-    the rest on two workers; the explanations are those of one process."""
+    """When the pool pays, the first rows run here (they time the batch) and the rest on two
+    workers; the explanations are those of one process."""
     import geco.batch
 
     explainer, batch = trees
     one = explainer.explain_many(batch, random_state=4, progress=False)
-    monkeypatch.setattr(geco.batch, "pool_start_estimate", lambda: 0.0)
+    monkeypatch.setattr(geco.batch, "pool_pays", lambda *args: True)
     try:
         two = explainer.explain_many(batch, random_state=4, n_jobs=2, chunk_size=1, progress=False)
     finally:
@@ -277,15 +277,16 @@ def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees, monkeypat
     assert len(two) == len(batch)
     for a, b in zip(one, two):
         _same(a, b)
-    assert two[0].stats["batch"]["worker_pool"] is False and "worker" not in two[0].stats
-    assert all(r.stats["batch"]["worker_pool"] for r in two[1:])
-    assert "2 workers" in two[1].stats["batch"]["why"]
+    here, there = two[:3], two[3:]
+    assert not any(r.stats["batch"]["worker_pool"] or "worker" in r.stats for r in here)
+    assert all(r.stats["batch"]["worker_pool"] for r in there)
+    assert "2 workers" in there[0].stats["batch"]["why"]
     workers = {}
-    for r in two[1:]:
+    for r in there:
         w = r.stats["worker"]
         workers.setdefault(w["pid"], set()).add(w["unpickle_seconds"])
         assert w["payload_bytes"] > 100_000 and w["pid"] != os.getpid()
-    # 6 tasks of one row: each worker unpickled the explainer once (one install time per pid)
+    # 4 tasks of one row: each worker unpickled the explainer once (one install time per pid)
     assert 1 <= len(workers) <= 2 and all(len(t) == 1 for t in workers.values())
 
 
@@ -306,10 +307,12 @@ def test_small_batch_on_two_jobs_stays_in_this_process(trees):
 def test_pool_pays_only_when_the_saving_beats_the_start_up():
     from geco.batch import pool_pays
 
-    assert not pool_pays(30, 0.05, 2, 5.0)  # 0.75 s saved < 5 s to start
-    assert pool_pays(1000, 0.05, 2, 5.0)  # 25 s saved
-    assert not pool_pays(1000, 0.05, 2, 30.0)
-    assert pool_pays(10, 1.0, 4, 0.0)
+    assert not pool_pays(30, 0.05, 2, 5.0, cores=2)  # 0.5 s saved < 5 s to start
+    assert not pool_pays(216, 0.05, 2, 5.0, cores=2)  # 3.6 s
+    assert pool_pays(1000, 0.05, 2, 5.0, cores=2)  # 16.7 s saved
+    assert not pool_pays(1000, 0.05, 2, 30.0, cores=2)
+    assert pool_pays(10, 1.0, 4, 0.0, cores=4)
+    assert not pool_pays(10_000, 1.0, 4, 1.0, cores=1)  # one core: workers only take turns
 
 
 def test_extra_id_column_is_ignored_as_explain_does(adult):

@@ -58,6 +58,7 @@ __all__ = [
     "csv_instances",
     "explanations_frame",
     "failed_explanation",
+    "free_cores",
     "iter_explain",
     "local_cluster",
     "pool_pays",
@@ -220,12 +221,23 @@ def pool_pays(
     rows_left: int, seconds_per_row: float, workers: int, start_seconds: float, cores: int | None = None
 ) -> bool:
     """Whether ``workers`` processes would finish ``rows_left`` rows sooner than this one: the
-    time they save exceeds what starting them costs. They run at most ``cores`` (default: this
-    machine's) at a time, each at :data:`PARALLEL_EFFICIENCY` of this process's speed."""
-    cores = cores if cores is not None else (os.cpu_count() or 1)
+    time they save exceeds what starting them costs. They run at most ``cores`` at a time
+    (default: :func:`free_cores`), each at :data:`PARALLEL_EFFICIENCY` of this process's speed."""
+    cores = cores if cores is not None else free_cores()
     speedup = min(workers, cores) * PARALLEL_EFFICIENCY
     saving = rows_left * seconds_per_row * (1.0 - 1.0 / speedup) if speedup > 1 else 0.0
     return saving > start_seconds
+
+
+def free_cores() -> int:
+    """The cores this batch may count on: the machine's, less those other processes keep busy
+    (the last minute's load average, this process's own share left out); at least 1."""
+    cores = os.cpu_count() or 1
+    try:
+        busy_elsewhere = max(0.0, os.getloadavg()[0] - 1.0)
+    except (AttributeError, OSError):  # no load average (Windows)
+        busy_elsewhere = 0.0
+    return max(1, min(cores, round(cores - busy_elsewhere)))
 
 
 def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar):
@@ -243,10 +255,11 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         return
     warm = _pool_is_warm(workers, explainer)
     start = 0.0 if warm else pool_start_estimate()
+    cores = free_cores()
     i, t_first, t_rest = 0, 0.0, 0.0  # the first row carries the warm-up: timed apart
     per_row = float("nan")
     while i < n and not warm:
-        if i >= _TIMED_ROWS and pool_pays(n - i, per_row, workers, start):
+        if i >= _TIMED_ROWS and pool_pays(n - i, per_row, workers, start, cores):
             break
         t = time.perf_counter()
         (e,) = _explain_rows(explainer, X.iloc[[i]], seeds[i : i + 1], overrides)
@@ -257,8 +270,8 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         per_row = t_rest / i if i else t_first
         e.stats["batch"] = {
             "worker_pool": False,
-            "why": f"here: {workers} workers would not save their start-up (~{start:.1f} s) on the "
-            f"{n - i - 1} row(s) left at ~{per_row:.3f} s per row",
+            "why": f"here: {workers} workers on {cores} free core(s) would not save their start-up "
+            f"(~{start:.1f} s) on the {n - i - 1} row(s) left at ~{per_row:.3f} s per row",
         }
         yield e
         bar.update(1)
@@ -268,7 +281,7 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
     why = (
         f"{workers} workers: their pool was already running" if warm else
         f"{workers} workers: ~{per_row:.3f} s per row (timed on {i} row(s) here) x {n - i} row(s) "
-        f"left saves more than their start-up (~{start:.1f} s)"
+        f"left on {cores} free core(s) saves more than their start-up (~{start:.1f} s)"
     )  # fmt: skip
     for e in _run_loky(explainer, X.iloc[i:], seeds[i:], overrides, workers, chunk_size, bar, warm):
         e.stats["batch"] = {"worker_pool": True, "why": why}

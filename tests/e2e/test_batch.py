@@ -391,3 +391,15 @@ def test_tidy_frame(trees):
     assert frame["age"][:n_cf].tolist() == cf["age"].tolist()
     assert frame["workclass"].dtype == cf["workclass"].dtype  # categories kept
     assert frame["counterfactual"].tolist() == [True] * n_cf + [False, False]
+
+
+def test_free_cores_leave_out_what_other_processes_keep_busy(monkeypatch):
+    from geco.batch import free_cores
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # this process alone
+    assert free_cores() == 4
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.2, 1.0, 1.0))
+    assert free_cores() == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (12.0, 1.0, 1.0))
+    assert free_cores() == 1

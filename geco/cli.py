@@ -181,6 +181,9 @@ def _load_model(args, X, y):
 
     try:
         model = joblib.load(args.model)  # a pickle: only load files you trust
+    except (ImportError, AttributeError) as exc:  # a pickle whose classes are not installed here
+        raise CLIError(f"{args.model}: cannot load model: it needs what this Python lacks "
+                       f"({type(exc).__name__}: {exc}); install the library it was fitted with") from exc  # fmt: skip
     except Exception as exc:
         raise CLIError(
             f"{args.model}: cannot load model: not a joblib or pickle file ({type(exc).__name__}: "

@@ -85,6 +85,12 @@ def test_files_that_are_not_what_the_option_expects(files, tmp_path, capsys):
                  str(tmp_path / "dict.joblib")]) == 2  # fmt: skip
     assert "it holds a dict, not a fitted classifier" in capsys.readouterr().err
 
+    (tmp_path / "foreign.pkl").write_bytes(b"cnot_installed_geco_module\nModel\n.")  # a pickle of a missing class
+    assert main(["explain", "--data", str(files / "credit.csv"), "--target", "label", "--model",
+                 str(tmp_path / "foreign.pkl")]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "cannot load model: it needs what this Python lacks" in err and "not_installed_geco_module" in err
+
     (tmp_path / "r.csv").write_text("instance,rank\n0,0\n", encoding="utf-8")
     assert main(["report", str(tmp_path / "r.csv")]) == 2
     err = capsys.readouterr().err

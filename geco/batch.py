@@ -14,7 +14,11 @@ What ``Explainer.explain_many`` runs. The contract, whatever ``n_jobs`` or backe
 
 Backends. ``"loky"`` (``n_jobs > 1``): a pool of local worker processes; the pickled Explainer
 (model, data, domains, the compiled kernels' object code) is sent once per worker, when it
-starts, and tasks carry only a chunk of rows and their seeds. ``"dask"``: a
+starts, and tasks carry only a chunk of rows and their seeds. The pool starts only when it pays:
+the first rows run here and are timed, and the rest go to the workers once the time they would
+save exceeds their start-up (:func:`pool_pays`; measured on the last pool started in this
+process) - or at once when the pool holding this Explainer is running. ``stats["batch"]`` of
+each explanation says where it ran and why. ``"dask"``: a
 ``dask.distributed.Client`` (the user's, or a LocalCluster of ``n_jobs`` workers made for the
 call); the Explainer is scattered to every worker once. A progress bar (tqdm, on stderr) appears
 when a batch runs longer than a second in an interactive terminal.
@@ -29,14 +33,17 @@ import pickle
 import sys
 import threading
 import time
+import warnings
+import weakref
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from geco.answers import constraints_record
-from geco.result import Explanation
+from geco.result import Explanation, drop_partial_last_line
 from plaf_grammar import SchemaError
 
 if TYPE_CHECKING:
@@ -45,10 +52,18 @@ if TYPE_CHECKING:
 __all__ = [
     "BACKENDS",
     "DASK_WORKER_CONFIG",
+    "PARALLEL_EFFICIENCY",
+    "POOL_START_SECONDS",
+    "CsvWriter",
+    "batch_frame",
+    "csv_instances",
     "explanations_frame",
     "failed_explanation",
+    "free_cores",
     "iter_explain",
     "local_cluster",
+    "pool_pays",
+    "pool_start_estimate",
     "row_seeds",
     "shutdown_pool",
 ]
@@ -77,8 +92,18 @@ def row_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
     return root.spawn(n)
 
 
-def _check_columns(explainer: Explainer, X: pd.DataFrame) -> None:
-    """Column errors would fail every row: raise them once instead."""
+def batch_frame(explainer: Explainer, X: pd.DataFrame) -> pd.DataFrame:
+    """``X`` as ``explain`` reads each of its rows: the columns the Explainer ignores (those of
+    its data the model was not fitted on, e.g. an id) are dropped, with one warning for the
+    whole batch; a duplicate, missing or other unexpected column would fail every row, so it
+    raises once here instead."""
+    ignored = [c for c in X.columns if str(c) in set(getattr(explainer, "ignored_columns", ()))]
+    if ignored:
+        warnings.warn(
+            f"ignoring column(s) {[str(c) for c in ignored]} of X: the model was not fitted on them",
+            UserWarning, stacklevel=4,  # explain_many's caller
+        )  # fmt: skip
+        X = X.drop(columns=ignored)
     names = list(explainer.schema.names)
     dup = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
     missing = [n for n in names if n not in X.columns]
@@ -88,6 +113,7 @@ def _check_columns(explainer: Explainer, X: pd.DataFrame) -> None:
         parts += [f"missing column(s) {missing}"] if missing else []
         parts += [f"unexpected column(s) {extra}"] if extra else []
         raise SchemaError(f"X: {'; '.join(parts)}")
+    return X
 
 
 def failed_explanation(explainer: Explainer, x: pd.DataFrame, error: BaseException | str) -> Explanation:
@@ -146,30 +172,123 @@ def iter_explain(
     client: Any = None,
     chunk_size: int | None = None,
     overrides: dict[str, Any] | None = None,
+    positions: Sequence[int] | None = None,
 ) -> Iterator[Explanation]:
     """Explanations of ``X``'s rows, yielded in row order as soon as each is ready (a consumer
     such as ``geco explain --out`` streams them to disk). See the module docstring.
-    ``overrides`` are ``explain``'s options (``Explainer.explain_many`` checks them first)."""
+    ``overrides`` are ``explain``'s options (``Explainer.explain_many`` checks them first).
+    ``positions``: explain only these rows of ``X`` (positions, ascending), each with the seed
+    of its position in the whole of ``X`` - what resuming an interrupted batch needs."""
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     workers = _n_workers(n_jobs)
     overrides = dict(overrides or {})
-    _check_columns(explainer, X)
-    n = len(X)
-    seeds = row_seeds(random_state, n)
-    bar = _progress_bar(n, progress)
+    X = batch_frame(explainer, X)
+    seeds = row_seeds(random_state, len(X))
+    if positions is not None:
+        positions = [int(i) for i in positions]
+        X, seeds = X.iloc[positions], [seeds[i] for i in positions]
+    bar = _progress_bar(len(X), progress)
     try:
-        if backend == "loky" and workers == 1:
-            for i in range(n):
-                yield from _explain_rows(explainer, X.iloc[[i]], seeds[i : i + 1], overrides)
-                bar.update(1)
-            return
-        run = _run_loky if backend == "loky" else _run_dask
-        yield from run(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
+        if backend == "loky":
+            yield from _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
+        else:
+            yield from _run_dask(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
     finally:
         bar.close()
+
+
+#: what starting a pool of worker processes is assumed to cost (seconds: interpreter, imports,
+#: unpickling the Explainer) until one has been started in this process and measured; about what
+#: a 2-core machine takes for a small tree model
+POOL_START_SECONDS = 5.0
+_measured_start: list[float] = []  # pool start-ups measured in this process, latest last
+
+
+def pool_start_estimate() -> float:
+    """Seconds a new worker pool is expected to take before its first result: the last one
+    measured in this process, else :data:`POOL_START_SECONDS`."""
+    return _measured_start[-1] if _measured_start else POOL_START_SECONDS
+
+
+#: rows explained here before the pool is considered (the first one's warm-up timed apart)
+_TIMED_ROWS = 3
+#: the share of a worker's speed a pool delivers (the workers share caches and memory bandwidth,
+#: and results travel back through pipes): what a pool of two on two cores measured
+PARALLEL_EFFICIENCY = 0.75
+
+
+def pool_pays(
+    rows_left: int, seconds_per_row: float, workers: int, start_seconds: float, cores: int | None = None
+) -> bool:
+    """Whether ``workers`` processes would finish ``rows_left`` rows sooner than this one: the
+    time they save exceeds what starting them costs. They run at most ``cores`` at a time
+    (default: :func:`free_cores`), each at :data:`PARALLEL_EFFICIENCY` of this process's speed."""
+    cores = cores if cores is not None else free_cores()
+    speedup = min(workers, cores) * PARALLEL_EFFICIENCY
+    saving = rows_left * seconds_per_row * (1.0 - 1.0 / speedup) if speedup > 1 else 0.0
+    return saving > start_seconds
+
+
+def free_cores() -> int:
+    """The cores this batch may count on: the machine's, less those other processes keep busy
+    (the last minute's load average, this process's own share left out); at least 1."""
+    cores = os.cpu_count() or 1
+    try:
+        busy_elsewhere = max(0.0, os.getloadavg()[0] - 1.0)
+    except (AttributeError, OSError):  # no load average (Windows)
+        busy_elsewhere = 0.0
+    return max(1, min(cores, round(cores - busy_elsewhere)))
+
+
+def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar):
+    """``backend="loky"``: rows here, one at a time, while a pool of ``workers`` processes would
+    not pay for its start-up (timed on the rows done so far); the rest on the pool once it does,
+    or at once when the pool holding this Explainer is already running. ``stats["batch"]`` of
+    each explanation records where it ran and why."""
+    if client is not None:
+        raise ValueError("client is for backend='dask'")
+    n = len(X)
+    if workers == 1:
+        for i in range(n):
+            yield from _explain_rows(explainer, X.iloc[[i]], seeds[i : i + 1], overrides)
+            bar.update(1)
+        return
+    warm = _pool_is_warm(workers, explainer)
+    start = 0.0 if warm else pool_start_estimate()
+    cores = free_cores()
+    i, t_first, t_rest = 0, 0.0, 0.0  # the first row carries the warm-up: timed apart
+    per_row = float("nan")
+    while i < n and not warm:
+        if i >= _TIMED_ROWS and pool_pays(n - i, per_row, workers, start, cores):
+            break
+        t = time.perf_counter()
+        (e,) = _explain_rows(explainer, X.iloc[[i]], seeds[i : i + 1], overrides)
+        if i == 0:
+            t_first = time.perf_counter() - t
+        else:
+            t_rest += time.perf_counter() - t
+        per_row = t_rest / i if i else t_first
+        e.stats["batch"] = {
+            "worker_pool": False,
+            "why": f"here: {workers} workers on {cores} free core(s) would not save their start-up "
+            f"(~{start:.1f} s) on the {n - i - 1} row(s) left at ~{per_row:.3f} s per row",
+        }
+        yield e
+        bar.update(1)
+        i += 1
+    if i == n:
+        return
+    why = (
+        f"{workers} workers: their pool was already running" if warm else
+        f"{workers} workers: ~{per_row:.3f} s per row (timed on {i} row(s) here) x {n - i} row(s) "
+        f"left on {cores} free core(s) saves more than their start-up (~{start:.1f} s)"
+    )  # fmt: skip
+    for e in _run_loky(explainer, X.iloc[i:], seeds[i:], overrides, workers, chunk_size, bar, warm):
+        e.stats["batch"] = {"worker_pool": True, "why": why}
+        yield e
 
 
 def _in_order(
@@ -247,9 +366,19 @@ def _tag_worker(explanations: list[Explanation]) -> None:
 
 _pool_lock = threading.Lock()
 _pool: tuple[tuple, Any] | None = None
+_pool_holds: list[Any] = []  # a weak reference to the Explainer the pool's workers hold
 
 
-def _local_pool(workers: int, token: str, payload: bytes) -> Any:
+def _pool_is_warm(workers: int, explainer: Explainer) -> bool:
+    """Whether the kept pool has ``workers`` live workers holding this very Explainer."""
+    with _pool_lock:
+        if _pool is None or not _pool_holds or _pool_holds[0]() is not explainer:
+            return False
+        key, executor = _pool
+        return key[0] == workers and not executor._flags.broken and not executor._flags.shutdown
+
+
+def _local_pool(workers: int, token: str, payload: bytes, explainer: Explainer) -> Any:
     """A loky process pool whose workers hold this Explainer; kept for the next call with the
     same Explainer and worker count (idle workers exit after 5 minutes)."""
     global _pool
@@ -275,6 +404,7 @@ def _local_pool(workers: int, token: str, payload: bytes) -> Any:
             env={v: threads for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
         )
         _pool = (key, executor)
+        _pool_holds[:] = [weakref.ref(explainer)]
         return executor
 
 
@@ -298,15 +428,14 @@ def explainer_payload(explainer: Explainer) -> bytes:
     return cloudpickle.dumps(explainer, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _run_loky(explainer, X, seeds, overrides, workers, client, chunk_size, bar):
+def _run_loky(explainer, X, seeds, overrides, workers, chunk_size, bar, warm):
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    if client is not None:
-        raise ValueError("client is for backend='dask'")
+    t_start = time.perf_counter()  # the start-up measured: pickling, workers, unpickling
     payload = explainer_payload(explainer)
     token = hashlib.sha256(payload).hexdigest()
     chunks = _chunks(len(X), workers, chunk_size)
-    executor = _local_pool(workers, token, payload)
+    executor = _local_pool(workers, token, payload, explainer)
     futures = {
         executor.submit(_loky_chunk, token, X.iloc[list(c)], seeds[c.start : c.stop], overrides): k
         for k, c in enumerate(chunks)
@@ -314,11 +443,17 @@ def _run_loky(explainer, X, seeds, overrides, workers, client, chunk_size, bar):
 
     def completed():
         pending = set(futures)
+        first = True
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in finished:
                 exc = f.exception()
-                yield futures[f], exc if exc is not None else f.result()
+                result = exc if exc is not None else f.result()
+                if first and not warm and not isinstance(result, BaseException):
+                    busy = sum(e.stats.get("seconds_total", 0.0) for e in result)
+                    _measured_start.append(max(0.0, time.perf_counter() - t_start - busy))
+                first = False
+                yield futures[f], result
 
     try:
         yield from _in_order(explainer, X, chunks, completed(), bar)
@@ -442,3 +577,38 @@ def explanations_frame(explanations: Sequence[Explanation]) -> pd.DataFrame:
         if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_integer_dtype(frame[c].dtype):
             frame[c] = frame[c].astype("Int64")
     return frame
+
+
+class CsvWriter:
+    """A CSV file of :func:`explanations_frame` rows written one explanation at a time, each
+    flushed as it is written (the header once, before the first). ``append``: add to the rows an
+    existing file holds (an empty or missing file gets the header)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, append: bool = False) -> None:
+        has_rows = append and os.path.isfile(path) and os.path.getsize(path) > 0
+        self._fh = open(path, "a" if append else "w", encoding="utf-8", newline="")  # noqa: SIM115
+        self._header_due = not has_rows
+        self.written = 0
+
+    def write(self, explanation: Explanation) -> None:
+        text = explanations_frame([explanation]).to_csv(index=False, header=self._header_due)
+        self._fh.write(text)  # one write per explanation: an interruption never splits one
+        self._fh.flush()
+        self._header_due = False
+        self.written += 1
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def csv_instances(path: str | os.PathLike[str]) -> list[Any]:
+    """The instances (row labels) a CSV file of :func:`explanations_frame` rows holds, in file
+    order and each once, for resuming the batch that writes it. A last line cut short is removed
+    from the file. Raises ValueError when the file has no ``instance`` column."""
+    drop_partial_last_line(Path(path))
+    if os.path.getsize(path) == 0:
+        return []
+    head = pd.read_csv(path, nrows=0)
+    if "instance" not in head.columns:
+        raise ValueError(f"{path}: no 'instance' column (not a file geco explain --out wrote)")
+    return list(dict.fromkeys(pd.read_csv(path, usecols=["instance"])["instance"].tolist()))

@@ -13,7 +13,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["JSONL_FORMAT", "Explanation", "read_jsonl", "write_jsonl"]
+__all__ = ["JSONL_FORMAT", "Explanation", "JsonlWriter", "drop_partial_last_line", "jsonl_instances", "read_jsonl", "write_jsonl"]
 
 _META = ("probability", "distance", "n_changed", "counterfactual")
 _META_DTYPES = {"probability": "float64", "distance": "float64", "n_changed": "int64", "counterfactual": "bool"}
@@ -244,27 +244,97 @@ def write_jsonl(
     ``Explanation.to_dict()``: ``success``, ``reason``, ``desired_class``, ``x`` (feature ->
     value), ``x_probability``, ``counterfactuals`` (best first; each with ``probability``,
     ``distance``, ``n_changed``, ``counterfactual``, ``changes`` and ``values``), ``stats``,
-    ``index`` (x's row label) and ``dtypes``. Explanations are written as the iterable yields
-    them, so a generator streams a long batch to disk. ``path`` may be an open text file."""
-    meta = dict(meta or {})
-    reserved = {"format", "categories"} & set(meta)
-    if reserved:
-        raise ValueError(f"meta keys {sorted(reserved)} are reserved for the JSONL header")
-    it = iter(explanations)
-    first = next(it, None)
-    header = {"format": JSONL_FORMAT, "categories": _categories(first) if first else {}, **meta}
-    own = not hasattr(path, "write")
-    fh = open(path, "w", encoding="utf-8") if own else path  # noqa: SIM115 - closed below
-    n = 0
+    ``index`` (x's row label) and ``dtypes``. Explanations are written (and flushed) one by one
+    as the iterable yields them, so a generator streams a long batch to disk and an interrupted
+    batch keeps every finished row. ``path`` may be an open text file."""
+    writer = JsonlWriter(path, meta)
     try:
-        fh.write(json.dumps({"geco_meta": header}, default=str) + "\n")
-        for e in (first, *it) if first is not None else ():
-            fh.write(e.to_json() + "\n")
-            n += 1
+        for e in explanations:
+            writer.write(e)
     finally:
-        if own:
-            fh.close()
-    return n
+        writer.close()
+    return writer.written
+
+
+class JsonlWriter:
+    """A JSON Lines file of explanations (the format of :func:`write_jsonl`) written one
+    explanation at a time, each line flushed as it is written. The header goes out with the
+    first explanation (its categories come from it). ``append``: add to the explanations an
+    existing file holds (its header is kept; an empty or missing file gets one)."""
+
+    def __init__(
+        self, path: str | os.PathLike[str] | IO[str], meta: Mapping[str, Any] | None = None,
+        *, append: bool = False,
+    ) -> None:  # fmt: skip
+        self.meta = dict(meta or {})
+        reserved = {"format", "categories"} & set(self.meta)
+        if reserved:
+            raise ValueError(f"meta keys {sorted(reserved)} are reserved for the JSONL header")
+        self._own = not hasattr(path, "write")
+        if self._own:
+            path = Path(path)
+            has_lines = append and path.is_file() and path.stat().st_size > 0
+            self._fh: IO[str] = open(path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115
+            self._header_due = not has_lines
+        else:
+            self._fh, self._header_due = path, True  # type: ignore[assignment]
+        self.written = 0
+
+    def write(self, explanation: Explanation) -> None:
+        text = explanation.to_json() + "\n"
+        if self._header_due:
+            header = {"format": JSONL_FORMAT, "categories": _categories(explanation), **self.meta}
+            text = json.dumps({"geco_meta": header}, default=str) + "\n" + text
+            self._header_due = False
+        self._fh.write(text)  # one write per explanation: an interruption never splits a line
+        self._fh.flush()
+        self.written += 1
+
+    def close(self) -> None:
+        """Finish the file (a header alone when nothing was written) and close it if it was
+        opened here."""
+        if self._header_due:
+            header = {"format": JSONL_FORMAT, "categories": {}, **self.meta}
+            self._fh.write(json.dumps({"geco_meta": header}, default=str) + "\n")
+            self._header_due = False
+        self._fh.flush()
+        if self._own:
+            self._fh.close()
+
+
+def jsonl_instances(path: str | os.PathLike[str]) -> list[Any]:
+    """The row labels (``index``) of the explanations a JSON Lines file holds, in file order,
+    for resuming the batch that writes it. A last line cut short (a batch killed while writing)
+    is removed from the file. Raises ValueError naming a line that is not an explanation."""
+    path = Path(path)
+    drop_partial_last_line(path)
+    labels = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}, line {lineno}: not JSON ({exc.msg})") from None
+            if not isinstance(data, dict) or ("geco_meta" not in data and "index" not in data):
+                raise ValueError(f"{path}, line {lineno}: not an explanation with an index")
+            if "geco_meta" not in data:
+                labels.append(data["index"])
+    return labels
+
+
+def drop_partial_last_line(path: Path) -> None:
+    """Cut a file after its last newline (what a writer killed mid-line leaves)."""
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with open(path, "rb+") as fh:
+        fh.seek(max(0, size - 1))
+        if fh.read(1) == b"\n":
+            return
+        data = fh.seek(0) or fh.read()
+        fh.truncate(data.rfind(b"\n") + 1)
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> tuple[list[Explanation], dict[str, Any]]:

@@ -262,9 +262,14 @@ def test_explain_many_bad_arguments(trees):
         explainer.explain_many(batch.to_numpy())
 
 
-def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees):
+def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees, monkeypatch):
+    """When the pool pays, the first rows run here (they time the batch) and the rest on two
+    workers; the explanations are those of one process."""
+    import geco.batch
+
     explainer, batch = trees
     one = explainer.explain_many(batch, random_state=4, progress=False)
+    monkeypatch.setattr(geco.batch, "pool_pays", lambda *args: True)
     try:
         two = explainer.explain_many(batch, random_state=4, n_jobs=2, chunk_size=1, progress=False)
     finally:
@@ -272,13 +277,63 @@ def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees):
     assert len(two) == len(batch)
     for a, b in zip(one, two):
         _same(a, b)
+    here, there = two[:3], two[3:]
+    assert not any(r.stats["batch"]["worker_pool"] or "worker" in r.stats for r in here)
+    assert all(r.stats["batch"]["worker_pool"] for r in there)
+    assert "2 workers" in there[0].stats["batch"]["why"]
     workers = {}
-    for r in two:
+    for r in there:
         w = r.stats["worker"]
         workers.setdefault(w["pid"], set()).add(w["unpickle_seconds"])
-        assert w["payload_bytes"] > 100_000
-    # 7 tasks of one row: each worker unpickled the explainer once (one install time per pid)
+        assert w["payload_bytes"] > 100_000 and w["pid"] != os.getpid()
+    # 4 tasks of one row: each worker unpickled the explainer once (one install time per pid)
     assert 1 <= len(workers) <= 2 and all(len(t) == 1 for t in workers.values())
+
+
+def test_small_batch_on_two_jobs_stays_in_this_process(trees):
+    """A pool whose start-up the batch would not earn back is not started: the rows run here,
+    as fast as n_jobs=1, with the same explanations; each says why."""
+    explainer, batch = trees
+    shutdown_pool()
+    one = explainer.explain_many(batch, random_state=4, progress=False)
+    two = explainer.explain_many(batch, random_state=4, n_jobs=2, progress=False)
+    for a, b in zip(one, two):
+        _same(a, b)
+    assert not any(r.stats["batch"]["worker_pool"] for r in two)
+    assert "would not save their start-up" in two[0].stats["batch"]["why"]
+    assert not any("worker" in r.stats for r in two)  # no worker process ran a row
+
+
+def test_pool_pays_only_when_the_saving_beats_the_start_up():
+    from geco.batch import pool_pays
+
+    assert not pool_pays(30, 0.05, 2, 5.0, cores=2)  # 0.5 s saved < 5 s to start
+    assert not pool_pays(216, 0.05, 2, 5.0, cores=2)  # 3.6 s
+    assert pool_pays(1000, 0.05, 2, 5.0, cores=2)  # 16.7 s saved
+    assert not pool_pays(1000, 0.05, 2, 30.0, cores=2)
+    assert pool_pays(10, 1.0, 4, 0.0, cores=4)
+    assert not pool_pays(10_000, 1.0, 4, 1.0, cores=1)  # one core: workers only take turns
+
+
+def test_extra_id_column_is_ignored_as_explain_does(adult):
+    """An Explainer built on a frame with an id column the model never saw ignores it: explain
+    and explain_many both take rows with it, and the batch warns once, not per row."""
+    ds, X, y = adult
+    model = MODELS["trees"][0](X, y)
+    framed = X.assign(customer_id=np.arange(len(X)))
+    with pytest.warns(UserWarning, match="customer_id"):
+        explainer = geco.Explainer(model, framed, ds.constraints, 1)
+    rows = framed.iloc[np.flatnonzero(model.predict_proba(X.iloc[:60])[:, 1] <= 0.5)[:3]]
+    seeds = row_seeds(2, len(rows))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        many = explainer.explain_many(rows, random_state=2, progress=False)
+    assert [str(w.message) for w in caught if "customer_id" in str(w.message)] == [
+        "ignoring column(s) ['customer_id'] of X: the model was not fitted on them"
+    ]
+    for i, e in enumerate(many):
+        _same(e, explainer.explain(rows.iloc[[i]], random_state=seeds[i]))
+    assert "customer_id" not in many[0].x.columns
 
 
 def test_dask_local_cluster(trees):
@@ -336,3 +391,15 @@ def test_tidy_frame(trees):
     assert frame["age"][:n_cf].tolist() == cf["age"].tolist()
     assert frame["workclass"].dtype == cf["workclass"].dtype  # categories kept
     assert frame["counterfactual"].tolist() == [True] * n_cf + [False, False]
+
+
+def test_free_cores_leave_out_what_other_processes_keep_busy(monkeypatch):
+    from geco.batch import free_cores
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # this process alone
+    assert free_cores() == 4
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.2, 1.0, 1.0))
+    assert free_cores() == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (12.0, 1.0, 1.0))
+    assert free_cores() == 1

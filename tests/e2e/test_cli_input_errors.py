@@ -1,0 +1,160 @@
+"""What a newcomer meets at the command line: rows outside the data, missing values (--dropna),
+files that are not what an option expects, a long --all-undesired batch (its count, estimate
+and --limit), an id column the model never saw, and a --help that answers at once."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+import geco
+from geco.cli import DATASET_NAMES, ENGINE_NAMES, main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A CSV of 3000 Credit rows with a customer_id column, a tree fitted without it, and a
+    copy of the CSV with missing values in rows 3 and 7."""
+    d = tmp_path_factory.mktemp("cli-input")
+    ds = geco.datasets.load_credit()
+    frame = ds.X.iloc[:3000].assign(label=ds.y.iloc[:3000])
+    model = DecisionTreeClassifier(max_depth=6, random_state=0).fit(frame.drop(columns="label"), frame["label"])
+    joblib.dump(model, d / "model.joblib")
+    frame.insert(0, "customer_id", np.arange(100_000, 103_000))
+    frame.to_csv(d / "credit.csv", index=False)
+    holes = frame.copy()
+    holes.iloc[3, holes.columns.get_loc("EducationLevel")] = np.nan
+    holes.iloc[7, holes.columns.get_loc("label")] = np.nan
+    holes.to_csv(d / "holes.csv", index=False)
+    return d
+
+
+def _argv(d, csv="credit.csv", *extra):
+    return ["explain", "--data", str(d / csv), "--target", "label", "--model", str(d / "model.joblib"),
+            "--k", "2", *extra]  # fmt: skip
+
+
+def test_rows_outside_the_data_are_errors_naming_its_size(files, capsys):
+    for spec in ("2990:3010", "3000", "-3001:", "0:3001"):
+        assert main(_argv(files, "credit.csv", f"--rows={spec}")) == 2
+        err = capsys.readouterr().err
+        assert "out of range" in err and "the data has 3000 rows" in err and "Traceback" not in err
+        assert err.count("\n") == 1
+
+
+def test_missing_values_are_named_and_dropna_drops_them(files, capsys):
+    assert main(_argv(files, "holes.csv", "--row", "0")) == 2
+    err = capsys.readouterr().err
+    assert "2 of 3000 rows have missing values (rows 3, 7;" in err
+    assert "'EducationLevel'" in err and "'label'" in err and "--dropna" in err
+    assert main(_argv(files, "holes.csv", "--dropna", "--row", "7")) == 2
+    assert "row(s) 7 have missing values (dropped by --dropna)" in capsys.readouterr().err
+    assert main(_argv(files, "holes.csv", "--dropna", "--rows", "2:5")) == 2
+    assert "row(s) 3 have missing values" in capsys.readouterr().err
+    # the rows keep their numbers: row 8 of the file is row 8, whatever was dropped before it
+    assert main(_argv(files, "holes.csv", "--dropna", "--rows", "5,8,9", "--json")) == 0
+    captured = capsys.readouterr()
+    assert "(--dropna: 2 of 3000 rows with missing values dropped)" in captured.err
+    lines = [json.loads(line) for line in captured.out.splitlines()[1:]]
+    assert [e["index"] for e in lines] == [5, 8, 9]
+    original = pd.read_csv(files / "holes.csv")
+    assert lines[1]["x"]["EducationLevel"] == original.loc[8, "EducationLevel"]
+    assert main(_argv(files, "holes.csv", "--dropna", "--row", "8", "--json")) == 0
+    assert json.loads(capsys.readouterr().out)["index"] == 8
+
+
+def test_files_that_are_not_what_the_option_expects(files, tmp_path, capsys):
+    text = tmp_path / "model.txt"
+    text.write_text("hello, I am not a model\n", encoding="utf-8")
+    assert main(["explain", "--data", str(files / "credit.csv"), "--target", "label", "--model", str(text)]) == 2
+    err = capsys.readouterr().err
+    assert f"{text}: cannot load model: not a joblib or pickle file" in err
+    assert "fitted classifier saved with joblib.dump" in err and "Traceback" not in err
+    joblib.dump({"not": "a model"}, tmp_path / "dict.joblib")
+    assert main(["explain", "--data", str(files / "credit.csv"), "--target", "label", "--model",
+                 str(tmp_path / "dict.joblib")]) == 2  # fmt: skip
+    assert "it holds a dict, not a fitted classifier" in capsys.readouterr().err
+
+    (tmp_path / "foreign.pkl").write_bytes(b"cnot_installed_geco_module\nModel\n.")  # a pickle of a missing class
+    assert main(["explain", "--data", str(files / "credit.csv"), "--target", "label", "--model",
+                 str(tmp_path / "foreign.pkl")]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "cannot load model: it needs what this Python lacks" in err and "not_installed_geco_module" in err
+
+    (tmp_path / "r.csv").write_text("instance,rank\n0,0\n", encoding="utf-8")
+    assert main(["report", str(tmp_path / "r.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "reads a JSON Lines file (.jsonl), not CSV" in err and "--out RESULTS.jsonl" in err
+    (tmp_path / "r.jsonl").write_text("instance,rank\n", encoding="utf-8")
+    assert main(["report", str(tmp_path / "r.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "line 1: not JSON" in err and "JSON Lines (.jsonl" in err
+
+    (tmp_path / "dup.csv").write_text("a,b,a,label\n1,2,3,0\n4,5,6,1\n", encoding="utf-8")
+    assert main(["explain", "--data", str(tmp_path / "dup.csv"), "--target", "label"]) == 2
+    assert "duplicate column name(s) ['a'] in the header" in capsys.readouterr().err
+
+
+def test_batches_ignore_the_id_column_as_one_row_does(files, capsys):
+    assert main(_argv(files, "credit.csv", "--rows", "0:5", "--json")) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("ignoring column(s) ['customer_id']") == 1
+    lines = captured.out.splitlines()
+    assert len(lines) == 6 and "customer_id" not in json.loads(lines[1])["x"]
+
+
+def test_all_undesired_prints_its_count_and_estimate_and_takes_a_limit(files, capsys):
+    model = joblib.load(files / "model.joblib")
+    X = pd.read_csv(files / "credit.csv").drop(columns=["customer_id", "label"])
+    n_declined = int((model.predict_proba(X)[:, 1] <= 0.5).sum())
+    assert main(_argv(files, "credit.csv", "--all-undesired", "--limit", "5", "--json")) == 0
+    captured = capsys.readouterr()
+    assert f"(--all-undesired: {n_declined} of 3000 rows are not scored 1; --limit 5: the first 5)" in captured.err
+    assert "(first 3 rows:" in captured.err and "the 2 left: about" in captured.err
+    assert len(captured.out.splitlines()) == 1 + 5
+    assert main(_argv(files, "credit.csv", "--row", "0", "--limit", "5")) == 2
+    assert "need a batch" in capsys.readouterr().err
+    assert main(_argv(files, "credit.csv", "--rows", "0:3", "--limit", "0")) == 2
+    assert "positive number" in capsys.readouterr().err
+
+
+def test_help_imports_nothing_heavy_and_answers_at_once():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    probe = ("import sys, geco.cli; geco.cli.build_parser(); "
+             "print(sorted(m for m in ('numpy', 'pandas', 'sklearn', 'llvmlite', 'geco.explainer', 'codegen') "
+             "if m in sys.modules))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "geco", "--help"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.returncode == 0 and "explain" in done.stdout
+    assert time.perf_counter() - t0 < 2.0  # was 1-3.5 s of imports before any output
+
+
+def test_the_parser_names_every_data_set_and_engine():
+    from codegen import ENGINES
+    from geco.datasets import DATASETS
+
+    assert tuple(sorted(DATASETS)) == DATASET_NAMES
+    assert tuple(ENGINES) == ENGINE_NAMES
+
+
+def test_public_names_load_on_first_use():
+    code = ("import geco.report.page, geco; assert callable(geco.report); "
+            "from geco import Explainer, Explanation, load, report, datasets, ENGINES, BlackBoxScorer, "
+            "UnsupportedModelError; assert callable(report) and datasets.DATASETS and 'auto' in ENGINES; "
+            "assert set(geco.__all__) <= set(dir(geco))")  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        geco.nothing  # noqa: B018

@@ -1,6 +1,6 @@
 """Explain 200 declined Adult applicants with a 100-tree random forest and write an HTML report.
 
-    pip install 'geco[report]'
+    pip install 'geco-cf[report]'
     python examples/report_adult.py                      # writes report_adult.jsonl, report.html
     python examples/report_adult.py --screenshot docs/report_adult.png   # needs playwright + chromium
 

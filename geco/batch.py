@@ -499,7 +499,7 @@ def _run_dask(explainer, X, seeds, overrides, workers, client, chunk_size, bar):
         from distributed import Client, as_completed
     except ImportError as exc:
         raise ImportError(
-            "backend='dask' needs dask.distributed: pip install 'geco[dask]'"
+            "backend='dask' needs dask.distributed: pip install 'geco-cf[dask]'"
         ) from exc
     own: list[Callable[[], None]] = []
     if client is None:

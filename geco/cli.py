@@ -219,7 +219,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.scheduler is not None and args.backend != "dask":
         raise CLIError("--scheduler needs --backend dask")
     if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
-        raise CLIError("--backend dask needs dask.distributed: pip install 'geco[dask]'")
+        raise CLIError("--backend dask needs dask.distributed: pip install 'geco-cf[dask]'")
     X, y, desired, default_constraints, name = _load_data(args)
     n_data = _data_rows(args, X)
     constraints = args.constraints if args.constraints is not None else default_constraints
@@ -589,7 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-jobs", type=int, default=1, dest="n_jobs",
                    help="worker processes for a batch (default 1; -1: every core)")  # fmt: skip
     p.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                   help="local processes (default) or a Dask cluster (needs geco[dask])")  # fmt: skip
+                   help="local processes (default) or a Dask cluster (needs geco-cf[dask])")  # fmt: skip
     p.add_argument("--scheduler", help="address of a Dask scheduler (--backend dask; default: a "
                    "local cluster of --n-jobs workers)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true", dest="no_progress",

@@ -325,7 +325,7 @@ class Explainer:
 
         ``n_jobs``: worker processes (``backend="loky"``; 1 runs here, -1 every core).
         ``backend="dask"``: run on ``client`` (a ``dask.distributed.Client``), or on a LocalCluster
-        of ``n_jobs`` workers made for this call (needs ``geco[dask]``). ``progress``: a tqdm bar
+        of ``n_jobs`` workers made for this call (needs ``geco-cf[dask]``). ``progress``: a tqdm bar
         on stderr for batches longer than a second in a terminal. ``as_frame``: return one tidy
         DataFrame (:func:`geco.batch.explanations_frame`) instead of the list. ``chunk_size``:
         rows per task (default: up to 16). Other options override the knobs as in ``explain``."""

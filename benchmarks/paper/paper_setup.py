@@ -243,7 +243,7 @@ def write_outputs(name: str, payload: dict[str, Any], plot, out_dir: Path | None
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print(f"(matplotlib not installed: no {name}.png; pip install 'geco[bench]')")
+        print(f"(matplotlib not installed: no {name}.png; pip install 'geco-cf[bench]')")
     else:
         fig = plot(plt)
         fig.tight_layout()

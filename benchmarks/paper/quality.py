@@ -202,7 +202,7 @@ def main(argv=None) -> dict:
         try:
             import dice_ml  # noqa: F401
         except ImportError:
-            print("(dice-ml not installed: DiCE skipped; pip install 'geco[compare]')")
+            print("(dice-ml not installed: DiCE skipped; pip install 'geco-cf[compare]')")
             systems.remove("DiCE")
     results = []
     for dataset, model_name in ps.settings(args):

@@ -8,7 +8,7 @@ counterfactuals that break it):
 * :class:`WIT` - the nearest row of the data classified as desired that satisfies the program;
 * :class:`SimCF` - greedy, one feature group at a time;
 * :class:`CERT` - CERTIFAI's plain genetic algorithm over full rows;
-* :class:`DiCE` - the ``dice-ml`` package (extra ``geco[compare]``), the program translated to
+* :class:`DiCE` - the ``dice-ml`` package (extra ``geco-cf[compare]``), the program translated to
   DiCE's ``features_to_vary`` / ``permitted_range`` as far as it goes.
 """
 

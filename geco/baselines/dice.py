@@ -1,4 +1,4 @@
-"""DiCE (the ``dice-ml`` package, extra ``geco[compare]``) on the same instances and model.
+"""DiCE (the ``dice-ml`` package, extra ``geco-cf[compare]``) on the same instances and model.
 
 DiCE cannot read PLAF. The program is translated as far as DiCE allows, per instance:
 ``features_to_vary`` holds the features of every group with a feasible value for ``x`` (so
@@ -47,7 +47,7 @@ class DiCE(Baseline):
             import dice_ml
         except ImportError as exc:
             raise ImportError(
-                "the DiCE baseline needs the dice-ml package: pip install 'geco[compare]'"
+                "the DiCE baseline needs the dice-ml package: pip install 'geco-cf[compare]'"
             ) from exc
         super().__init__(model, X, *args, **kwargs)
         if method not in ("random", "genetic", "kdtree"):

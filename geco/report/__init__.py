@@ -6,7 +6,7 @@ model asks of people (which features the counterfactuals change, in which direct
 much), how hard that is to reach (features changed, distance), each row's outcome (found, not
 found - with the reason -, already desired, error; counted as ``geco explain`` counts them), the
 constraints the explanations were made under, and a filterable card per instance. Needs the
-``report`` extra (``pip install 'geco[report]'``).
+``report`` extra (``pip install 'geco-cf[report]'``).
 """
 
 from __future__ import annotations

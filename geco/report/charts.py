@@ -38,7 +38,7 @@ def require_matplotlib():
     except ImportError as exc:
         raise ImportError(
             "geco.report draws its charts with matplotlib, which is not installed: "
-            "pip install 'geco[report]'"
+            "pip install 'geco-cf[report]'"
         ) from exc
     return matplotlib
 

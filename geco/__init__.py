@@ -8,6 +8,7 @@ from codegen import ENGINES, BlackBoxScorer
 from codegen import UnsupportedModel as UnsupportedModelError
 from geco import datasets
 from geco.explainer import Explainer, load
+from geco.laws import suggest as suggest  # draft a PLAF program from the data's laws
 from geco.report import report
 from geco.result import Explanation
 

@@ -32,7 +32,9 @@ class Law:
         if self.kind not in KINDS:
             raise ValueError(f"unknown kind of law {self.kind!r} (one of {', '.join(KINDS)})")
         if self.active and self.broken:
-            raise ValueError(f"{self.statement!r} is broken by {self.broken} rows: it cannot be active")
+            raise ValueError(
+                f"{self.statement!r} is broken by {self.broken} rows: it cannot be active"
+            )
 
     @property
     def holds(self) -> bool:

@@ -49,7 +49,9 @@ def fixed_candidates(
     varies = _varies_within(X, facts, entity) if entity is not None else {}
     for f in facts:
         if f.n_distinct == 1:
-            laws.append(_fixed(f, n, "the same value on every row: it can never help a counterfactual"))
+            laws.append(
+                _fixed(f, n, "the same value on every row: it can never help a counterfactual")
+            )
         elif f.n_distinct == n and f.integer and n > 1:
             laws.append(_fixed(f, n, "a different value on every row: an identifier? leave it out "
                                      "of the model's input, or fix it"))  # fmt: skip
@@ -57,7 +59,13 @@ def fixed_candidates(
             laws.append(_fixed(f, n, "its name says who a person is: fix it?"))
         elif entity is not None and f.name in varies and varies[f.name] == 0:
             n_entities = X[entity].nunique()
-            laws.append(_fixed(f, n, f"never changes within an entity ({entity}; {count(n_entities)} entities): fix it?"))
+            laws.append(
+                _fixed(
+                    f,
+                    n,
+                    f"never changes within an entity ({entity}; {count(n_entities)} entities): fix it?",
+                )
+            )
     return laws
 
 

@@ -12,8 +12,9 @@ import pandas as pd
 from geco.laws.draft import draft
 from geco.laws.law import KINDS, Law
 from geco.laws.mine import NEAR, SAMPLE, mine
+from geco.laws.respect import breaks
 
-__all__ = ["KINDS", "Law", "draft", "mine", "suggest"]
+__all__ = ["KINDS", "Law", "breaks", "draft", "mine", "suggest"]
 
 
 def suggest(

@@ -4,7 +4,8 @@
   under credit.plaf and under credit.plaf plus the draft's active statements: how many break
   each law the data obeys, and the first counterfactual's distance.
 * Adult: whether the education <-> education_num group is found.
-* Wide: time and peak memory (tracemalloc, against the table's size in pandas) of ``suggest`` on
+* Wide: time and peak memory (tracemalloc, and the rise of resident memory; against the
+  table's size in pandas) of ``suggest`` on
   ``make_wide``'s table, as generated and with two laws planted in it (an ordering and a
   dependency, replacing two columns).
 
@@ -16,7 +17,9 @@ Writes its tables into the "Data laws (geco suggest)" section of ``benchmarks/RE
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 import time
 import tracemalloc
 from pathlib import Path
@@ -58,7 +61,7 @@ def best_answers(explainer: geco.Explainer, X: pd.DataFrame, rows: list[int]) ->
 def credit(n: int) -> tuple[str, str]:
     """(table, draft) for Credit: laws broken by the best answers before and after."""
     ds = geco.datasets.load_credit()
-    draft = geco.suggest(ds.X, source="credit")
+    draft = geco.suggest(ds.X, source="credit", base=Path(ds.constraints))
     laws = [law for law in mine(ds.X) if law.active]
     model = default_model(ds.X, ds.y, cache=True)
     base = Path(ds.constraints).read_text(encoding="utf-8")
@@ -100,28 +103,50 @@ def plant_laws(X: pd.DataFrame) -> pd.DataFrame:
     return X
 
 
-def measure(X: pd.DataFrame) -> tuple[float, float, str]:
-    """Seconds, peak traced MB and the draft of ``suggest(X)``."""
+def rss_mb() -> float:
+    """This process's resident memory now (Linux), MB; NaN elsewhere."""
+    try:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except OSError:
+        return float("nan")
+
+
+def measure(X: pd.DataFrame) -> tuple[float, float, float, str]:
+    """Seconds, peak traced MB (tracemalloc: Python and numpy allocations), the peak rise of
+    resident memory (sampled every 5 ms: also what C code allocates) and the draft of
+    ``suggest(X)``."""
+    before, peak_rss, done = rss_mb(), [0.0], threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.005):
+            peak_rss[0] = max(peak_rss[0], rss_mb())
+
+    watcher = threading.Thread(target=sample, daemon=True)
+    watcher.start()
     tracemalloc.start()
     t0 = time.perf_counter()
     text = geco.suggest(X)
     seconds = time.perf_counter() - t0
     peak = tracemalloc.get_traced_memory()[1] / 1e6
     tracemalloc.stop()
-    return seconds, peak, text
+    done.set()
+    watcher.join()
+    return seconds, peak, max(peak_rss[0] - before, 0.0), text
 
 
 def wide(rows: int, columns: int) -> str:
     X, _, _ = make_wide(rows, columns)
     table_mb = X.memory_usage(deep=True).sum() / 1e6
     lines = [f"Wide table (`make_wide`): {rows:,} rows x {columns} columns, {table_mb:.0f} MB in pandas.", "",
-             "| table | seconds | peak MB (x table) | active statements | commented |", "|---|---|---|---|---|"]  # fmt: skip
+             "| table | seconds | peak traced MB (x table) | peak RSS rise MB (x table) | active statements | commented |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
     for label, table in (("as generated", X), ("two laws planted", plant_laws(X))):
-        seconds, peak, text = measure(table)
+        seconds, peak, rss, text = measure(table)
         body = [line for line in text.splitlines() if line.strip() and not line.startswith("# ---")]
         active = [line for line in body if not line.startswith("#")]
         commented = [line for line in body[5:] if line.startswith("#")]
-        lines.append(f"| {label} | {seconds:.1f} | {peak:.0f} ({peak / table_mb:.2f}x) | {len(active)} | {len(commented)} |")
+        lines.append(f"| {label} | {seconds:.1f} | {peak:.0f} ({peak / table_mb:.2f}x) | {rss:.0f} ({rss / table_mb:.2f}x) "
+                     f"| {len(active)} | {len(commented)} |")  # fmt: skip
         print(label, seconds, peak, active, flush=True)
         if label != "as generated":
             lines += ["", "Active statements found in the planted table:", "", "```", *active, "```"]

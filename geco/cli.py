@@ -362,7 +362,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
                 X[c] = X[c].astype("category")
     else:
         X, _, _, _, name = _load_data(args)
-    text = suggest(X, entity=args.entity, source=name)
+    text = suggest(X, entity=args.entity, base=args.constraints, source=name)
     if args.output is None:
         print(text, end="")
     else:
@@ -441,6 +441,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("suggest", help="draft a commented PLAF program from the laws the data obeys")
     _add_data_args(p)
     p.add_argument("--entity", help="column naming who each row is about (finds values that never change)")
+    p.add_argument("--constraints", type=Path, help="the .plaf the draft will be added to (what it "
+                   "states already or cannot take is commented)")  # fmt: skip
     p.add_argument("-o", "--output", type=Path, help="the draft .plaf file (default: print it)")
     p.set_defaults(func=cmd_suggest)
 

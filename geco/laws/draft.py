@@ -27,9 +27,12 @@ def _line(law: Law, width: int) -> str:
     return f"{text:<{width}}  # {law.note}"
 
 
-def draft(laws: Sequence[Law], *, rows: int, columns: int, source: str = "the data") -> str:
+def draft(
+    laws: Sequence[Law], *, rows: int, columns: int, source: str = "the data", base: str | None = None
+) -> str:
     """The PLAF text of ``laws``, by kind, active statements first within a kind; the header
-    says what was mined (``rows`` x ``columns`` of ``source``) and how to use the draft."""
+    says what was mined (``rows`` x ``columns`` of ``source``), how to use the draft and, with
+    ``base``, the program it was fitted to."""
     n_active = sum(law.active for law in laws)
     out = [
         f"# Draft PLAF program mined by geco suggest from {source} ({count(rows)} rows x {columns} columns).",
@@ -39,6 +42,8 @@ def draft(laws: Sequence[Law], *, rows: int, columns: int, source: str = "the da
         f"# {n_active} active statement{'s' if n_active != 1 else ''}, "
         f"{len(laws) - n_active} commented.",
     ]
+    if base is not None:
+        out.append(f"# To be added to {base}: what it states already or cannot take is commented.")
     for kind in KINDS:
         group = sorted((law for law in laws if law.kind == kind), key=lambda law: not law.active)
         if not group:

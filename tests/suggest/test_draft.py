@@ -115,3 +115,13 @@ def test_breaks_marks_orderings_and_unseen_group_tuples():
     cf = pd.DataFrame({"a": [5, 1], "b": [1, 2], "c": ["x", "x"]})
     out = breaks(laws, cf, X)
     assert out["cf.a >= cf.b"].tolist() == [False, True]
+
+
+def test_the_readme_sample_lines_are_in_the_credit_draft():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Drafting a program from the data"):]
+    block = section.split("```")[3]  # the second code block: lines of the draft
+    text = geco.suggest(geco.datasets.load_credit().X)
+    lines = {" ".join(line.split()) for line in text.splitlines()}
+    sample = [" ".join(line.split()) for line in block.strip().splitlines()]
+    assert sample and all(line in lines for line in sample), [line for line in sample if line not in lines]

@@ -173,3 +173,17 @@ def test_bad_input():
         mine(pd.DataFrame({"a": []}))
     with pytest.raises(ValueError, match="entity"):
         mine(pd.DataFrame({"a": [1, 2]}), entity="who")
+
+
+def test_planted_laws_in_a_wide_table_are_found():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bench_suggest import plant_laws
+    from make_wide import make_wide
+
+    X, _, _ = make_wide(30_000, 115)
+    active = {law.statement for law in mine(plant_laws(X)) if law.active}
+    assert active == {"cf.num13 >= cf.num14", "group cat098, cat099"}
+    assert not [law for law in mine(X) if law.active]

@@ -19,10 +19,14 @@ if TYPE_CHECKING:
     from codegen import UnsupportedModel as UnsupportedModelError
     from geco import datasets
     from geco.explainer import Explainer, load
+    from geco.laws import suggest
     from geco.report import report
     from geco.result import Explanation
 
-__all__ = ["ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets", "load", "report"]
+__all__ = [
+    "ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets", "load", "report",
+    "suggest",
+]  # fmt: skip
 __version__ = "0.1.0"
 
 #: public name -> (module, attribute; None: the module itself)
@@ -35,6 +39,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "load": ("geco.explainer", "load"),
     "report": ("geco.report", "report"),
     "Explanation": ("geco.result", "Explanation"),
+    "suggest": ("geco.laws", "suggest"),
 }
 
 

@@ -553,6 +553,34 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_suggest(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from geco.laws import suggest
+
+    if args.data is not None and args.target is None:  # no label: every column is a feature
+        if not args.data.exists():
+            raise CLIError(f"{args.data}: no such file")
+        _refuse_duplicate_header(args.data)
+        try:
+            X, name = pd.read_csv(args.data), str(args.data)
+        except Exception as exc:
+            raise CLIError(f"{args.data}: cannot read CSV ({exc})") from exc
+        for c in X.columns:
+            if X[c].dtype == object or pd.api.types.is_string_dtype(X[c].dtype):
+                X[c] = X[c].astype("category")
+    else:
+        X, _, _, _, name = _load_data(args)
+    text = suggest(X, entity=args.entity, base=args.constraints, source=name)
+    if args.output is None:
+        print(text, end="")
+    else:
+        args.output.write_text(text, encoding="utf-8")
+        active = sum(1 for line in text.splitlines() if line and not line.startswith("#"))
+        print(f"wrote {args.output}: {active} active statements; review it before use", file=sys.stderr)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     from geco import __version__
 
@@ -620,6 +648,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, help="the HTML file (default: RESULTS with .html)")
     p.add_argument("--title", help="the report's title")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("suggest", help="draft a commented PLAF program from the laws the data obeys")
+    _add_data_args(p)
+    p.add_argument("--entity", help="column naming who each row is about (finds values that never change)")
+    p.add_argument("--constraints", type=Path, help="the .plaf the draft will be added to (what it "
+                   "states already or cannot take is commented)")  # fmt: skip
+    p.add_argument("-o", "--output", type=Path, help="the draft .plaf file (default: print it)")
+    p.set_defaults(func=cmd_suggest)
 
     p = sub.add_parser("data", help="describe a bundled data set")
     p.add_argument("--dataset", choices=DATASET_NAMES, default="adult")

@@ -238,7 +238,7 @@ def test_bad_input():
 def test_without_matplotlib_report_names_the_extra(compas, tmp_path, monkeypatch):
     batch, _ = compas
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(ImportError, match=r"geco\[report\]"):
+    with pytest.raises(ImportError, match=r"geco-cf\[report\]"):
         geco.report(batch, tmp_path / "r.html")
     assert not (tmp_path / "r.html").exists()
 

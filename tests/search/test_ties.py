@@ -76,3 +76,18 @@ def test_moving_one_tied_group_redraws_its_partner(tied):
     for row in cands.rows[:5]:
         cf = dict(zip("abcde", row))
         assert plaf_grammar.holds(explainer.program, x.iloc[0].to_dict(), cf)
+
+
+def test_a_search_that_finds_nothing_claims_no_more_than_it_tried(tied):
+    """A model the search does not flip within its budget: the reason says none was found within
+    the budget, not that none exists."""
+    X, x = tied
+
+    def capped(frame):
+        p = 0.1 + 0.3 * (frame["a"].to_numpy() >= 0.9)
+        return np.column_stack([1 - p, p])
+
+    result = geco.Explainer(capped, X, RULE).explain(x, random_state=0, max_generations=5)
+    assert not result.success
+    assert result.reason.startswith("none found within the search's budget: no candidate it tried within")
+    assert "never" not in result.reason

@@ -175,7 +175,7 @@ def failure_reason(
     # the search samples: not finding a counterfactual proves none exists only when the rules
     # leave no candidate at all (the cases above), so this says what was tried, no more
     msg = (
-        f"none found within the search's budget: no candidate it tried"
+        "none found within the search's budget: no candidate it tried"
         + (" within what the rules allow" if ruled else "")
         + f" is scored as {desired} (p > {threshold}): {best} {run}"
     )  # fmt: skip

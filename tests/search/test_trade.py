@@ -11,7 +11,7 @@ from geco.problem.distance import DistanceSpec
 from geco.problem.feasible_space import feasible_space, group_domains
 from geco.search.operators import Context
 from geco.search.population import Candidates
-from geco.search.trade import step_in, trade
+from geco.search.trade import MAX_KEPT, concentrate, step_in, trade
 
 
 def _context(seed=0):
@@ -66,6 +66,25 @@ def test_trade_is_seeded():
     a = trade(_context(3)[0], Candidates(np.array([[17.0, 10, 10, 1]]), np.array([[1, 0, 0, 0]], bool)), _context()[1], 50)
     b = trade(_context(3)[0], Candidates(np.array([[17.0, 10, 10, 1]]), np.array([[1, 0, 0, 0]], bool)), _context()[1], 50)
     assert np.array_equal(a.rows, b.rows) and np.array_equal(a.changed, b.changed)
+
+
+def test_concentrate_keeps_a_few_groups_and_moves_them_farther_on_their_side():
+    ctx, spec = _context()
+    parent = np.array([14.0, 7, 12, 3])
+    changed = np.ones(4, dtype=bool)
+    kids = concentrate(ctx, Candidates(parent[None], changed[None]), spec, per_parent=300)
+    assert len(kids) == 300
+    pushed = 0
+    for kid, flags in zip(kids.rows, kids.changed):
+        assert 1 <= flags.sum() <= MAX_KEPT and flags.sum() < 4
+        assert (kid[~flags] == ctx.x[~flags]).all()  # the rest reverted to x
+        for j in np.flatnonzero(flags[:3]):  # numeric: the same side, at least as far
+            assert np.sign(kid[j] - ctx.x[j]) == np.sign(parent[j] - ctx.x[j])
+            assert abs(kid[j] - ctx.x[j]) >= abs(parent[j] - ctx.x[j])
+            pushed += abs(kid[j] - ctx.x[j]) > abs(parent[j] - ctx.x[j])
+    assert pushed > 100
+    one = concentrate(ctx, Candidates(parent[None], np.array([[True, False, False, False]])), spec, 10)
+    assert len(one) == 0  # a one-group parent has nothing to concentrate
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,11 @@ sequence of such single moves reaches from a one-group answer: the first move to
 the desired class. A trade child moves one changed group of a counterfactual towards ``x`` and,
 in the same child, another group (changed or not) a little away from ``x``, so the desired class
 can be kept while the total distance falls.
+
+On wide data the search's answers spread over many groups; :func:`concentrate` goes the other
+way, keeping one to three of a counterfactual's changed groups and moving them farther, so a
+sparse answer the single reverts of selective mutation cannot reach (each loses the class) is
+tried too.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ from geco.search.population import Candidates
 
 __all__ = ["concentrate", "step_in", "trade"]
 
-#: the group moving away from x goes 1..MAX_AWAY positions further, in distance order
+#: the group moving away from x goes 1..MAX_AWAY positions further, in distance order, or (a
+#: FAR_SHARE of the children) 1..all the positions left on its side
 MAX_AWAY = 8
+FAR_SHARE = 0.5
 #: a concentrated child keeps at most this many of its parent's changed groups
 MAX_KEPT = 3
 
@@ -116,8 +123,13 @@ def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Cand
     was = changed[w, hw]  # h is not g: still the parent's
     side = np.where(was, sides.of_rows(hw, rows, w), 0.0)
     beyond = st.not_farther(hw, np.where(was, own[src[w], hw], 0.0))
-    rank = sides.count(hw, side, beyond) + _log_uniform(rng, np.full(len(w), MAX_AWAY)) - 1
-    fits = rank < sides.count(hw, side, st.size[hw])
+    near, total = sides.count(hw, side, beyond), sides.count(hw, side, st.size[hw])
+    # half the children step at most MAX_AWAY positions, the others anywhere beyond (a long
+    # numeric column needs big steps for a group to take over much of another's change)
+    far = rng.random(len(w)) < FAR_SHARE
+    reach = np.where(far, np.maximum(total - near, 1), MAX_AWAY)
+    rank = near + _log_uniform(rng, reach) - 1
+    fits = rank < total
     ok[w[~fits]] = False
     w, hw, side, rank = w[fits], hw[fits], side[fits], rank[fits]
     st.assign(rows, w, hw, sides.position(hw, side, rank))

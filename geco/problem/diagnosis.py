@@ -172,9 +172,12 @@ def failure_reason(
         if len(shown_prob) else "no candidate satisfies every rule"
     )  # fmt: skip
     ruled = any(f is not None for f in ground.group_filters) or ground.implications or ground.cross_rules
+    # the search samples: not finding a counterfactual proves none exists only when the rules
+    # leave no candidate at all (the cases above), so this says what was tried, no more
     msg = (
-        f"the model never scores a candidate as {desired} (p > {threshold})"
-        + (" within what the rules allow" if ruled else "") + f": {best} {run}"
+        "none found within the search's budget: no candidate it tried"
+        + (" within what the rules allow" if ruled else "")
+        + f" is scored as {desired} (p > {threshold}): {best} {run}"
     )  # fmt: skip
     desired_rows = setting.seed_pool.desired(threshold)
     if len(desired_rows) == 0:

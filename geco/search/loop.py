@@ -65,7 +65,7 @@ from geco.search.population import (
     key_words,
 )
 from geco.search.timing import PhaseTimer
-from geco.search.trade import step_in, trade
+from geco.search.trade import concentrate, step_in, trade
 
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer
@@ -89,6 +89,9 @@ TRADE_CHILDREN = 128
 TRADE_PARENTS = 8
 POLISH_PATIENCE = 1
 POLISH_ROUNDS = 30
+#: polishing also concentrates each of those counterfactuals' change on a few of its groups
+#: (geco.search.trade.concentrate), CONCENTRATE_CHILDREN children each
+CONCENTRATE_CHILDREN = 32
 
 
 def niche(order: np.ndarray, owner: np.ndarray, n_blocks: int, q: int, count: int,
@@ -341,6 +344,7 @@ class GeneticSearch:
             return Candidates.concat([
                 trade(self.ctx, best_cf, self.dist_spec, TRADE_CHILDREN),
                 step_in(self.ctx, best_cf, self.dist_spec),
+                concentrate(self.ctx, best_cf, self.dist_spec, CONCENTRATE_CHILDREN),
                 selective_mutation(self.ctx, best_cf, self.dist_spec, self.config.m_mut, None, MUTATION_BREADTH),
             ], self.d, self.g)  # fmt: skip
 

@@ -33,6 +33,7 @@ from geco.problem.feasible_space import GroupSpace
 from geco.search.population import Candidates
 from geco.search.sampling import sample_with_replacement
 from geco.search.stacked import StackedSpaces
+from geco.search.ties import Tie, repair_ties, ties_of
 
 __all__ = [
     "Context", "action_cascade", "crossover", "grow", "initial_population", "mutation",
@@ -63,6 +64,11 @@ class Context:
     def stacked(self) -> StackedSpaces:
         """The spaces in flat arrays: the operators draw for all groups in one call."""
         return StackedSpaces.of(self.spaces)
+
+    @cached_property
+    def ties(self) -> list[Tie]:
+        """The cross rules that tie groups together (:mod:`geco.search.ties`)."""
+        return ties_of(self.cross_rules, self.names, self.group_of_feature)
 
     @cached_property
     def has_space(self) -> np.ndarray:
@@ -261,7 +267,9 @@ def grow(ctx: Context, parents: Candidates, n_new: int) -> Candidates:
 def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
     """Repair implications in topological order: where a condition holds and its consequence
     fails, resample the consequence group from its values that satisfy the consequence; drop the
-    candidate when there are none. Then drop candidates violating a cross-group rule."""
+    candidate when there are none. Then repair the cross rules that tie groups
+    (:func:`~geco.search.ties.repair_ties`: a tied group is redrawn so the rule holds), and drop
+    candidates still violating an implication or a cross-group rule."""
     if len(cands) == 0:
         return cands
     rows, changed = cands.rows, cands.changed
@@ -282,6 +290,8 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
         pick = sample_with_replacement(ctx.rng, space.cumulative, len(who))
         rows[np.ix_(who, space.features)] = space.values[pick]
         changed[who, imp.group] = True
+    if ctx.ties:
+        repair_ties(ctx, rows, changed, alive, ctx.ties)
     if ctx.implications:
         # a repair may have re-violated an earlier rule (only possible for unusual programs)
         cols = ctx.columns(rows)

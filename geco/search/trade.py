@@ -7,6 +7,11 @@ sequence of such single moves reaches from a one-group answer: the first move to
 the desired class. A trade child moves one changed group of a counterfactual towards ``x`` and,
 in the same child, another group (changed or not) a little away from ``x``, so the desired class
 can be kept while the total distance falls.
+
+On wide data the search's answers spread over many groups; :func:`concentrate` goes the other
+way, keeping one to three of a counterfactual's changed groups and moving them farther, so a
+sparse answer the single reverts of selective mutation cannot reach (each loses the class) is
+tried too.
 """
 
 from __future__ import annotations
@@ -16,10 +21,14 @@ import numpy as np
 from geco.search.operators import Context, group_distances
 from geco.search.population import Candidates
 
-__all__ = ["step_in", "trade"]
+__all__ = ["concentrate", "step_in", "trade"]
 
-#: the group moving away from x goes 1..MAX_AWAY positions further, in distance order
+#: the group moving away from x goes 1..MAX_AWAY positions further, in distance order, or (a
+#: FAR_SHARE of the children) 1..all the positions left on its side
 MAX_AWAY = 8
+FAR_SHARE = 0.5
+#: a concentrated child keeps at most this many of its parent's changed groups
+MAX_KEPT = 3
 
 
 def _log_uniform(rng: np.random.Generator, high: np.ndarray) -> np.ndarray:
@@ -114,8 +123,13 @@ def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Cand
     was = changed[w, hw]  # h is not g: still the parent's
     side = np.where(was, sides.of_rows(hw, rows, w), 0.0)
     beyond = st.not_farther(hw, np.where(was, own[src[w], hw], 0.0))
-    rank = sides.count(hw, side, beyond) + _log_uniform(rng, np.full(len(w), MAX_AWAY)) - 1
-    fits = rank < sides.count(hw, side, st.size[hw])
+    near, total = sides.count(hw, side, beyond), sides.count(hw, side, st.size[hw])
+    # half the children step at most MAX_AWAY positions, the others anywhere beyond (a long
+    # numeric column needs big steps for a group to take over much of another's change)
+    far = rng.random(len(w)) < FAR_SHARE
+    reach = np.where(far, np.maximum(total - near, 1), MAX_AWAY)
+    rank = near + _log_uniform(rng, reach) - 1
+    fits = rank < total
     ok[w[~fits]] = False
     w, hw, side, rank = w[fits], hw[fits], side[fits], rank[fits]
     st.assign(rows, w, hw, sides.position(hw, side, rank))
@@ -146,3 +160,41 @@ def step_in(ctx: Context, parents: Candidates, dist_spec) -> Candidates:
     out = Candidates.concat([Candidates(rows, changed), Candidates(together, together_changed)], d, G)
     keep = out.changed.any(axis=1)
     return Candidates(out.rows[keep], out.changed[keep])
+
+
+def concentrate(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Candidates:
+    """``per_parent`` children of each parent that changes two groups or more, each keeping
+    1..``MAX_KEPT`` of them (fewer than the parent; drawn with probability growing with the
+    group's own distance: the big moves are the ones that matter) and reverting the rest to
+    ``x``, each kept group moved a log-uniform number of positions (0 .. all) beyond its value,
+    on its side of ``x``. On wide data the search's answers spread over many groups; a sparse
+    answer, when one exists, moves a few of the same groups farther, which no sequence of single
+    reverts reaches (each loses the desired class). :func:`step_in` then lands the kept groups on
+    the threshold."""
+    d, G = len(ctx.x), ctx.n_groups
+    n_changed = parents.changed.sum(axis=1)
+    who = np.flatnonzero(n_changed >= 2)
+    if len(who) == 0 or per_parent < 1:
+        return Candidates.empty(d, G)
+    rng, st = ctx.rng, ctx.stacked
+    sides = _Sides(ctx, dist_spec)
+    own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
+    src = np.repeat(who, per_parent)
+    n = len(src)
+    rows, changed = parents.rows[src], parents.changed[src]
+    size = rng.integers(1, np.minimum(MAX_KEPT, n_changed[src] - 1) + 1)
+    # weighted draw without replacement by exponential keys E / w
+    with np.errstate(divide="ignore"):
+        keys = np.where(changed, rng.exponential(size=(n, G)) / np.maximum(own[src], 1e-12), np.inf)
+    rank = np.argsort(np.argsort(keys, axis=1), axis=1)
+    keep = changed & (rank < size[:, None])
+    revert = changed & ~keep
+    rows = np.where(revert[:, ctx.group_of_feature], ctx.x, rows)
+    w, g = np.nonzero(keep)
+    side = sides.of_rows(g, rows, w)
+    at = sides.count(g, side, st.not_farther(g, own[src[w], g]))  # the value itself and nearer
+    room = sides.count(g, side, st.size[g]) - at
+    extra = _log_uniform(rng, room + 1) - 1  # 0 .. room
+    push = (extra > 0) & (at >= 1)
+    st.assign(rows, w[push], g[push], sides.position(g[push], side[push], at[push] - 1 + extra[push]))
+    return Candidates(rows, keep)

@@ -11,7 +11,7 @@ from geco.problem.distance import DistanceSpec
 from geco.problem.feasible_space import feasible_space, group_domains
 from geco.search.operators import Context
 from geco.search.population import Candidates
-from geco.search.trade import step_in, trade
+from geco.search.trade import MAX_AWAY, MAX_KEPT, concentrate, step_in, trade
 
 
 def _context(seed=0):
@@ -66,6 +66,40 @@ def test_trade_is_seeded():
     a = trade(_context(3)[0], Candidates(np.array([[17.0, 10, 10, 1]]), np.array([[1, 0, 0, 0]], bool)), _context()[1], 50)
     b = trade(_context(3)[0], Candidates(np.array([[17.0, 10, 10, 1]]), np.array([[1, 0, 0, 0]], bool)), _context()[1], 50)
     assert np.array_equal(a.rows, b.rows) and np.array_equal(a.changed, b.changed)
+
+
+def test_trade_takes_big_steps_away_on_long_columns():
+    """On a column of hundreds of values, about half the trades move the other group at most
+    MAX_AWAY positions beyond x, the others farther (a group can take over a big change)."""
+    rng = np.random.default_rng(1)
+    data = np.column_stack([rng.permutation(np.arange(401.0)), rng.permutation(np.arange(401.0))])
+    x = np.array([200.0, 200.0])
+    spec = DistanceSpec(x, np.full(2, 400.0), np.zeros(2, dtype=bool), (0, 1, 0, 0))
+    spaces = feasible_space(group_domains([("a",), ("b",)], ["a", "b"], data), x, [None] * 2, spec)
+    ctx = Context(x, ("a", "b"), spaces, np.arange(2), [], [], [], np.random.default_rng(0))
+    kids = trade(ctx, Candidates(np.array([[300.0, 200.0]]), np.array([[True, False]])), spec, per_parent=400)
+    away = np.abs(kids.rows[kids.changed[:, 1], 1] - 200.0)  # b's values sit one per position a side
+    assert len(away) > 300
+    assert 0.3 < np.mean(away <= MAX_AWAY) < 0.8 and (away > 50).sum() > 40
+
+
+def test_concentrate_keeps_a_few_groups_and_moves_them_farther_on_their_side():
+    ctx, spec = _context()
+    parent = np.array([14.0, 7, 12, 3])
+    changed = np.ones(4, dtype=bool)
+    kids = concentrate(ctx, Candidates(parent[None], changed[None]), spec, per_parent=300)
+    assert len(kids) == 300
+    pushed = 0
+    for kid, flags in zip(kids.rows, kids.changed):
+        assert 1 <= flags.sum() <= MAX_KEPT and flags.sum() < 4
+        assert (kid[~flags] == ctx.x[~flags]).all()  # the rest reverted to x
+        for j in np.flatnonzero(flags[:3]):  # numeric: the same side, at least as far
+            assert np.sign(kid[j] - ctx.x[j]) == np.sign(parent[j] - ctx.x[j])
+            assert abs(kid[j] - ctx.x[j]) >= abs(parent[j] - ctx.x[j])
+            pushed += abs(kid[j] - ctx.x[j]) > abs(parent[j] - ctx.x[j])
+    assert pushed > 100
+    one = concentrate(ctx, Candidates(parent[None], np.array([[True, False, False, False]])), spec, 10)
+    assert len(one) == 0  # a one-group parent has nothing to concentrate
 
 
 @pytest.fixture(scope="module")

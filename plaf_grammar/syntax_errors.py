@@ -20,7 +20,7 @@ from plaf_grammar.printer import format_name
 __all__ = ["intended_operator", "shorten", "syntax_error"]
 
 _EXPR_START = {"NUMBER", "STRING", "TRUE", "FALSE", "REF_KIND", "ABS", "LPAR", "MINUS", "NOT"}
-_STMT_START = {"GROUP", "FIXED", "IMMUTABLE", "INCREASING", "DECREASING", "IF"}
+_STMT_START = {"GROUP", "FIXED", "IMMUTABLE", "INCREASING", "DECREASING", "COST", "IF"}
 _END = {"_NL", "SEMICOLON", "$END"}
 _ARITH = {"PLUS", "MINUS", "STAR", "SLASH"}
 _NAMED = {

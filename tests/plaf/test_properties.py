@@ -21,6 +21,7 @@ from plaf_grammar.ast import (
     Bool,
     BoolOp,
     Compare,
+    Cost,
     Decreasing,
     Fixed,
     Group,
@@ -75,6 +76,10 @@ statements = st.one_of(
     st.builds(Fixed, name_lists),
     st.builds(Increasing, name_lists),
     st.builds(Decreasing, name_lists),
+    st.builds(
+        Cost, st.lists(st.one_of(names, st.sampled_from(["up", "down", "cost"])), min_size=1, max_size=3).map(tuple),
+        direction=st.sampled_from([None, "up", "down"]), value=numbers,
+    ),  # fmt: skip
     st.builds(Rule, any_expr),
     st.builds(Implication, any_expr, any_expr),
 )

@@ -82,6 +82,21 @@ class DistanceSpec:
             self._up = np.asarray(costs.up, dtype=np.float64)
             self._down = np.asarray(costs.down, dtype=np.float64)
 
+    def for_search(self) -> DistanceSpec:
+        """This distance divided by its largest cost where that exceeds 1 (else itself), what
+        the search minimises. The search scores a counterfactual by its distance and any other
+        candidate by ``1 + distance + (1 - p)``: a counterfactual ranks first only while its
+        distance stays within the unpriced one's bounds, which costs of at most 1 keep. Every
+        norm is proportional to the costs, so the order of candidates is the priced one."""
+        if not self.priced:
+            return self
+        top = max(max(self.costs.up), max(self.costs.down))
+        if top <= 1.0:
+            return self
+        c = self.costs
+        scaled = FeatureCosts(c.names, tuple(u / top for u in c.up), tuple(d / top for d in c.down), c.rules)
+        return DistanceSpec(self.x, self.ranges, self.categorical, self.weights, scaled)
+
     def priced_differences(self, cols: np.ndarray, values: np.ndarray, xv: np.ndarray, d: np.ndarray) -> np.ndarray:
         """Normalised differences ``d`` of ``values`` in columns ``cols`` (``xv``: x's values
         there; all three broadcast together) with their costs: ``d`` times the cost of the

@@ -55,7 +55,7 @@ def test_every_path_prices_alike_and_as_documented(weights):
         spec = DistanceSpec(x, ranges, categorical, weights, costs)
         assert spec.priced == (not costs.is_uniform)
         whole = spec(np.arange(d), rows)
-        r, c, v, diff = spec.cells(rows, mask)
+        r, _, _, diff = spec.cells(rows, mask)
         np.testing.assert_array_equal(spec.of_cells(r, diff, len(rows)), whole)  # byte for byte
         np.testing.assert_array_equal(spec.combine(spec.per_feature(np.arange(d), rows)), whole)
         np.testing.assert_allclose(whole, naive_distance(x, rows, ranges, categorical, weights, up, down), rtol=1e-12)
@@ -75,7 +75,7 @@ def test_cost_one_everywhere_is_the_unpriced_distance_exactly():
         ones = DistanceSpec(x, ranges, categorical, weights, FeatureCosts.uniform(tuple(map(str, range(8)))))
         assert not plain.priced and not ones.priced
         np.testing.assert_array_equal(ones(np.arange(8), rows), plain(np.arange(8), rows))
-        r, c, v, diff = ones.cells(rows, mask)
+        r, _, _, diff = ones.cells(rows, mask)
         assert diff.ndim == 1  # the unpriced code path
         np.testing.assert_array_equal(ones.of_cells(r, diff, len(rows)), plain.of_cells(r, diff, len(rows)))
 

@@ -490,6 +490,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     print("groups:")
     for i, g in enumerate(program.groups):
         print(f"  {i:>2}: {', '.join(g)}")
+    if not program.costs.is_uniform:
+        print(f"costs: {'; '.join(program.costs.describe())} (every other change costs 1)")
     row = _row(args, X)
     ground = program.ground(row.iloc[0])
     print(f"grounded on row {args.row}:")

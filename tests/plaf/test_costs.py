@@ -149,3 +149,15 @@ def test_a_cost_is_not_a_rule():
     g = p.ground(x)
     assert g.implications == [] and g.cross_rules == []
     assert sum(f is not None for f in g.group_filters) == 1  # the rule on debt only
+
+
+def test_the_check_command_lists_the_costs(tmp_path, capsys):
+    from plaf_grammar.__main__ import main
+
+    frame().to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "p.plaf").write_text("cost up income 2\ncost debt 0.5\n")
+    assert main(["check", str(tmp_path / "p.plaf"), "--data", str(tmp_path / "d.csv")]) == 0
+    assert "costs: income up 2, down 1; debt 0.5 (every other change costs 1)" in capsys.readouterr().out
+    (tmp_path / "q.plaf").write_text("fixed debt\n")
+    assert main(["check", str(tmp_path / "q.plaf"), "--data", str(tmp_path / "d.csv")]) == 0
+    assert "costs" not in capsys.readouterr().out

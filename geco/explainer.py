@@ -137,7 +137,8 @@ class Explainer:
         same either way (0.1).
     time_budget : seconds one explanation may take (None: no limit). The search stops at the
         first generation (or polishing round) that starts past it and returns the best found so
-        far; ``stats["stop"]`` is then "time_budget" and ``reason`` says so. The budget counts
+        far; ``stats["stop"]`` is then "time_budget" and ``reason`` says so (``stats["time_budget"]``
+        holds the budget whenever there is one). The budget counts
         from the call's start, so building the instance's problem spends it too; a run may
         overrun it by one generation.
 
@@ -321,6 +322,8 @@ class Explainer:
         instance = self.setting.instance(self._frame(x))
         rng = np.random.default_rng(random_state)
         stats: dict[str, Any] = cost_stats(self.setting.program)
+        if cfg.time_budget is not None:
+            stats["time_budget"] = cfg.time_budget
         if instance.probability > cfg.threshold:
             why = (
                 f"the instance is already classified as the desired class {self.desired_class!r} "
@@ -336,14 +339,12 @@ class Explainer:
         outcome, ctx, seconds = search(problem, budget_left(cfg, t_start), rng)
         stats.update(seconds)
         result = answers.explanation(problem, outcome, ctx.rejected, cfg, stats, t_start)
-        if outcome.stop == "time_budget":
-            result.stats["time_budget"] = cfg.time_budget
-            if result.success:
-                note = (
-                    f"the search stopped at its time budget ({cfg.time_budget:g} s) after "
-                    f"{outcome.generations} generation(s): the best found so far"
-                )
-                result.reason = f"{result.reason}; {note}" if result.reason else note
+        if outcome.stop == "time_budget" and result.success:
+            note = (
+                f"the search stopped at its time budget ({cfg.time_budget:g} s) after "
+                f"{outcome.generations} generation(s): the best found so far"
+            )
+            result.reason = f"{result.reason}; {note}" if result.reason else note
         return result
 
     def explain_many(

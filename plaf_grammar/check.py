@@ -56,8 +56,10 @@ class CheckedProgram:
     @property
     def costs(self) -> FeatureCosts:
         """What changing each feature costs, per direction (1 where no ``cost`` statement
-        prices it; see :mod:`plaf_grammar.costs`)."""
-        return self.analysis.costs
+        prices it; see :mod:`plaf_grammar.costs`). A program pickled before costs existed has
+        none: cost 1 everywhere."""
+        costs = getattr(self.analysis, "costs", None)
+        return costs if costs is not None else FeatureCosts.uniform(self.schema.names)
 
     def ground(self, x: Any) -> GroundProgram:
         """Bind ``x.*`` to the instance ``x`` (Series, 1-row DataFrame, dict of user values, or

@@ -68,7 +68,7 @@ def test_without_a_budget_the_search_runs_as_before(explainer):
     plain = explainer.explain(X0, random_state=0, max_generations=5, min_generations=5, patience=5)
     roomy = explainer.explain(X0, random_state=0, max_generations=5, min_generations=5, patience=5, time_budget=60)
     assert plain.stats["stop"] != "time_budget" and "time_budget" not in plain.stats
-    assert roomy.stats["stop"] == plain.stats["stop"]
+    assert roomy.stats["stop"] == plain.stats["stop"] and roomy.stats["time_budget"] == 60
     pd.testing.assert_frame_equal(plain.counterfactuals, roomy.counterfactuals)
 
 

@@ -77,8 +77,10 @@ def test_a_cost_without_its_number_is_a_syntax_error():
     with pytest.raises(PLAFSyntaxError) as e:
         parse("cost income")
     assert (e.value.line, e.value.column) == (1, 12)
-    with pytest.raises(PLAFSyntaxError):  # "up" is the direction here: quote a feature named so
-        parse("cost up 3")
+    with pytest.raises(PLAFSyntaxError) as e:  # "up" is the direction here: quote a feature named so
+        parse("fixed a\ncost up 3")
+    assert (e.value.line, e.value.column) == (2, 9)
+    assert "a feature named 'up' is written \"up\"" in str(e.value)
 
 
 def test_checked_program_has_one_price_per_feature_and_direction():

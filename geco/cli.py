@@ -225,7 +225,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     constraints = args.constraints if args.constraints is not None else default_constraints
     rows = _positions(args, X, _parse_rows(args.rows, n_data)) if args.rows is not None else None
     model = _load_model(args, X, y)
-    options = {k: getattr(args, k) for k in ("k", "q", "max_generations") if getattr(args, k) is not None}
+    options = {k: getattr(args, k) for k in ("k", "q", "max_generations", "time_budget") if getattr(args, k) is not None}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         explainer = Explainer(model, X, constraints, desired_class=desired, engine=args.engine, **options)
@@ -490,6 +490,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     print("groups:")
     for i, g in enumerate(program.groups):
         print(f"  {i:>2}: {', '.join(g)}")
+    if not program.costs.is_uniform:
+        print(f"costs: {'; '.join(program.costs.describe())} (every other change costs 1)")
     row = _row(args, X)
     ground = program.ground(row.iloc[0])
     print(f"grounded on row {args.row}:")
@@ -609,6 +611,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, help="number of counterfactuals (default 5)")
     p.add_argument("--q", type=int, help="population size (default 100)")
     p.add_argument("--max-generations", type=int, dest="max_generations")
+    p.add_argument("--time-budget", type=float, dest="time_budget", metavar="SECONDS",
+                   help="stop each explanation's search after this many seconds, with the best so far")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (a batch: JSON "
                    "Lines, readable by geco report)")  # fmt: skip

@@ -61,6 +61,29 @@ def categorical_schema(X: pd.DataFrame, categorical: Any, ignored: Sequence[str]
     return Schema.from_dataframe(X, overrides={n: "categorical" for n in names})
 
 
+def cost_stats(program: plaf_grammar.CheckedProgram) -> dict[str, Any]:
+    """``stats["costs"]`` of an explanation under ``program``: ``{feature: {"up": c, "down": c}}``
+    for each feature a ``cost`` statement prices other than 1 (no key when none does)."""
+    costs = program.costs
+    if costs.is_uniform:
+        return {}
+    priced = {
+        name: {"up": up, "down": down}
+        for name, up, down in zip(costs.names, costs.up, costs.down)
+        if up != 1.0 or down != 1.0
+    }
+    return {"costs": priced}
+
+
+def budget_left(cfg: SearchConfig, t_start: float) -> SearchConfig:
+    """The search's knobs with what is left of the explanation's time budget (counted from
+    ``t_start``), so that the loop, which counts from its own start, ends the explanation on
+    time; ``cfg`` itself without a budget."""
+    if cfg.time_budget is None:
+        return cfg
+    return replace(cfg, time_budget=max(0.0, cfg.time_budget - (time.perf_counter() - t_start)))
+
+
 class Explainer:
     """Counterfactual explanations for a fitted classifier over a data set (GeCo).
 
@@ -112,6 +135,18 @@ class Explainer:
         those features differs from it by at least this fraction of the feature's range (a
         category counts as 1). 0 returns the paper's plain top k; the first counterfactual is the
         same either way (0.1).
+    time_budget : seconds one explanation may take (None: no limit). The search stops at the
+        first generation (or polishing round) that starts past it and returns the best found so
+        far; ``stats["stop"]`` is then "time_budget" and ``reason`` says so (``stats["time_budget"]``
+        holds the budget whenever there is one). The budget counts
+        from the call's start, so building the instance's problem spends it too; a run may
+        overrun it by one generation.
+
+    Costs: ``cost`` statements in ``constraints`` (``cost income 2``, ``cost up income 2``,
+    ``cost down debt 0.5``) price changes: a changed feature's normalised difference is
+    multiplied by the cost of the direction it moves in, in l0, l1, l2 and linf alike (see
+    :mod:`plaf_grammar.costs`). The costs that applied are in ``stats["costs"]`` and printed
+    with the explanation; without ``cost`` statements the distance is the unpriced one.
     """
 
     def __init__(
@@ -137,6 +172,7 @@ class Explainer:
         seeds: int = 10,
         patience: int = 5,
         diversity: float = 0.1,
+        time_budget: float | None = None,
     ):
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -151,7 +187,7 @@ class Explainer:
             max_generations=max_generations, threshold=threshold,
             norm_weights=tuple(float(w) for w in norm_weights),
             representation=representation, mutate_top=mutate_top, seeds=seeds,
-            patience=patience, diversity=diversity,
+            patience=patience, diversity=diversity, time_budget=time_budget,
         )  # fmt: skip
         self.config.validate()
         # fail now, not at the first explanation, on bad distance weights
@@ -285,7 +321,9 @@ class Explainer:
         cfg = self._config(dict(overrides))
         instance = self.setting.instance(self._frame(x))
         rng = np.random.default_rng(random_state)
-        stats: dict[str, Any] = {}
+        stats: dict[str, Any] = cost_stats(self.setting.program)
+        if cfg.time_budget is not None:
+            stats["time_budget"] = cfg.time_budget
         if instance.probability > cfg.threshold:
             why = (
                 f"the instance is already classified as the desired class {self.desired_class!r} "
@@ -298,9 +336,16 @@ class Explainer:
         why = empty_space_reason(problem)
         if why:
             return answers.nothing_to_search(self.setting, instance, stats, t_start, why)
-        outcome, ctx, seconds = search(problem, cfg, rng)
+        outcome, ctx, seconds = search(problem, budget_left(cfg, t_start), rng)
         stats.update(seconds)
-        return answers.explanation(problem, outcome, ctx.rejected, cfg, stats, t_start)
+        result = answers.explanation(problem, outcome, ctx.rejected, cfg, stats, t_start)
+        if outcome.stop == "time_budget" and result.success:
+            note = (
+                f"the search stopped at its time budget ({cfg.time_budget:g} s) after "
+                f"{outcome.generations} generation(s): the best found so far"
+            )
+            result.reason = f"{result.reason}; {note}" if result.reason else note
+        return result
 
     def explain_many(
         self,

@@ -26,6 +26,15 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def _costs_text(costs: Mapping[str, Mapping[str, float]]) -> str:
+    """``stats["costs"]`` as a line: ``income up 2, down 1; debt 0.5``."""
+    parts = []
+    for name, c in costs.items():
+        up, down = c["up"], c["down"]
+        parts.append(f"{name} {up:g}" if up == down else f"{name} up {up:g}, down {down:g}")
+    return "; ".join(parts)
+
+
 @dataclass
 class Explanation:
     """The result of ``Explainer.explain`` for one instance.
@@ -96,6 +105,8 @@ class Explanation:
         lines = [self._header()]
         if self.reason:
             lines.append(f"  note: {self.reason}")
+        if self.stats.get("costs"):
+            lines.append(f"  costs: {_costs_text(self.stats['costs'])}")
         xrow = self.x.iloc[0]
         for i, (_, row) in enumerate(self.counterfactuals.iterrows()):
             tag = "" if row["counterfactual"] else "  (not a counterfactual)"

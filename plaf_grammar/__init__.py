@@ -6,6 +6,7 @@ Typical use::
     program = plaf_grammar.load("examples/adult.plaf", data.X)   # parse + check
     g = program.ground(data.X.iloc[0])                            # bind x
     g.group_filters, g.group_rules, g.implications, g.cross_rules, g.check(columns)
+    program.costs.up, program.costs.down                          # price per feature (cost)
     plaf_grammar.holds(program, x, cf)                            # reference evaluator
 
 Layers: ``parse`` gives a :class:`Program` (syntax only); ``check`` (or ``load``, which does
@@ -22,6 +23,7 @@ import pandas as pd
 
 from plaf_grammar.ast import Program, SourceRule
 from plaf_grammar.check import CheckedProgram, check
+from plaf_grammar.costs import FeatureCosts
 from plaf_grammar.errors import (
     PLAFCycleError,
     PLAFError,
@@ -43,6 +45,7 @@ __all__ = [
     "CheckedProgram",
     "EncodedTable",
     "Feature",
+    "FeatureCosts",
     "GroundImplication",
     "GroundProgram",
     "PLAFCycleError",

@@ -55,6 +55,8 @@ def _check(args: argparse.Namespace) -> int:
     print("\ngroups:")
     for i, g in enumerate(checked.groups):
         print(f"  [{i}] {', '.join(g)}")
+    if not checked.costs.is_uniform:
+        print(f"\ncosts: {'; '.join(checked.costs.describe())} (every other change costs 1)")
     if not 0 <= args.row < len(df):
         raise _InputError(f"--row {args.row} is out of range (0..{len(df) - 1})")
     row = df.iloc[args.row]

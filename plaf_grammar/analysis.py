@@ -5,7 +5,8 @@
 * a rule spanning several groups is a candidate-level filter (slower: it is evaluated on every
   candidate instead of once on the sample space);
 * an implication's consequence must lie in one group, and implications are ordered
-  topologically over the group dependency graph (condition groups -> consequence group).
+  topologically over the group dependency graph (condition groups -> consequence group);
+* ``cost`` statements become one price per feature and direction (:mod:`plaf_grammar.costs`).
 
 Every declared feature must exist and every expression must type-check (``typecheck.py``);
 problems raise a positioned :class:`PLAFError`.
@@ -19,6 +20,7 @@ from typing import Any
 
 from plaf_grammar.ast import (
     Compare,
+    Cost,
     Expr,
     Group,
     Implication,
@@ -29,6 +31,7 @@ from plaf_grammar.ast import (
     Statement,
     cf_features,
 )
+from plaf_grammar.costs import FeatureCosts, cost_problem
 from plaf_grammar.errors import PLAFCycleError, PLAFNameError, PLAFTypeError, PLAFValueError
 from plaf_grammar.schema import Schema
 from plaf_grammar.typecheck import TypeChecker, error_at, order_hint
@@ -63,13 +66,15 @@ class ImplicationInfo:
 @dataclass(frozen=True)
 class Analysis:
     """The result of checking: groups (every feature in exactly one; declared groups first, then
-    each other feature alone in schema order), rules, and implications in topological order."""
+    each other feature alone in schema order), rules, implications in topological order, and
+    what changing each feature costs (1 everywhere without ``cost`` statements)."""
 
     schema: Schema
     groups: tuple[tuple[str, ...], ...]
     group_index: dict[str, int]
     rules: tuple[RuleInfo, ...]
     implications: tuple[ImplicationInfo, ...]
+    costs: FeatureCosts
 
 
 def _group_label(g: tuple[str, ...]) -> str:
@@ -86,6 +91,8 @@ class _Statements(Visitor[None]):
         self.where: dict[str, tuple[int, int]] = {}  # feature -> (group number, line)
         self.rules: list[tuple[Statement, Expr]] = []
         self.implications: list[Implication] = []
+        self.costs: list[Cost] = []
+        self.priced: dict[tuple[str, str], int] = {}  # (feature, direction) -> line of its cost
 
     def names(self, stmt: Any) -> None:
         seen: set[str] = set()
@@ -121,6 +128,40 @@ class _Statements(Visitor[None]):
         self.declared.append(stmt.names)
 
     Fixed = Increasing = Decreasing = names
+
+    def Cost(self, stmt: Cost) -> None:
+        seen: set[str] = set()
+        directions = (stmt.direction,) if stmt.direction else ("up", "down")
+        line = stmt.pos[0] if stmt.pos else 0
+        for i, name in enumerate(stmt.names):
+            pos = stmt.name_position(i)
+            f = self.types.feature(name, pos)
+            if name in seen:
+                raise error_at(PLAFNameError, f"{name!r} is named twice in this 'cost'", pos)
+            seen.add(name)
+            if stmt.direction and not f.is_ordered:
+                raise error_at(
+                    PLAFTypeError,
+                    f"'cost {stmt.direction}' on unordered categorical feature {name!r}: a change of "
+                    f"category has no direction; write 'cost {name} {stmt.value}', or {order_hint(name)}",
+                    pos,
+                )
+            for d in directions:
+                if (name, d) in self.priced:
+                    both = "" if stmt.direction else " (a plain 'cost' prices both directions)"
+                    raise error_at(
+                        PLAFNameError,
+                        f"the cost of changing {name!r} {d} is already given on line "
+                        f"{self.priced[(name, d)]}; give each feature and direction one cost{both}",
+                        pos,
+                    )
+        why = cost_problem(stmt.value)
+        if why:
+            raise error_at(PLAFValueError, why, stmt.value_pos or stmt.pos)
+        for name in stmt.names:
+            for d in directions:
+                self.priced[(name, d)] = line
+        self.costs.append(stmt)
 
     def Rule(self, stmt: Rule) -> None:
         self.types.expect_bool(stmt.expr, "a rule")
@@ -192,7 +233,22 @@ def analyse(program: Program, schema: Schema) -> Analysis:
         )
 
     ordered = _topological(imp_infos, groups)
-    return Analysis(schema, tuple(groups), gidx, tuple(rule_infos), tuple(ordered))
+    costs = _feature_costs(program, schema, st.costs)
+    return Analysis(schema, tuple(groups), gidx, tuple(rule_infos), tuple(ordered), costs)
+
+
+def _feature_costs(program: Program, schema: Schema, statements: list[Cost]) -> FeatureCosts:
+    """The checked ``cost`` statements as one price per feature and direction (1 elsewhere)."""
+    up = dict.fromkeys(schema.names, 1.0)
+    down = dict(up)
+    for stmt in statements:
+        for name in stmt.names:
+            if stmt.direction != "down":
+                up[name] = float(stmt.value)
+            if stmt.direction != "up":
+                down[name] = float(stmt.value)
+    rules = tuple(program.source_rule(s) for s in statements)
+    return FeatureCosts(schema.names, tuple(up.values()), tuple(down.values()), rules)
 
 
 def _topological(

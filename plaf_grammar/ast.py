@@ -21,6 +21,7 @@ __all__ = [
     "BoolOp",
     "Category",
     "Compare",
+    "Cost",
     "Decreasing",
     "Expr",
     "Fixed",
@@ -217,6 +218,19 @@ class Decreasing(_Names):
 
     keyword: ClassVar[str] = "decreasing"
     op: ClassVar[str] = "<="
+
+
+@dataclass(frozen=True)
+class Cost(_Names):
+    """``cost [up|down] f, ... VALUE``: changing ``f`` weighs ``value`` times in the distance
+    (in the direction given, else in both). A price, not a rule: it admits every counterfactual.
+
+    ``value`` is as written (the checker refuses a negative one, at ``value_pos``)."""
+
+    direction: str | None = None
+    value: int | float = 1
+    value_pos: Pos | None = field(default=None, compare=False, repr=False)
+    keyword: ClassVar[str] = "cost"
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import pandas as pd
 
 from plaf_grammar.analysis import Analysis, analyse
 from plaf_grammar.ast import Program
+from plaf_grammar.costs import FeatureCosts
 from plaf_grammar.errors import PLAFError
 from plaf_grammar.ground import GroundProgram, ground
 from plaf_grammar.schema import Schema
@@ -37,7 +38,8 @@ class CheckedProgram:
     """A :class:`Program` checked against a schema, with its analysis.
 
     ``groups``: every feature in exactly one group (declared groups first, in declaration
-    order, then each other feature alone in schema column order). ``ground(x)`` binds ``x.*``
+    order, then each other feature alone in schema column order). ``costs``: the price of
+    changing each feature (:class:`FeatureCosts`). ``ground(x)`` binds ``x.*``
     to an instance. ``str()`` is the program's canonical text."""
 
     program: Program
@@ -50,6 +52,14 @@ class CheckedProgram:
     @property
     def groups(self) -> list[tuple[str, ...]]:
         return list(self.analysis.groups)
+
+    @property
+    def costs(self) -> FeatureCosts:
+        """What changing each feature costs, per direction (1 where no ``cost`` statement
+        prices it; see :mod:`plaf_grammar.costs`). A program pickled before costs existed has
+        none: cost 1 everywhere."""
+        costs = getattr(self.analysis, "costs", None)
+        return costs if costs is not None else FeatureCosts.uniform(self.schema.names)
 
     def ground(self, x: Any) -> GroundProgram:
         """Bind ``x.*`` to the instance ``x`` (Series, 1-row DataFrame, dict of user values, or

@@ -22,6 +22,7 @@ from plaf_grammar.ast import (
     Bool,
     BoolOp,
     Compare,
+    Cost,
     Decreasing,
     Fixed,
     Group,
@@ -140,6 +141,31 @@ class _ToAST(Transformer):
 
     def decreasing_stmt(self, meta, children):
         return self._names(Decreasing, meta, children)
+
+    def cost_stmt(self, meta, children):
+        direction = children[0] if isinstance(children[0], str) else None
+        names = children[1 if direction else 0 : -1]
+        value, value_pos = children[-1]
+        return Cost(
+            names=tuple(n for n, _ in names),
+            name_pos=tuple(p for _, p in names),
+            direction=direction,
+            value=value,
+            value_pos=value_pos,
+            pos=_meta_pos(meta),
+        )
+
+    def up(self, meta, children):
+        return "up"
+
+    def down(self, meta, children):
+        return "down"
+
+    def cost_value(self, meta, children):
+        value = _number(children[-1])
+        if len(children) == 2:  # a minus sign: kept, so that the checker can say what is wrong
+            value = -value
+        return (value, _meta_pos(meta))
 
     def implication(self, meta, children):
         c, q = children

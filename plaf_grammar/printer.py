@@ -13,12 +13,14 @@ from typing import Any
 
 from plaf_grammar.visitor import Visitor
 
-__all__ = ["KEYWORDS", "Printer", "format_literal", "format_name", "format_string"]
+__all__ = ["DIRECTIONS", "KEYWORDS", "Printer", "format_literal", "format_name", "format_string"]
 
 KEYWORDS = frozenset(
     ["group", "fixed", "immutable", "increasing", "decreasing", "if", "then", "and", "or", "not",
      "in", "true", "false", "abs", "cf", "x"]
 )  # fmt: skip
+#: the directions of a ``cost`` statement (keywords only right after ``cost``)
+DIRECTIONS = frozenset(["up", "down"])
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -145,6 +147,13 @@ class Printer(Visitor[str]):
         return f"{s.keyword} {', '.join(format_name(n) for n in s.names)}"
 
     Group = Fixed = Increasing = Decreasing = names
+
+    def Cost(self, s: Any) -> str:
+        names = [format_name(n) for n in s.names]
+        if names and names[0] in DIRECTIONS:  # a feature named like a direction is quoted
+            names[0] = format_string(names[0])
+        head = f"cost {s.direction} " if s.direction else "cost "
+        return f"{head}{', '.join(names)} {format_literal(s.value)}"
 
     def Rule(self, s: Any) -> str:
         return self.visit(s.expr)

@@ -63,6 +63,8 @@ class _Evaluator(Visitor[Any]):
     def Group(self, s: Any) -> bool:
         return True
 
+    Cost = Group  # a price, not a rule
+
     def names(self, s: Any) -> bool:
         return all(self.Compare(Compare(s.op, Ref("cf", n), Ref("x", n))) for n in s.names)
 

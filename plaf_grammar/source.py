@@ -18,8 +18,9 @@ __all__ = ["decode", "looks_like_path", "read", "resolve"]
 
 #: Characters only PLAF text holds (operators, sets, strings, comments), never a usual path.
 _PLAF_CHARS = frozenset('=<>!{}()",;#*')
-#: PLAF words; ``cf`` and ``x`` count only as the start of a reference (``cf.age``).
-_PLAF_WORDS = KEYWORDS - {"cf", "x"}
+#: PLAF words; ``cf`` and ``x`` count only as the start of a reference (``cf.age``). ``cost``
+#: is a keyword only where a statement starts, so it is no keyword of the printer's.
+_PLAF_WORDS = (KEYWORDS | {"cost"}) - {"cf", "x"}
 #: ``cf.NAME`` / ``x.NAME`` not inside a path component (``conf/x.plaf`` holds no reference).
 _REFERENCE = re.compile(r"(?<![\w./\\~-])(?:cf|x)\.[A-Za-z_]")
 #: A file extension on the last path component: ``rules.txt``, ``conf/adult.rules``.

@@ -20,7 +20,7 @@ from plaf_grammar.printer import format_name
 __all__ = ["intended_operator", "shorten", "syntax_error"]
 
 _EXPR_START = {"NUMBER", "STRING", "TRUE", "FALSE", "REF_KIND", "ABS", "LPAR", "MINUS", "NOT"}
-_STMT_START = {"GROUP", "FIXED", "IMMUTABLE", "INCREASING", "DECREASING", "IF"}
+_STMT_START = {"GROUP", "FIXED", "IMMUTABLE", "INCREASING", "DECREASING", "COST", "IF"}
 _END = {"_NL", "SEMICOLON", "$END"}
 _ARITH = {"PLUS", "MINUS", "STAR", "SLASH"}
 _NAMED = {
@@ -216,7 +216,22 @@ def _unexpected_token(
         msg += " (an implication is 'if COND then CONSEQ'; there is no else)"
     elif "THEN" in expected:
         msg += " (an implication is 'if COND then CONSEQ')"
+    elif tok.type == "NUMBER" and (word := _direction_before(text, tok.start_pos)):
+        msg += f" (a cost is 'cost [up|down] FEATURES NUMBER'; a feature named {word!r} is written \"{word}\")"
     return PLAFSyntaxError(msg, line, col, filename, text, end_column=end_col)
+
+
+_COST_DIRECTION = re.compile(r"\bcost\s+(up|down)\s*\Z")
+
+
+def _direction_before(text: str, pos: int | None) -> str | None:
+    """``up`` / ``down`` when the text before ``pos`` on its line is ``cost up`` / ``cost down``
+    (read as a direction, so a feature of that name must be quoted), else None."""
+    if pos is None:
+        return None
+    head = text[text.rfind("\n", 0, pos) + 1 : pos]
+    found = _COST_DIRECTION.search(head)
+    return found.group(1) if found else None
 
 
 def syntax_error(

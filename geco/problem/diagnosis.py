@@ -163,7 +163,9 @@ def failure_reason(
             f"{'it rejects' if len(rules) == 1 else 'together they reject'} all {tried} "
             "candidates tried (each group changed alone, and the data's rows of the desired class)"
         )
-    why_stop = f"no improvement for {patience} generations" if outcome.stop == "stagnated" else "the generation limit"
+    why_stop = {"stagnated": f"no improvement for {patience} generations", "time_budget": "the time budget"}.get(
+        outcome.stop, "the generation limit"
+    )
     if outcome.restarts:
         why_stop += f", {outcome.restarts} restart(s)"
     run = f"after {outcome.generations} generations and {outcome.candidates_scored} candidates ({why_stop})"

@@ -2,8 +2,8 @@
 
 An :class:`Instance` is ``x`` encoded and checked, with the engine bound to it and the model's
 P(desired) for it: enough to tell that there is nothing to explain. A :class:`Problem` adds what
-a search needs: the PLAF program grounded on ``x``, the distance to ``x``, every group's feasible
-values (sorted by distance, weighted by frequency) and the groups every counterfactual must
+a search needs: the PLAF program grounded on ``x``, the distance to ``x`` (priced by the
+program's ``cost`` statements), every group's feasible values (sorted by distance, weighted by frequency) and the groups every counterfactual must
 change because ``x`` breaks one of their rules.
 """
 
@@ -43,10 +43,14 @@ class Problem:
     setting: Setting
     instance: Instance
     grounded: GroundProgram
+    #: what the search minimises: the priced distance, divided by its largest cost above 1
+    #: (``DistanceSpec.for_search``); the feasible spaces are sorted by it
     distance: DistanceSpec
     spaces: list[GroupSpace]
     #: (G,) groups whose value in x breaks one of the group's own rules
     required: np.ndarray
+    #: the distance reported (:meth:`distances`): priced by the program's costs; None: ``distance``
+    priced: DistanceSpec | None = None
 
     @property
     def x(self) -> np.ndarray:
@@ -75,8 +79,9 @@ class Problem:
         return np.asarray(self.grounded.check(dict(zip(self.names, rows.T))), dtype=bool)
 
     def distances(self, rows: np.ndarray) -> np.ndarray:
-        """GeCo's distance of each encoded full row to ``x``."""
-        return self.distance(np.arange(len(self.x)), rows)
+        """GeCo's distance of each encoded full row to ``x``, priced by the program's costs."""
+        spec = self.distance if self.priced is None else self.priced
+        return spec(np.arange(len(self.x)), rows)
 
     def model_proba(self, rows: np.ndarray) -> np.ndarray:
         """The model's own P(desired) for encoded full rows (see ``Setting.model_proba``)."""

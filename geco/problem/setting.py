@@ -146,13 +146,15 @@ class Setting:
         return Instance(enc, frame, self.scorer.bind(enc), float(self.model_proba(enc[None])[0]))
 
     def problem(self, instance: Instance, norm_weights: tuple[float, ...]) -> Problem:
-        """The instance's problem: the program grounded on it, the distance to it, every
-        group's feasible values and the groups every counterfactual must change."""
+        """The instance's problem: the program grounded on it, the distance to it (priced by the
+        program's ``cost`` statements; the search's scaled, see ``DistanceSpec.for_search``),
+        every group's feasible values and the groups every counterfactual must change."""
         grounded = self.program.ground(instance.x)
-        distance = DistanceSpec(instance.x, self.ranges, self.categorical, norm_weights)
+        priced = DistanceSpec(instance.x, self.ranges, self.categorical, norm_weights, self.program.costs)
+        distance = priced.for_search()
         spaces = feasible_space(self.domains, instance.x, grounded.group_filters, distance)
         required = required_groups(grounded, self.domains, instance.x)
-        return Problem(self, instance, grounded, distance, spaces, required)
+        return Problem(self, instance, grounded, distance, spaces, required, priced)
 
 
 def check_model(predict: Any, table: EncodedTable) -> None:

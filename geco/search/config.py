@@ -11,8 +11,9 @@ __all__ = ["SearchConfig", "SearchOutcome"]
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """The paper's knobs with its defaults, plus ``seeds``, ``patience`` and ``diversity``
-    (documented on :class:`geco.Explainer`)."""
+    """The paper's knobs with its defaults, plus ``seeds``, ``patience``, ``diversity`` and
+    ``time_budget`` (documented on :class:`geco.Explainer`). The loop counts ``time_budget``
+    from its own start; the Explainer hands it what is left of the explanation's budget."""
 
     k: int = 5
     q: int = 100
@@ -27,6 +28,7 @@ class SearchConfig:
     seeds: int = 10
     patience: int = 5
     diversity: float = 0.1
+    time_budget: float | None = None
 
     def validate(self) -> None:
         for name in ("k", "q", "m_init", "m_mut", "max_generations", "patience"):
@@ -49,6 +51,12 @@ class SearchConfig:
             raise ValueError(f"seeds must be >= 0, got {self.seeds!r}")
         if not isinstance(self.diversity, (int, float, np.number)) or not 0.0 <= self.diversity <= 1.0:
             raise ValueError(f"diversity must be in [0, 1], got {self.diversity!r}")
+        budget = self.time_budget
+        if budget is not None and (
+            isinstance(budget, bool) or not isinstance(budget, (int, float, np.number))
+            or not np.isfinite(budget) or budget <= 0
+        ):  # fmt: skip
+            raise ValueError(f"time_budget must be None or a positive number of seconds, got {budget!r}")
 
 
 @dataclass
@@ -56,8 +64,9 @@ class SearchOutcome:
     """The final population and the archive of the best counterfactual per Δ (best first, no
     duplicates), how the run ended and what it cost.
 
-    ``stop``: "converged" (the paper's rule), "stagnated", "max_generations" or "no_candidates"
-    (no candidate survived the rules). ``best_prob``: the highest probability any scored
+    ``stop``: "converged" (the paper's rule), "stagnated", "max_generations", "time_budget"
+    (the best found within ``SearchConfig.time_budget``) or "no_candidates" (no candidate
+    survived the rules). ``best_prob``: the highest probability any scored
     candidate reached (engine's numbers)."""
 
     rows: np.ndarray  # (n, d) full encoded rows, sorted by score

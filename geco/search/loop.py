@@ -19,7 +19,9 @@ The loop stops
   counterfactual yet) or of the top ``k`` scores. Without a counterfactual it first restarts
   (up to twice): the next seeds, a fresh initial population, and mutants that change twice as many
   groups at once; or
-* after ``max_generations``.
+* after ``max_generations``, or
+* once ``time_budget`` seconds have passed (checked before each generation and polishing round:
+  the run may overrun by one of them), with the best found so far.
 
 Besides the population (the ``q`` best) the loop keeps an archive of the best counterfactual of
 every Δ it has seen, from which distinct options are picked (:mod:`geco.search.diversity`).
@@ -35,6 +37,7 @@ can be replaced on its own. :func:`run_search` is the functional entry point.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -173,6 +176,14 @@ class GeneticSearch:
         self.blocks_scored = 0
         self.peak_population_bytes = 0
         self.best_prob = 0.0
+        self.deadline = None if config.time_budget is None else time.perf_counter() + config.time_budget
+        self.timed_out = False
+
+    def out_of_time(self) -> bool:
+        """Whether the run's time budget is spent (never without one); remembered in
+        ``timed_out`` once it is."""
+        self.timed_out = self.timed_out or (self.deadline is not None and time.perf_counter() >= self.deadline)
+        return self.timed_out
 
     def run(self) -> SearchOutcome:
         """The paper's loop: breed, evaluate and select until the top k are established
@@ -185,6 +196,9 @@ class GeneticSearch:
         if len(population) == 0:
             stop = "no_candidates"
         while len(population) and generation < max(cfg.min_generations, cfg.max_generations):
+            if self.out_of_time():
+                stop = "time_budget"
+                break
             new = self.evaluate(self.to_pool(self.breed(population, growth), population))
             population, converged = self.select(population, new)
             generation += 1
@@ -203,6 +217,7 @@ class GeneticSearch:
         polished = 0
         if len(self.archive) and stop in ("converged", "stagnated"):
             population, polished = self.polish(population)
+            stop = "time_budget" if self.timed_out else stop
         return self.outcome(population, generation, stop, restarts, polished)
 
     # --- phases ---------------------------------------------------------------------------
@@ -325,7 +340,7 @@ class GeneticSearch:
         threshold are small ones); the population and the rounds run. Never makes the result
         worse: the archive keeps every Δ's best."""
         best_options, stalled, rounds = self.options(self.config.k)[0], 0, 0
-        while stalled < POLISH_PATIENCE and rounds < POLISH_ROUNDS:
+        while stalled < POLISH_PATIENCE and rounds < POLISH_ROUNDS and not self.out_of_time():
             population = self.add(population, self.polish_candidates(population))
             rounds += 1
             population, option_scores = self.keep_options(population)

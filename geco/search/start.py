@@ -10,6 +10,7 @@ nearest of each); the search takes a batch per restart, so only the nearest
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -82,6 +83,8 @@ def search(problem: Problem, config: SearchConfig, rng: np.random.Generator) -> 
     t0 = time.perf_counter()
     seeds = seed_candidates(problem, ctx, config)
     stats = {"seconds_seeds": time.perf_counter() - t0}
+    if config.time_budget is not None:  # the seeds spend the budget too
+        config = replace(config, time_budget=max(0.0, config.time_budget - stats["seconds_seeds"]))
     scorer = problem.setting.scorer
     outcome = run_search(
         ctx, problem.scorer, problem.distance, config, problem.required, seeds,

@@ -21,6 +21,7 @@ from plaf_grammar.ast import (
     Bool,
     BoolOp,
     Compare,
+    Cost,
     Decreasing,
     Fixed,
     Group,
@@ -70,11 +71,14 @@ def _extend(children):
 
 any_expr = st.recursive(st.one_of(literals, refs), _extend, max_leaves=12)
 name_lists = st.lists(names, min_size=1, max_size=3).map(tuple)
+#: features of a cost statement, among them names that are words of that statement
+cost_names = st.lists(st.one_of(names, st.sampled_from(["up", "down", "cost"])), min_size=1, max_size=3).map(tuple)
 statements = st.one_of(
     st.builds(Group, name_lists),
     st.builds(Fixed, name_lists),
     st.builds(Increasing, name_lists),
     st.builds(Decreasing, name_lists),
+    st.builds(Cost, cost_names, direction=st.sampled_from([None, "up", "down"]), value=numbers),
     st.builds(Rule, any_expr),
     st.builds(Implication, any_expr, any_expr),
 )

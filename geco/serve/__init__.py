@@ -13,7 +13,7 @@ from geco.serve.settings import ServeSettings
 __all__ = ["ServeSettings", "create_app", "serve"]
 
 
-def create_app(settings: ServeSettings):  # noqa: ANN201 - a FastAPI app, imported lazily
+def create_app(settings: ServeSettings):
     """One worker's ASGI app (FastAPI), loading the Explainer when it starts."""
     from geco.serve.app import create_app as build
 

@@ -11,12 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from geco.explainer import Explainer
+from geco.serve.jsonvalues import plain
 
-__all__ = ["model_card"]
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") and not isinstance(v, (str, bytes)) else v
+__all__ = ["file_sha256", "model_card"]
 
 
 def file_sha256(path: str | Path) -> str:
@@ -30,15 +27,16 @@ def file_sha256(path: str | Path) -> str:
 def model_card(explainer: Explainer, path: str | Path) -> dict[str, Any]:
     """The JSON-ready description of ``explainer``, loaded from ``path``."""
     program = str(explainer.program)
+    knobs = dataclasses.asdict(explainer.config)
     return {
         "model": type(explainer.model).__name__,
-        "desired_class": _plain(explainer.desired_class),
+        "desired_class": plain(explainer.desired_class),
         "features": [
             {
                 "name": f.name,
                 "kind": f.kind,
                 "dtype": f.dtype,
-                **({"categories": [_plain(c) for c in f.categories]} if f.categories is not None else {}),
+                **({"categories": [plain(c) for c in f.categories]} if f.categories is not None else {}),
             }
             for f in explainer.schema.features
         ],
@@ -48,8 +46,7 @@ def model_card(explainer: Explainer, path: str | Path) -> dict[str, Any]:
         "groups": [list(g) for g in explainer.groups],
         "engine": explainer.engine,
         "engine_reason": explainer.engine_reason,
-        "knobs": {k: _plain(v) if not isinstance(v, tuple) else list(v)
-                  for k, v in dataclasses.asdict(explainer.config).items()},  # fmt: skip
+        "knobs": {k: list(v) if isinstance(v, tuple) else plain(v) for k, v in knobs.items()},
         "fingerprints": {
             "model_sha256": hashlib.sha256(pickle.dumps(explainer.model, protocol=5)).hexdigest(),
             "program_sha256": hashlib.sha256(program.encode("utf-8")).hexdigest(),

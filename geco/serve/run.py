@@ -9,6 +9,7 @@ the workers exit. The settings reach the workers through the ``GECO_SERVE_SETTIN
 from __future__ import annotations
 
 import os
+import signal
 
 from geco.serve.access import KeyRing
 from geco.serve.settings import ENV_VAR, ServeSettings
@@ -28,6 +29,9 @@ def serve(settings: ServeSettings) -> int:
     if settings.keys is not None:
         KeyRing.load(settings.keys)
     os.environ[ENV_VAR] = settings.to_json()
+    # uvicorn re-raises the SIGTERM it handled once it has stopped; with this handler in place
+    # that ends in a return (exit status 0), a stop asked for and done cleanly
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)
     try:
         uvicorn.run(
             "geco.serve.app:app_from_env", factory=True, host=settings.host, port=settings.port,

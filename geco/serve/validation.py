@@ -5,16 +5,16 @@ geco's schema accepts. Every refusal is a :class:`RequestError` naming the field
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError
 
+from geco.serve.jsonvalues import json_kind
 from plaf_grammar import Schema, SchemaError
 
-__all__ = ["ExplainOptions", "ExplainRequest", "ExplainJob", "RequestError", "parse_body", "parse_request"]
+__all__ = ["ExplainJob", "ExplainOptions", "ExplainRequest", "RequestError", "parse_body", "parse_request"]
 
 
 class RequestError(Exception):
@@ -98,7 +98,7 @@ def parse_request(data: Any, schema: Schema, ignored: set[str], max_rows: int) -
     naming the field, or 413 for more than ``max_rows`` rows. Columns in ``ignored`` (of the
     Explainer's X, not read by the model) are accepted and dropped."""
     if not isinstance(data, dict):
-        raise RequestError(422, f"body: expected a JSON object with 'rows', got {_json_kind(data)}")
+        raise RequestError(422, f"body: expected a JSON object with 'rows', got {json_kind(data)}")
     if "rows" not in data:
         raise RequestError(422, "rows: missing (one record or a list of records)", "rows")
     rows = data["rows"]
@@ -111,7 +111,7 @@ def parse_request(data: Any, schema: Schema, ignored: set[str], max_rows: int) -
     single = isinstance(rows, dict)
     records = [rows] if single else rows
     if not isinstance(records, list):
-        raise RequestError(422, f"rows: expected a record or a list of records, got {_json_kind(rows)}", "rows")
+        raise RequestError(422, f"rows: expected a record or a list of records, got {json_kind(rows)}", "rows")
     if not records:
         raise RequestError(422, "rows: the list is empty", "rows")
     if len(records) > max_rows:
@@ -129,7 +129,7 @@ def row_field(i: int, single: bool, column: str | None = None) -> str:
 def _frame(schema: Schema, ignored: set[str], record: Any, i: int, single: bool) -> pd.DataFrame:
     where = row_field(i, single)
     if not isinstance(record, dict):
-        raise RequestError(422, f"{where}: expected a record (column -> value), got {_json_kind(record)}", where)
+        raise RequestError(422, f"{where}: expected a record (column -> value), got {json_kind(record)}", where)
     unknown = [c for c in record if c not in schema and c not in ignored]
     if unknown:
         raise RequestError(
@@ -143,8 +143,10 @@ def _frame(schema: Schema, ignored: set[str], record: Any, i: int, single: bool)
             raise RequestError(422, f"{at}: missing column {f.name!r}", at)
         v = record[f.name]
         expected = _expected_kinds(f.categories)
-        if _json_kind(v) not in expected:
-            raise RequestError(422, f"{at}: expected {' or '.join(sorted(expected))}, got {_json_kind(v)} {v!r}", at)
+        if json_kind(v) not in expected:
+            raise RequestError(422, f"{at}: expected {' or '.join(sorted(expected))}, got {json_kind(v)} {v!r}", at)
+        if f.categories is None and isinstance(v, float) and f.dtype.startswith(("int", "uint", "Int", "UInt")) and not v.is_integer():
+            raise RequestError(422, f"{at}: expected an integer (the column holds {f.dtype}), got {v!r}", at)
         try:
             schema.encode_value(f.name, v, what=where)  # geco's own check of the value
         except SchemaError as exc:
@@ -157,26 +159,4 @@ def _expected_kinds(categories: tuple[Any, ...] | None) -> set[str]:
     """The JSON kinds a column takes: numbers for a numeric one, its categories' kinds else."""
     if categories is None:
         return {"number"}
-    return {_json_kind(_plain(c)) for c in categories}
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") and not isinstance(v, (str, bytes)) else v
-
-
-def _json_kind(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "number"
-    if isinstance(v, float):
-        return "number" if math.isfinite(v) else "non-finite number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
-    return type(v).__name__
+    return {json_kind(c) for c in categories}

@@ -30,15 +30,20 @@ def children(pid: int) -> set[int]:
     return out
 
 
+def ready_pids(server) -> set[int]:
+    """The workers that have loaded the Explainer (their "ready" log line)."""
+    return {x["pid"] for x in server.log_lines() if x.get("event") == "ready"}
+
+
 def test_killed_worker_is_replaced(explainer_file, tmp_path, records):
     server = start_server(explainer_file, tmp_path, "--workers", "2")
     try:
         parent = server.process.pid
         deadline = time.monotonic() + 60
-        while len(children(parent)) < 2 and time.monotonic() < deadline:
+        while len(ready_pids(server)) < 2 and time.monotonic() < deadline:  # both loaded
             time.sleep(0.1)
         workers = children(parent)
-        assert len(workers) == 2
+        assert len(workers) == 2 and ready_pids(server) == workers
         victim = min(workers)
         os.kill(victim, signal.SIGKILL)
         with server.client() as c:  # the other worker answers meanwhile
@@ -47,11 +52,9 @@ def test_killed_worker_is_replaced(explainer_file, tmp_path, records):
             time.sleep(0.1)
         replaced = children(parent)
         assert len(replaced) == 2 and victim not in replaced
-        ready = [x for x in server.log_lines() if x.get("event") == "ready"]
-        while len(ready) < 3 and time.monotonic() < deadline:  # the replacement loaded the Explainer
+        while len(ready_pids(server)) < 3 and time.monotonic() < deadline:  # the replacement loaded
             time.sleep(0.1)
-            ready = [x for x in server.log_lines() if x.get("event") == "ready"]
-        assert {x["pid"] for x in ready} == workers | replaced
+        assert ready_pids(server) == workers | replaced
         with server.client() as c:
             pids = {c.get("/health").json()["pid"] for _ in range(20)}
             assert pids <= replaced

@@ -165,6 +165,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
 
     @app.exception_handler(AccessDenied)
     async def denied(request: Request, exc: AccessDenied) -> JSONResponse:
+        request.scope.setdefault("state", {})["key_id"] = exc.key_id
         response = _error(exc.status, str(exc), request)
         if exc.status == 401:
             response.headers["WWW-Authenticate"] = "Bearer"

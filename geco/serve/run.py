@@ -16,8 +16,9 @@ from geco.serve.settings import ENV_VAR, ServeSettings
 
 __all__ = ["STARTUP_FAILED", "serve"]
 
-#: the exit status when a worker could not start (e.g. the file is not an Explainer)
-STARTUP_FAILED = 3
+#: the exit status when a worker could not start (e.g. the file is not an Explainer): the CLI's
+#: status for bad usage or data
+STARTUP_FAILED = 2
 
 
 def serve(settings: ServeSettings) -> int:

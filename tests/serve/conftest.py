@@ -133,7 +133,7 @@ def keys_file(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(explainer_file, keys_file, tmp_path_factory):
     """The RF-20 service with API keys (alice: everything; bob: /model; carol: 2 rows)."""
     s = start_server(explainer_file, tmp_path_factory.mktemp("srv"), "--keys", str(keys_file),

@@ -44,6 +44,7 @@ class Server:
     process: subprocess.Popen
     url: str
     log: Path
+    output: Path  # the server's stdout and stderr
 
     def client(self, key: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -64,17 +65,18 @@ class Server:
 
 def start_server(explainer: Path, tmp: Path, *extra: str, wait: float = 90) -> Server:
     port = free_port()
-    log = tmp / f"access-{port}.jsonl"
+    log, output = tmp / f"access-{port}.jsonl", tmp / f"server-{port}.out"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(HERE), os.environ.get("PYTHONPATH", "")]))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "geco", "serve", str(explainer), "--port", str(port), "--access-log", str(log), *extra],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    server = Server(process, f"http://127.0.0.1:{port}", log)
+    with open(output, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "geco", "serve", str(explainer), "--port", str(port), "--access-log", str(log), *extra],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    server = Server(process, f"http://127.0.0.1:{port}", log, output)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"geco serve exited {process.returncode}:\n{process.stdout.read().decode()}")
+            raise RuntimeError(f"geco serve exited {process.returncode}:\n{output.read_text()}")
         try:
             if httpx.get(f"{server.url}/ready", timeout=2).status_code == 200:
                 return server
@@ -82,7 +84,7 @@ def start_server(explainer: Path, tmp: Path, *extra: str, wait: float = 90) -> S
             pass
         time.sleep(0.2)
     server.stop()
-    raise RuntimeError(f"geco serve did not get ready in {wait} s:\n{process.stdout.read().decode()}")
+    raise RuntimeError(f"geco serve did not get ready in {wait} s:\n{output.read_text()}")
 
 
 @pytest.fixture(scope="session")

@@ -99,3 +99,5 @@ def test_ledger_is_atomic_across_connections(tmp_path):
     reopened = UsageLedger(tmp_path / "usage.sqlite")  # kept across restarts
     with pytest.raises(AccessDenied):
         reopened.charge(key, 1)
+    for ledger in [*ledgers, reopened]:
+        ledger.close()

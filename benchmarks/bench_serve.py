@@ -125,6 +125,7 @@ def start(explainer: Path, workers: int, tmp: Path, max_body: int) -> Server:
 class Load:
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)  # of 2xx answers, s
+    refused: list[float] = field(default_factory=list)  # of 4xx answers, s
     errors: int = 0  # transport errors and 5xx
     by_kind: dict[str, dict[int | str, int]] = field(default_factory=dict)  # kind -> status -> n
 
@@ -132,8 +133,10 @@ class Load:
         d = self.by_kind.setdefault(kind, {})
         d[status] = d.get(status, 0) + 1
 
-    def quantile(self, q: float) -> float:
-        return float(np.quantile(self.latencies, q)) * 1e3 if self.latencies else float("nan")
+    def quantile(self, q: float, refused: bool = False) -> float:
+        """A quantile of the 2xx (or 4xx) answers' latencies, ms."""
+        values = self.refused if refused else self.latencies
+        return float(np.quantile(values, q)) * 1e3 if values else float("nan")
 
     @property
     def throughput(self) -> float:
@@ -166,6 +169,8 @@ async def run_load(url, bodies, clients, seconds, max_requests, on_tick=None) ->
             load.count(kind, r.status_code)
             if r.status_code < 300:
                 load.latencies.append(time.perf_counter() - t)
+            elif r.status_code < 500:
+                load.refused.append(time.perf_counter() - t)
             elif r.status_code >= 500:
                 load.errors += 1
 
@@ -356,7 +361,8 @@ def main() -> None:
             detail = ", ".join(f"{k} -> {'/'.join(map(str, sorted(d, key=str)))}" for k, d in sorted(kinds.items()))
             notes.append(
                 f"{name}, hostile run (2 workers, 8 clients, {args.seconds:.0f} s, half the requests hostile): "
-                f"{bad_4xx} of {bad_all} hostile answered 4xx ({detail}); {good_ok} of {sum(good.values())} "
+                f"{bad_4xx} of {bad_all} hostile answered 4xx ({detail}; p50 {fmt(hostile.quantile(0.5, True))} ms, "
+                f"p99 {fmt(hostile.quantile(0.99, True))} ms); {good_ok} of {sum(good.values())} "
                 f"good answered 2xx (p50 {fmt(hostile.quantile(0.5))} ms, p99 {fmt(hostile.quantile(0.99))} ms)."
             )  # fmt: skip
     load_end = os.getloadavg()

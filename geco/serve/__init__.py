@@ -8,12 +8,19 @@ workers, each loading the Explainer once (:mod:`.run`); :func:`create_app` build
 ASGI app (:mod:`.app`).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from geco.serve.settings import ServeSettings
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 __all__ = ["ServeSettings", "create_app", "serve"]
 
 
-def create_app(settings: ServeSettings):
+def create_app(settings: ServeSettings) -> FastAPI:
     """One worker's ASGI app (FastAPI), loading the Explainer when it starts."""
     from geco.serve.app import create_app as build
 

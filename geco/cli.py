@@ -582,6 +582,20 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {active} active statements; review it before use", file=sys.stderr)
     return EXIT_OK
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``geco serve``: the HTTP decision service (geco.serve; needs geco-cf[serve])."""
+    if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
+        raise CLIError("geco serve needs fastapi and uvicorn: pip install 'geco-cf[serve]'")
+    from geco.serve import ServeSettings, serve
+
+    settings = ServeSettings(
+        str(args.explainer), host=args.host, port=args.port, workers=args.workers, max_rows=args.max_rows,
+        max_body=args.max_body, keys=str(args.keys) if args.keys else None, access_log=args.access_log,
+    )  # fmt: skip
+    print(f"geco serve: {args.explainer} on http://{args.host}:{args.port} ({args.workers} worker(s); "
+          "docs at /docs)", file=sys.stderr)  # fmt: skip
+    return serve(settings)
+
 
 def build_parser() -> argparse.ArgumentParser:
     from geco import __version__
@@ -660,6 +674,18 @@ def build_parser() -> argparse.ArgumentParser:
                    "states already or cannot take is commented)")  # fmt: skip
     p.add_argument("-o", "--output", type=Path, help="the draft .plaf file (default: print it)")
     p.set_defaults(func=cmd_suggest)
+
+    p = sub.add_parser("serve", help="an HTTP decision service over a saved Explainer (geco-cf[serve])")
+    p.add_argument("explainer", type=Path, help="a file written by Explainer.save (trusted: a pickle)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--max-rows", type=int, default=100, dest="max_rows", help="rows per request (default 100)")
+    p.add_argument("--max-body", type=int, default=1_000_000, dest="max_body",
+                   help="request body bytes (default 1000000)")  # fmt: skip
+    p.add_argument("--keys", type=Path, help="a JSON keys file: key -> id, scopes, budget (default: open)")
+    p.add_argument("--access-log", dest="access_log", help="file for the JSON-lines access log (default stderr)")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("data", help="describe a bundled data set")
     p.add_argument("--dataset", choices=DATASET_NAMES, default="adult")

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import joblib
-from conftest import HERE, ROOT, free_port
+from serve_helpers import HERE, ROOT, free_port
 
 from geco.cli import EXIT_BAD_USAGE, main
 

@@ -2,7 +2,7 @@
 other tests here are not collected and this one says what is missing."""
 
 import pytest
-from conftest import MISSING
+from serve_helpers import MISSING
 
 
 def test_serve_dependencies_installed():

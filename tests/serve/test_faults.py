@@ -8,8 +8,8 @@ import time
 
 import httpx
 import pytest
-from conftest import start_server
 from faulty_model import FAILING_AGE
+from serve_helpers import start_server
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import start_server
+from serve_helpers import start_server
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+
+from geco.search.target import Target
 
 __all__ = ["SearchConfig", "SearchOutcome"]
 
@@ -12,7 +14,8 @@ __all__ = ["SearchConfig", "SearchOutcome"]
 @dataclass(frozen=True)
 class SearchConfig:
     """The paper's knobs with its defaults, plus ``seeds``, ``patience`` and ``diversity``
-    (documented on :class:`geco.Explainer`)."""
+    (documented on :class:`geco.Explainer`). ``target``: what a counterfactual must reach
+    (None: P(desired) > ``threshold``); read it as :attr:`goal`."""
 
     k: int = 5
     q: int = 100
@@ -27,6 +30,17 @@ class SearchConfig:
     seeds: int = 10
     patience: int = 5
     diversity: float = 0.1
+    target: Target | None = None
+
+    @property
+    def goal(self) -> Target:
+        """The target the search tests candidates against; a probability target's cutoff is
+        ``threshold``."""
+        if self.target is None:
+            return Target.probability(self.threshold)
+        if self.target.is_probability:
+            return replace(self.target, lo=float(self.threshold))
+        return self.target
 
     def validate(self) -> None:
         for name in ("k", "q", "m_init", "m_mut", "max_generations", "patience"):

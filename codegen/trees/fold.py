@@ -329,6 +329,8 @@ def output_columns(raw: RawEnsemble, output: ModelOutput) -> list[int]:
             )
         if raw.n_outputs != 1:
             raise UnsupportedModel(f"{raw.name} has {raw.n_outputs} raw scores; a margin range needs a binary model")
+        if getattr(raw.finish, "divisor", None) is not None:
+            raise UnsupportedModel(f"{raw.name} averages its rounds (random forest mode): no raw margin is compiled")
         return [0]
     missing = [c for c in output.classes if c not in raw.classes]
     if missing:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from codegen.outputs import ModelOutput
+from codegen import ModelOutput
 from geco.search.target import Target
 
 __all__ = ["StatedTarget", "checked_interval", "stated_target"]

@@ -74,7 +74,7 @@ def _objective(text: str) -> tuple[str, float]:
     parts = str(text).split()
     name = parts[0] if parts else ""
     if name not in ("binary", "multiclass", "multiclassova", *_REGRESSION_OBJECTIVES):
-        raise UnsupportedModel(f"LightGBM objective {text!r} is not a supported classifier objective")
+        raise UnsupportedModel(f"LightGBM objective {text!r} is not supported (classifiers: binary, multiclass, multiclassova; regressors: {', '.join(_REGRESSION_OBJECTIVES)})")
     sigmoid = 1.0
     for p in parts[1:]:
         if p.startswith("sigmoid:"):

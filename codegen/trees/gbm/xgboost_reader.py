@@ -136,7 +136,7 @@ def read_xgboost(model: Any, iteration_range: tuple[int, int] | None = None) -> 
     if classes == () and not regression:
         raise UnsupportedModel(f"XGBoost objective {objective!r} is not a supported regression objective (identity link)")
     if not regression and objective not in _OBJECTIVES:
-        raise UnsupportedModel(f"XGBoost objective {objective!r} is not a supported classifier objective")
+        raise UnsupportedModel(f"XGBoost objective {objective!r} is not supported (classifiers: {', '.join(_OBJECTIVES)}; regressors: {', '.join(_REGRESSION_OBJECTIVES)})")
     booster_kind = learner["gradient_booster"]["name"]
     if booster_kind != "gbtree":
         raise UnsupportedModel(f"XGBoost booster {booster_kind!r} is not supported (only gbtree)")

@@ -8,7 +8,8 @@ Layers (imports go downwards only; codegen imports nothing of geco):
   assembly, stopping the background threads.
 * :mod:`codegen.trees`, :mod:`codegen.mlp` - one subpackage per model family: reader, partial
   evaluation, IR emission, scorer.
-* :mod:`codegen.blackbox` - the engine that calls the model's own ``predict_proba``.
+* :mod:`codegen.blackbox` - the engine that calls the model's own ``predict_proba`` (or
+  ``predict``, or its margin: :mod:`codegen.outputs` names what an engine scores).
 * :mod:`codegen.pipeline` - a preprocessing Pipeline read into per-column maps (shared).
 * :mod:`codegen.llvm` - the only place that touches llvmlite, and the hand-written ``.ll`` kernels.
 * :mod:`codegen.protocol` (what every engine implements, the engine names),
@@ -22,6 +23,7 @@ from codegen.blackbox import BlackBoxScorer
 from codegen.choice import EngineChoice
 from codegen.errors import UnknownClass, UnsupportedModel
 from codegen.estimator import class_index, input_columns, split_pipeline, stored_name
+from codegen.outputs import ModelOutput
 from codegen.pipeline import ColumnMap, ModelInput, read_model_input
 from codegen.protocol import COMPILED_ENGINES, ENGINES, Block, InstanceScorer, ModelScorer
 from codegen.runtime import (
@@ -41,6 +43,7 @@ __all__ = [
     "EngineChoice",
     "InstanceScorer",
     "ModelInput",
+    "ModelOutput",
     "ModelScorer",
     "UnknownClass",
     "UnsupportedModel",

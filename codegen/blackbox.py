@@ -1,4 +1,5 @@
-"""The black-box engine: any model with ``predict_proba`` (or a callable returning probabilities).
+"""The black-box engine: any model with ``predict_proba`` (or a callable returning probabilities),
+a binary model's raw margin, or any regression model's ``predict`` (:mod:`codegen.outputs`).
 
 It implements the same :class:`codegen.ModelScorer` protocol as the compiled engines
 (``codegen.registry``): bound to an instance, it materialises full rows from Δ blocks, decodes
@@ -8,6 +9,7 @@ engine choice's reference: the model's own numbers (:class:`codegen.choice.Engin
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,11 +17,12 @@ import numpy as np
 import pandas as pd
 
 from codegen.errors import UnsupportedModel
-from codegen.estimator import class_index
+from codegen.estimator import class_index, split_pipeline
+from codegen.outputs import ModelOutput, class_columns, output_of, refuse
 from codegen.protocol import Block
 from plaf_grammar import Schema
 
-__all__ = ["BlackBoxScorer", "BoundBlackBox"]
+__all__ = ["BlackBoxScorer", "BoundBlackBox", "model_output_function"]
 
 
 class BlackBoxScorer:
@@ -34,26 +37,45 @@ class BlackBoxScorer:
     merge_min_blocks = 0
 
     def __init__(self, model: Any, schema: Schema, desired_class: Any = 1):
-        if callable(getattr(model, "predict_proba", None)):
+        self.columns: list[int] | None = None  # several classes: P of the set, their sum
+        if isinstance(desired_class, ModelOutput) and desired_class.kind != "proba":
+            self._proba = model_output_function(model, desired_class)
+            self.column = None
+        elif isinstance(desired_class, ModelOutput) and len(desired_class.classes) > 1:
+            if not callable(getattr(model, "predict_proba", None)):
+                raise UnsupportedModel(f"{type(model).__name__} has no predict_proba; a set of classes needs one")
+            self._proba = model.predict_proba
+            self.columns = class_columns(getattr(model, "classes_", None), desired_class.classes)
+            self.column = None
+        elif callable(getattr(model, "predict_proba", None)):
             self._proba: Callable[[pd.DataFrame], np.ndarray] = model.predict_proba
-            self.column = class_index(model, desired_class)
+            self.column = class_index(model, output_of(desired_class).classes[0])
         elif callable(model):
+            desired_class = output_of(desired_class).classes[0]
             self._proba = model
             self.column = None if not isinstance(desired_class, (int, np.integer)) else int(desired_class)
         else:
+            hint = (
+                "; a regression model is explained with desired_range=(lo, hi)"
+                if callable(getattr(model, "predict", None)) else ""
+            )  # fmt: skip
             raise UnsupportedModel(
                 f"{type(model).__name__} has no predict_proba and is not callable; geco needs "
-                "class probabilities"
+                f"class probabilities{hint}"
             )
+        self.output = output_of(desired_class)
         self.model = model
         self.schema = schema
 
     def predict(self, encoded: np.ndarray) -> np.ndarray:
-        """P(desired) for full encoded rows (one model call)."""
+        """The score of full encoded rows (one model call): P(desired), P of the desired set,
+        the margin or the prediction (:attr:`output`)."""
         frame = self.schema.decode(encoded)
         p = np.asarray(self._proba(frame), dtype=np.float64)
         if p.ndim == 1:
             return p
+        if self.columns is not None:
+            return p[:, self.columns].sum(axis=1)
         if self.column is None:
             return p[:, -1] if p.shape[1] == 2 else p[:, 0]
         return p[:, self.column]
@@ -111,3 +133,40 @@ class BoundBlackBox:
             start += n
         probs = self.parent.predict(rows)
         return np.split(probs, np.cumsum(sizes)[:-1])
+
+
+def model_output_function(model: Any, output: ModelOutput) -> Callable[[pd.DataFrame], np.ndarray]:
+    """The model's own function for a margin or a prediction (:mod:`codegen.outputs`); raises
+    :class:`UnsupportedModel` where the model has none."""
+    _, final = split_pipeline(model)
+    name = type(final).__name__
+    package = type(final).__module__.split(".")[0]
+    if output.kind == "prediction":
+        if hasattr(final, "classes_") or hasattr(model, "classes_"):
+            raise refuse("prediction range", f"{name} is a classifier; give desired_class (and threshold) instead")
+        if callable(getattr(model, "predict", None)):
+            return model.predict
+        if callable(model):
+            return model
+        raise refuse("prediction", f"{name} has no predict")
+    if package == "xgboost" and hasattr(final, "classes_"):
+        _binary(final, name)
+        return functools.partial(model.predict, output_margin=True)
+    if package == "lightgbm" and hasattr(final, "classes_"):
+        _binary(final, name)
+        return functools.partial(model.predict, raw_score=True)
+    if not callable(getattr(final, "decision_function", None)):
+        why = (
+            "its probability is the average of its trees' votes, there is no score before a link; "
+            "give threshold instead" if hasattr(final, "estimators_") or hasattr(final, "tree_")
+            else "it has no decision_function"
+        )  # fmt: skip
+        raise refuse("raw margin", f"{name}: {why}")
+    _binary(final, name)
+    return model.decision_function
+
+
+def _binary(final: Any, name: str) -> None:
+    classes = getattr(final, "classes_", None)
+    if classes is None or len(classes) != 2:
+        raise refuse("raw margin", f"{name} is not a binary classifier (a margin range needs one raw score)")

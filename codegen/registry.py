@@ -16,6 +16,10 @@ compile. ``read_input(model, schema)`` reads it (default :func:`codegen.pipeline
 a family whose models read the user's DataFrame in their own way - XGBoost's and LightGBM's pandas
 categoricals - brings its own).
 
+A family declares what it can score beyond one class's probability (``outputs``: "classes" for
+a set of classes, "margin", "prediction"; :mod:`codegen.outputs`); for anything else it is not
+asked, and ``engine="auto"`` falls back to the black box with the reason.
+
 A ``Booster`` (XGBoost's, LightGBM's) has no ``classes_``: ``desired_class`` is then the column of
 its class probabilities (``1`` for the positive class of a binary model), as for any model without
 classes (:func:`codegen.class_index`).
@@ -31,6 +35,7 @@ from codegen.choice import EngineChoice, describe_engine
 from codegen.errors import UnsupportedModel
 from codegen.estimator import split_pipeline
 from codegen.mlp.scorer import mlp_scorer
+from codegen.outputs import output_of
 from codegen.pipeline import ModelInput, read_model_input
 from codegen.protocol import COMPILED_ENGINES, ENGINES, ModelScorer, checked_engine
 from codegen.trees.gbm.input import read_gbm_input
@@ -56,6 +61,10 @@ InputReader = Callable[[Any, Schema], ModelInput]
 
 _FACTORIES: dict[str, EngineFactory] = {}
 _INPUT_READERS: dict[str, InputReader] = {}
+_OUTPUTS: dict[str, frozenset[str]] = {}
+
+#: what every tree family scores: a set of classes, a margin, a regressor's prediction
+TREE_OUTPUTS = frozenset({"classes", "margin", "prediction"})
 
 
 def model_key(cls: type) -> str:
@@ -63,16 +72,21 @@ def model_key(cls: type) -> str:
     return f"{cls.__module__.split('.')[0]}.{cls.__name__}"
 
 
-def register(model_class: str | type, factory: EngineFactory, read_input: InputReader = read_model_input) -> None:
+def register(
+    model_class: str | type, factory: EngineFactory, read_input: InputReader = read_model_input,
+    outputs: frozenset[str] = frozenset(),
+) -> None:  # fmt: skip
     """Serve ``model_class`` (a key such as ``"xgboost.XGBClassifier"``, or the class itself) and
-    its subclasses with ``factory``, fed by ``read_input``; a later registration of the same key
-    replaces the earlier."""
+    its subclasses with ``factory``, fed by ``read_input``; ``outputs`` names what it scores
+    besides one class's probability ("classes", "margin", "prediction"). A later registration of
+    the same key replaces the earlier."""
     key = model_class if isinstance(model_class, str) else model_key(model_class)
     package, _, name = key.rpartition(".")
     if not package or not name:
         raise ValueError(f"a model key is '<package>.<ClassName>', got {key!r}")
     _FACTORIES[key] = factory
     _INPUT_READERS[key] = read_input
+    _OUTPUTS[key] = frozenset(outputs)
 
 
 def supported_models() -> tuple[str, ...]:
@@ -101,7 +115,19 @@ def scorer_for(model: Any, schema: Schema, desired_class: Any, engine: str = "au
     checked_engine(engine, COMPILED_ENGINES)
     _, estimator = split_pipeline(model)
     key = _key_for(estimator)
+    needs = output_need(desired_class)
+    if needs and needs not in _OUTPUTS[key]:
+        raise UnsupportedModel(f"the compiled engine for {type(estimator).__name__} scores one class's probability, not {output_of(desired_class)!r}")
     return _FACTORIES[key](_INPUT_READERS[key](model, schema), desired_class, engine)
+
+
+def output_need(desired_class: Any) -> str:
+    """What a factory must score for ``desired_class`` beyond one class's probability: "" (just
+    that), "classes", "margin" or "prediction"."""
+    output = output_of(desired_class)
+    if output.kind == "proba":
+        return "classes" if len(output.classes) > 1 else ""
+    return output.kind
 
 
 def choose_engine(model: Any, schema: Schema, desired_class: Any, engine: str = "auto") -> EngineChoice:
@@ -129,12 +155,21 @@ def choose_engine(model: Any, schema: Schema, desired_class: Any, engine: str = 
 
 
 # ---------------------------------------------------------------------------- built-in families
-register("sklearn.DecisionTreeClassifier", tree_scorer)  # ExtraTreeClassifier is a subclass
-register("sklearn.RandomForestClassifier", tree_scorer)
-register("sklearn.ExtraTreesClassifier", tree_scorer)
-register("sklearn.GradientBoostingClassifier", tree_scorer)
-register("sklearn.HistGradientBoostingClassifier", tree_scorer)
+for _key in (
+    "sklearn.DecisionTreeClassifier",  # ExtraTreeClassifier is a subclass
+    "sklearn.RandomForestClassifier",
+    "sklearn.ExtraTreesClassifier",
+    "sklearn.GradientBoostingClassifier",
+    "sklearn.HistGradientBoostingClassifier",
+    "sklearn.DecisionTreeRegressor",  # ExtraTreeRegressor is a subclass
+    "sklearn.RandomForestRegressor",
+    "sklearn.ExtraTreesRegressor",
+    "sklearn.GradientBoostingRegressor",
+    "sklearn.HistGradientBoostingRegressor",
+):
+    register(_key, tree_scorer, outputs=TREE_OUTPUTS)
 register("sklearn.MLPClassifier", mlp_scorer)
 # XGBRFClassifier subclasses XGBClassifier; neither library is imported here
-for _key in ("xgboost.XGBClassifier", "xgboost.Booster", "lightgbm.LGBMClassifier", "lightgbm.Booster"):
-    register(_key, gbm_scorer, read_input=read_gbm_input)
+for _key in ("xgboost.XGBClassifier", "xgboost.Booster", "lightgbm.LGBMClassifier", "lightgbm.Booster",
+             "xgboost.XGBRegressor", "lightgbm.LGBMRegressor"):  # fmt: skip
+    register(_key, gbm_scorer, read_input=read_gbm_input, outputs=TREE_OUTPUTS)

@@ -1,7 +1,7 @@
 """From a search's outcome to an :class:`~geco.result.Explanation`.
 
 The candidates the engine scored as counterfactuals are confirmed by the model's own numbers
-(an engine that is not bit-exact may put a row on the other side of the threshold), up to k
+(an engine that is not bit-exact may put a row on the other side of the target's edge), up to k
 distinct ones are picked, and when none is left the best feasible candidates are shown with the
 reason (:mod:`geco.problem.diagnosis`).
 """
@@ -22,9 +22,29 @@ from geco.problem.setting import Setting
 from geco.result import Explanation
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.diversity import pick_distinct
+from geco.search.target import Target
 from plaf_grammar import CheckedProgram
 
-__all__ = ["constraints_record", "explanation", "nothing_to_search"]
+__all__ = ["already_desired_reason", "constraints_record", "explanation", "nothing_to_search"]
+
+
+def already_desired_reason(target: Target, score: float, threshold: float) -> str:
+    """Why there is nothing to explain: the instance meets ``target`` already."""
+    if target.is_probability:
+        return (
+            f"the instance is already classified as the desired class {target.desired!r} "
+            f"(p = {score:.3f} > threshold {threshold}); there is nothing to explain"
+        )
+    what = "margin" if target.kind == "margin" else "prediction"
+    return f"the model's {what} for the instance, {score:.6g}, already meets {target.describe()}; there is nothing to explain"
+
+
+def desired_label(setting: Setting, target: Target | None) -> Any:
+    """What an explanation names as desired: the class or classes of a probability target,
+    None for a margin or prediction range."""
+    if target is None:
+        return setting.desired_class
+    return target.desired
 
 
 def constraints_record(program: CheckedProgram) -> dict[str, str]:
@@ -39,7 +59,7 @@ def constraints_record(program: CheckedProgram) -> dict[str, str]:
 
 
 def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any], t_start: float,
-                      reason: str, *, already_desired: bool = False) -> Explanation:  # fmt: skip
+                      reason: str, *, already_desired: bool = False, target: Target | None = None) -> Explanation:  # fmt: skip
     """The answer when no search runs: ``x`` is already desired (``already_desired``), or the
     rules leave nothing. ``stats["outcome"]`` says which: "already desired" or "not found"."""
     stats.update(
@@ -47,25 +67,27 @@ def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any
         candidates_scored=0, stop="nothing to search",
         outcome="already desired" if already_desired else "not found", **constraints_record(setting.program),
     )  # fmt: skip
+    if target is not None:
+        stats["target"] = target.to_dict()
     stats["seconds_total"] = time.perf_counter() - t_start
     return Explanation.empty(
-        instance.frame, reason, setting.desired_class, instance.probability, stats,
+        instance.frame, reason, desired_label(setting, target), instance.probability, stats,
         features=setting.schema.decode(np.empty((0, len(setting.schema)))),
     )  # fmt: skip
 
 
-def model_decisions(setting: Setting, outcome: SearchOutcome, threshold: float) -> tuple[SearchOutcome, np.ndarray]:
-    """The final candidates, and which of them are counterfactuals by the model's own
-    ``predict_proba``. The rows an inexact engine's error bound cannot place (score within the
-    bound of the threshold, or NaN) get ``predict_proba``'s probability, in one model call; the
-    others keep the engine's, on the same side as the model's."""
+def model_decisions(setting: Setting, outcome: SearchOutcome, target: Target) -> tuple[SearchOutcome, np.ndarray]:
+    """The final candidates, and which of them are counterfactuals by the model's own numbers
+    (``predict_proba``, the margin or ``predict``). The rows an inexact engine's error bound
+    cannot place (score within the bound of the target's edge, or NaN) get the model's own
+    score, in one model call; the others keep the engine's, on the same side as the model's."""
     if setting.scorer.exact or len(outcome.rows) == 0:
         return outcome, (outcome.score == outcome.dist) & (outcome.score < 1.0)
     prob = np.array(outcome.prob, dtype=np.float64)
-    unsure = ~(np.abs(prob - threshold) > setting.scorer.error_bound(outcome.rows))
+    unsure = ~(target.edge_distance(prob) > setting.scorer.error_bound(outcome.rows))
     if unsure.any():
         prob[unsure] = setting.engines.reference.predict(outcome.rows[unsure])
-    return replace(outcome, prob=prob), prob > threshold
+    return replace(outcome, prob=prob), target.meets(prob)
 
 
 def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, cfg: SearchConfig) -> tuple[np.ndarray, np.ndarray, int]:
@@ -78,7 +100,7 @@ def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, c
     while len(cand):
         sel = pick_distinct(rows[cand], problem.x, cfg.k, cfg.diversity, setting.ranges, setting.categorical)
         prob = problem.model_proba(rows[cand[sel]])
-        good = prob > cfg.threshold
+        good = cfg.goal.meets(prob)
         if good.all():
             return cand[sel], prob, dropped
         dropped += int((~good).sum())
@@ -86,28 +108,28 @@ def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, c
     return np.empty(0, dtype=np.intp), np.empty(0), dropped
 
 
-def best_attempts(problem: Problem, rows: np.ndarray, ok: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Without a counterfactual: the best k feasible candidates, the most probable one among
-    them, most probable first."""
+def best_attempts(problem: Problem, rows: np.ndarray, ok: np.ndarray, k: int, target: Target) -> tuple[np.ndarray, np.ndarray]:
+    """Without a counterfactual: the best k feasible candidates, the one closest to the target
+    among them (the most probable), closest first."""
     pool = np.flatnonzero(ok)
     if len(pool) == 0:
         return np.empty(0, dtype=np.intp), np.empty(0)
     pool_prob = problem.model_proba(rows[pool])
     shown = list(pool[:k])
-    top = int(pool[np.argmax(pool_prob)])
+    top = int(pool[np.argmin(target.closeness_key(pool_prob))])
     if top not in shown:
         shown[-1] = top
     picked = np.asarray(shown, dtype=np.intp)
     prob = pool_prob[np.searchsorted(pool, picked)]
-    order = np.argsort(-prob, kind="stable")
+    order = np.argsort(target.closeness_key(prob), kind="stable")
     return picked[order], prob[order]
 
 
 def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: SearchConfig,
                 stats: dict[str, Any], t_start: float) -> Explanation:  # fmt: skip
     """The explanation of a finished search (see the module docstring)."""
-    setting = problem.setting
-    outcome, is_cf = model_decisions(setting, outcome, cfg.threshold)
+    setting, goal = problem.setting, cfg.goal
+    outcome, is_cf = model_decisions(setting, outcome, goal)
     rows = outcome.rows
     ok = problem.satisfies(rows)
     cand = np.flatnonzero(is_cf & ok)
@@ -121,9 +143,12 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
                 + (f", diversity = {cfg.diversity}; diversity=0 lists the plain top k)" if cfg.diversity else ")")
             )
     else:
-        picked, prob = best_attempts(problem, rows, ok, cfg.k)
+        picked, prob = best_attempts(problem, rows, ok, cfg.k, goal)
         flags = np.zeros(len(picked), dtype=bool)
-        reason = failure_reason(problem, outcome, rejected, cfg.threshold, cfg.patience, len(cand), dropped, prob)
+        reason = failure_reason(
+            problem, outcome, rejected, cfg.threshold, cfg.patience, len(cand), dropped, prob,
+            target=None if goal.is_probability else goal,
+        )  # fmt: skip
     frame = setting.schema.decode(rows[picked])
     frame["probability"] = prob
     frame["distance"] = problem.distances(rows[picked]) if len(picked) else []
@@ -147,4 +172,7 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         outcome="found" if flags.any() else "not found",
         **constraints_record(setting.program),
     )
-    return Explanation(problem.frame, frame, bool(flags.any()), reason, setting.desired_class, problem.probability, stats)
+    if cfg.target is not None:
+        stats["target"] = goal.to_dict()
+    desired = desired_label(setting, cfg.target)
+    return Explanation(problem.frame, frame, bool(flags.any()), reason, desired, problem.probability, stats)

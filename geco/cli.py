@@ -161,9 +161,36 @@ def _parse_label(text: str, y) -> Any:
     raise CLIError(f"--desired-class {text!r} is not a label in the data ({sorted(map(str, pd.unique(y)))})")
 
 
+def _parse_range(text: str) -> tuple[float, float]:
+    """``--desired-range LO:HI`` (either side may be empty: unbounded) as (lo, hi)."""
+    lo, sep, hi = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return (float(lo) if lo.strip() else float("-inf"), float(hi) if hi.strip() else float("inf"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected LO:HI, e.g. 250000:300000") from None
+
+
+def _default_regressor(X, y):
+    """The regressor fitted when --desired-range comes without --model: a 100-tree, depth-10
+    random forest behind a one-hot encoder, as the default classifier."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    from geco.models import one_hot_pipeline
+
+    t0 = time.perf_counter()
+    model = one_hot_pipeline(X, RandomForestRegressor(100, max_depth=10, random_state=0, n_jobs=1)).fit(X, y)
+    print(f"(default model: random forest regressor, 100 trees, depth 10, one-hot encoding; "
+          f"{time.perf_counter() - t0:.1f} s)", file=sys.stderr)  # fmt: skip
+    return model
+
+
 def _load_model(args, X, y):
     from geco.models import default_model
 
+    if args.model is None and getattr(args, "desired_range", None) is not None:
+        return _default_regressor(X, y)
     if args.model is None:
         t0 = time.perf_counter()
         model = default_model(X, y, cache=args.data is None)  # bundled data: fit once, then load
@@ -189,7 +216,11 @@ def _load_model(args, X, y):
             f"{args.model}: cannot load model: not a joblib or pickle file ({type(exc).__name__}: "
             f"{exc}); --model expects a fitted classifier saved with joblib.dump(model, path)"
         ) from exc
-    if not (hasattr(model, "predict_proba") or callable(model)):
+    if getattr(args, "desired_range", None) is not None:
+        if not (hasattr(model, "predict") or callable(model)):
+            raise CLIError(f"{args.model}: cannot load model: it holds a {type(model).__name__}, not a "
+                           "fitted regressor with predict")  # fmt: skip
+    elif not (hasattr(model, "predict_proba") or callable(model)):
         raise CLIError(f"{args.model}: cannot load model: it holds a {type(model).__name__}, not a "
                        "fitted classifier with predict_proba")  # fmt: skip
     return model
@@ -225,7 +256,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
     constraints = args.constraints if args.constraints is not None else default_constraints
     rows = _positions(args, X, _parse_rows(args.rows, n_data)) if args.rows is not None else None
     model = _load_model(args, X, y)
-    options = {k: getattr(args, k) for k in ("k", "q", "max_generations", "time_budget") if getattr(args, k) is not None}
+    options = {
+        k: getattr(args, k) for k in ("k", "q", "max_generations", "time_budget", "threshold") if getattr(args, k) is not None
+    }
+    if args.desired_range is not None:
+        options["desired_range"] = args.desired_range
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         explainer = Explainer(model, X, constraints, desired_class=desired, engine=args.engine, **options)
@@ -268,7 +303,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     else:
         print(f"{name}, row {args.row}; constraints: {constraints or 'none'}")
         print(result)
-    already_desired = result.x_probability > explainer.config.threshold
+    already_desired = bool(explainer.target.meets(result.x_probability))
     return EXIT_OK if result.success or already_desired else EXIT_NOT_FOUND
 
 
@@ -319,11 +354,11 @@ def _undesired_rows(explainer) -> list[int]:
     """Positions of every row the model does not already score as the desired class."""
     import numpy as np
 
-    threshold = explainer.config.threshold
+    target = explainer.target
     rows: list[int] = []
     for start in range(0, len(explainer.table), 5000):
         p = explainer.blackbox.predict(explainer.table.take(slice(start, start + 5000)))
-        rows.extend(start + np.flatnonzero(p <= threshold))
+        rows.extend(start + np.flatnonzero(~target.meets(p)))
     if not rows:
         raise CLIError("the model scores every row as the desired class: nothing to explain")
     return [int(r) for r in rows]
@@ -472,10 +507,10 @@ def _first_undesired(explainer) -> int:
     """Position of the first row the model does not already score as the desired class."""
     import numpy as np
 
-    threshold = explainer.config.threshold
+    target = explainer.target
     for start in range(0, len(explainer.table), 2000):
         p = explainer.blackbox.predict(explainer.table.take(slice(start, start + 2000)))
-        hits = np.flatnonzero(p <= threshold)
+        hits = np.flatnonzero(~target.meets(p))
         if len(hits):
             return start + int(hits[0])
     raise CLIError("the model scores every row as the desired class: nothing to explain")
@@ -627,6 +662,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-generations", type=int, dest="max_generations")
     p.add_argument("--time-budget", type=float, dest="time_budget", metavar="SECONDS",
                    help="stop each explanation's search after this many seconds, with the best so far")
+    p.add_argument("--threshold", type=float, help="the desired class's probability cutoff: "
+                   "a counterfactual has p > THRESHOLD (default 0.5)")  # fmt: skip
+    p.add_argument("--desired-range", type=_parse_range, dest="desired_range", metavar="LO:HI",
+                   help="regression: a counterfactual's prediction lies in [LO, HI] (e.g. "
+                   "250000:300000; the --target column is then the predicted number)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (a batch: JSON "
                    "Lines, readable by geco report)")  # fmt: skip

@@ -31,6 +31,8 @@ from geco.problem.setting import Setting
 from geco.result import Explanation
 from geco.search import SearchConfig
 from geco.search.start import search
+from geco.search.target import Target
+from geco.targets import stated_target
 from plaf_grammar import Schema, SchemaError
 
 __all__ = ["ENGINES", "Explainer", "load"]
@@ -85,12 +87,13 @@ def budget_left(cfg: SearchConfig, t_start: float) -> SearchConfig:
 
 
 class Explainer:
-    """Counterfactual explanations for a fitted classifier over a data set (GeCo).
+    """Counterfactual explanations for a fitted classifier or regressor over a data set (GeCo).
 
     Parameters
     ----------
     model : fitted classifier with ``predict_proba`` (any sklearn classifier or Pipeline), or a
-        callable mapping a DataFrame to probabilities.
+        callable mapping a DataFrame to probabilities; with ``desired_range``, a fitted regressor
+        with ``predict`` (or a callable mapping a DataFrame to predictions).
     X : DataFrame the feasible values are drawn from (usually the training data); its dtypes
         define the schema (numbers numeric, category/object/bool categorical, ordered categorical
         ordinal). No NaN allowed. When the model knows its input columns
@@ -98,7 +101,15 @@ class Explainer:
         label) are ignored with a warning naming them, and a missing one is an error.
     constraints : a ``.plaf`` path, PLAF text, a ``plaf_grammar.Program`` (parsed), a
         ``plaf_grammar.CheckedProgram`` (checked, e.g. by ``plaf_grammar.load``) or None.
-    desired_class : the favourable class label.
+    desired_class : the favourable class label, or a list of labels ("grade A or B", "any class
+        but 0"): P(desired) is then the sum of their probabilities.
+    margin_range : ``(lo, hi)``: the target is the raw score before the link (``decision_function``,
+        XGBoost's ``output_margin``, LightGBM's ``raw_score``) within ``[lo, hi]``, for a binary
+        boosting model; refused where the model has no such score (a random forest's probability
+        is its score: use ``threshold``).
+    desired_range : ``(lo, hi)``: for a regression model, the target is a prediction within
+        ``[lo, hi]`` (either end may be infinite). The ``probability`` column of an explanation
+        then carries the prediction, the margin for ``margin_range``; ``threshold`` is unused.
     engine : "auto" (compiled when the model allows, else black box), "jit", "numpy" or
         "blackbox". ``engine_reason`` says which engine scores and why.
     schema : a ``plaf_grammar.Schema`` to use instead of inferring one from ``X``.
@@ -114,7 +125,8 @@ class Explainer:
     m_init : samples per feature group in the initial population (20).
     m_mut : samples per group and parent in mutation and selective mutation (5).
     min_generations, max_generations : bounds on the number of generations (3, 100).
-    threshold : a candidate is a counterfactual when P(desired) > threshold (0.5).
+    threshold : a candidate is a counterfactual when P(desired) > threshold (0.5); the cutoff of
+        the desired class(es), e.g. 0.7 for "p(approved) >= 0.7" in effect.
     norm_weights : weights of the l0, l1, l2 and linf norms in the distance
         (0.25, 0.25, 0.25, 0.25).
     representation : "delta" (population stored per changed-group set, the paper's Δ) or
@@ -173,6 +185,8 @@ class Explainer:
         patience: int = 5,
         diversity: float = 0.1,
         time_budget: float | None = None,
+        margin_range: tuple[float, float] | None = None,
+        desired_range: tuple[float, float] | None = None,
     ):
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -182,6 +196,7 @@ class Explainer:
             raise ValueError("X is empty: geco draws feasible values from the data")
         self.model = model
         self.desired_class = desired_class
+        self.stated_target = stated_target(desired_class, margin_range, desired_range)
         self.config = SearchConfig(
             k=k, q=q, m_init=m_init, m_mut=m_mut, min_generations=min_generations,
             max_generations=max_generations, threshold=threshold,
@@ -202,7 +217,15 @@ class Explainer:
             if schema is not None:
                 raise ValueError("give categorical= or schema=, not both (declare the kinds in the schema)")
             schema = categorical_schema(X, categorical, self.ignored_columns)
-        self.setting = Setting.build(model, X, constraints, desired_class, engine, schema)
+        self.setting = Setting.build(model, X, constraints, self.stated_target.output, engine, schema)
+        target = self.stated_target.target(self.config.threshold, self.setting.seed_pool.proba)
+        self.config = replace(self.config, target=target)
+
+    @property
+    def target(self) -> Target:
+        """What a counterfactual must reach (:class:`geco.search.target.Target`) at the
+        Explainer's own threshold."""
+        return self.config.goal
 
     # ------------------------------------------------------------------ what it holds
     @property
@@ -292,7 +315,7 @@ class Explainer:
         return x.drop(columns=[c for c in x.columns if c not in self.schema]).infer_objects()
 
     def _config(self, overrides: dict[str, Any]) -> SearchConfig:
-        fields = set(SearchConfig.__dataclass_fields__)
+        fields = set(SearchConfig.__dataclass_fields__) - {"target"}  # set by the Explainer's arguments
         bad = set(overrides) - fields
         if bad:
             raise TypeError(f"unknown option(s) {sorted(bad)}; valid: {sorted(fields)}")
@@ -324,18 +347,18 @@ class Explainer:
         stats: dict[str, Any] = cost_stats(self.setting.program)
         if cfg.time_budget is not None:
             stats["time_budget"] = cfg.time_budget
-        if instance.probability > cfg.threshold:
-            why = (
-                f"the instance is already classified as the desired class {self.desired_class!r} "
-                f"(p = {instance.probability:.3f} > threshold {cfg.threshold}); there is nothing to explain"
-            )
-            return answers.nothing_to_search(self.setting, instance, stats, t_start, why, already_desired=True)
+        goal = cfg.goal
+        if goal.meets(instance.probability):
+            return answers.nothing_to_search(
+                self.setting, instance, stats, t_start, answers.already_desired_reason(goal, instance.probability, cfg.threshold),
+                already_desired=True, target=goal,
+            )  # fmt: skip
         t0 = time.perf_counter()
         problem = self.setting.problem(instance, cfg.norm_weights)
         stats["seconds_feasible_space"] = time.perf_counter() - t0
         why = empty_space_reason(problem)
         if why:
-            return answers.nothing_to_search(self.setting, instance, stats, t_start, why)
+            return answers.nothing_to_search(self.setting, instance, stats, t_start, why, target=goal)
         outcome, ctx, seconds = search(problem, budget_left(cfg, t_start), rng)
         stats.update(seconds)
         result = answers.explanation(problem, outcome, ctx.rejected, cfg, stats, t_start)

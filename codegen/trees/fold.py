@@ -30,12 +30,13 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnknownClass, UnsupportedModel
+from codegen.outputs import ModelOutput, output_of
 from codegen.pipeline import ModelInput, read_model_input
 from codegen.trees.gbm.split_tests import gbm_reads_as_zero
 from codegen.trees.reader import RawEnsemble, raw_goes_left, read_trees
 from plaf_grammar import Schema
 
-__all__ = ["Forest", "fold", "read_forest"]
+__all__ = ["Forest", "fold", "output_columns", "read_forest"]
 
 
 @dataclass(eq=False)
@@ -66,6 +67,9 @@ class Forest:
     link: Callable[[np.ndarray], np.ndarray] | None  # boosting: raw (n, K) -> P(desired)
     float32_sums: bool = False  # accumulate in float32 (XGBoost's margins)
     missing_values: tuple[tuple[int, float, float], ...] = ()  # (feature, below, upto), see above
+    #: the most a score may differ from the model's own number: 0 (bit-exact) but for a set of
+    #: classes of a forest, whose per-leaf sums add in another order than predict_proba's columns
+    tolerance: float = 0.0
 
     @property
     def n_trees(self) -> int:
@@ -200,9 +204,9 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
     schema = mi.schema
     if len(mi.columns) != raw.n_features:
         raise UnsupportedModel(f"{raw.name} expects {raw.n_features} columns, the pipeline gives {len(mi.columns)}")
-    if desired_class not in raw.classes:
-        raise UnknownClass(f"desired_class {desired_class!r} is not one of the model's classes {list(raw.classes)}")
-    col = raw.classes.index(desired_class)
+    output = output_of(desired_class)
+    cols = output_columns(raw, output)
+    col = cols[0]
     n = raw.n_nodes
     split = raw.feature >= 0
     feature = np.full(n, -1, dtype=np.int64)
@@ -265,13 +269,23 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         fwd = nxt
     left = np.where(split, fwd[np.maximum(raw.left, 0)], -1)
     right = np.where(split, fwd[np.maximum(raw.right, 0)], -1)
-    value = raw.value[:, col] if raw.mean else raw.value[:, 0]
+    tolerance = 0.0
+    if raw.mean and len(cols) > 1:  # P of a set: each leaf's class fractions summed first
+        value = raw.value[:, cols].sum(axis=1)
+        tolerance = 2.0 * (raw.n_trees + len(cols) + 1) * float(np.finfo(np.float64).eps)
+    else:
+        value = raw.value[:, col] if raw.mean else raw.value[:, 0]
     if raw.mean:
         divisor: float | None = float(raw.n_trees)
         link = None
     else:
         divisor = None
-        link = _ColumnLink(raw.finish, col)
+        if output.kind == "margin":
+            link = _RawLink()
+        elif len(cols) > 1:
+            link = _ClassSetLink(raw.finish, cols)
+        else:
+            link = _ColumnLink(raw.finish, col)
 
     return Forest(
         name=raw.name,
@@ -292,7 +306,37 @@ def fold(raw: RawEnsemble, mi: ModelInput, desired_class: Any) -> Forest:
         link=link,
         float32_sums=raw.init.dtype == np.float32,
         missing_values=tuple(missing_values),
+        tolerance=tolerance,
     )
+
+
+def output_columns(raw: RawEnsemble, output: ModelOutput) -> list[int]:
+    """The columns of ``raw``'s accumulated output that make ``output``: the desired classes'
+    (several for a set), or ``[0]`` for a margin or a regressor's prediction. Raises
+    :class:`UnknownClass` for a class the model lacks and :class:`UnsupportedModel` for an
+    output the model does not have."""
+    if output.kind == "prediction" or raw.regression:
+        if not raw.regression:
+            raise UnsupportedModel(f"{raw.name} is a classifier: give desired_class (and threshold), not a prediction range")
+        if output.kind != "prediction":
+            raise UnsupportedModel(f"{raw.name} is a regressor: give desired_range=(lo, hi), not a class")
+        return [0]
+    if output.kind == "margin":
+        if raw.mean:
+            raise UnsupportedModel(
+                f"{raw.name} has no raw margin: its probability is the average of its trees' votes, "
+                "there is no score before a link; give threshold instead"
+            )
+        if raw.n_outputs != 1:
+            raise UnsupportedModel(f"{raw.name} has {raw.n_outputs} raw scores; a margin range needs a binary model")
+        if getattr(raw.finish, "divisor", None) is not None:
+            raise UnsupportedModel(f"{raw.name} averages its rounds (random forest mode): no raw margin is compiled")
+        return [0]
+    missing = [c for c in output.classes if c not in raw.classes]
+    if missing:
+        what = f"desired_class {missing[0]!r} is" if len(output.classes) == 1 else f"desired classes {missing!r} are"
+        raise UnknownClass(f"{what} not one of the model's classes {list(raw.classes)}")
+    return [raw.classes.index(c) for c in output.classes]
 
 
 # ------------------------------------------------------------- zero read as missing (GBM only)
@@ -338,6 +382,25 @@ class _ColumnLink:
 
     def __call__(self, acc: np.ndarray) -> np.ndarray:
         return np.asarray(self.finish(acc)[:, self.column], dtype=np.float64)
+
+
+class _ClassSetLink:
+    """``finish(acc)[:, columns].sum(axis=1)``: P of a set of classes as the model's own
+    probabilities give it."""
+
+    def __init__(self, finish: Callable[[np.ndarray], np.ndarray], columns: list[int]):
+        self.finish = finish
+        self.columns = list(columns)
+
+    def __call__(self, acc: np.ndarray) -> np.ndarray:
+        return np.asarray(self.finish(acc), dtype=np.float64)[:, self.columns].sum(axis=1)
+
+
+class _RawLink:
+    """The raw score itself (a binary boosting model's margin, before its link)."""
+
+    def __call__(self, acc: np.ndarray) -> np.ndarray:
+        return np.asarray(acc[:, 0], dtype=np.float64)
 
 
 def read_forest(model: Any, schema: Schema, desired_class: Any) -> Forest:

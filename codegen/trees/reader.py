@@ -4,10 +4,12 @@ Why a representation of our own: the fold, partial-evaluation, numpy and IR laye
 same few facts (who splits on what, how leaves combine into a probability) and none of them should
 know sklearn's attribute names. This layer has no llvmlite import.
 
-Supported (classifiers only): ``DecisionTreeClassifier``, ``ExtraTreeClassifier``,
+Supported: ``DecisionTreeClassifier``, ``ExtraTreeClassifier``,
 ``RandomForestClassifier``, ``ExtraTreesClassifier``, ``GradientBoostingClassifier`` (binary and
 multi-class, ``init`` = the default prior or ``"zero"``), ``HistGradientBoostingClassifier``
-(numeric and categorical splits, NaN routing, unknown categories treated as missing).
+(numeric and categorical splits, NaN routing, unknown categories treated as missing), and the
+regressors of the same families (single output; a regressor's ensemble has no classes and its
+``finish`` gives ``predict``).
 
 Exactness: :meth:`RawEnsemble.predict_proba` repeats sklearn's arithmetic operation by operation, so
 it equals ``estimator.predict_proba`` bit for bit (tests hold it to that):
@@ -115,8 +117,14 @@ class RawEnsemble:
             raw[:, self.output[t]] += self.value[leaves[:, t], 0].astype(raw.dtype)
         return raw
 
+    @property
+    def regression(self) -> bool:
+        """A regressor's trees: no classes; ``predict_proba`` is then ``predict``, shape (n, 1)."""
+        return not self.classes
+
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Equal to the estimator's ``predict_proba`` on estimator-input rows ``X``, bit for bit."""
+        """Equal to the estimator's ``predict_proba`` (a regressor's: ``predict`` as one column)
+        on estimator-input rows ``X``, bit for bit."""
         raw = self.raw(X)
         return raw if self.mean else self.finish(raw)
 
@@ -186,12 +194,15 @@ def _no_cats(n: int) -> dict:
 
 
 def _read_forest(model: Any, trees: list[Any]) -> RawEnsemble:
-    n_classes = int(np.atleast_1d(model.n_classes_)[0]) if hasattr(model, "n_classes_") else len(model.classes_)
+    if not hasattr(model, "classes_"):  # a regressor: one value per leaf, averaged
+        n_classes = 1
+    else:
+        n_classes = int(np.atleast_1d(model.n_classes_)[0]) if hasattr(model, "n_classes_") else len(model.classes_)
     d = _concat_sklearn_trees(trees, lambda t: t.value[:, 0, :n_classes])
     n = len(d["feature"])
     return RawEnsemble(
         name=type(model).__name__,
-        classes=tuple(np.asarray(model.classes_).tolist()),
+        classes=tuple(np.asarray(model.classes_).tolist()) if hasattr(model, "classes_") else (),
         output=np.zeros(len(trees), np.int64),
         n_outputs=1,
         init=np.zeros(1),
@@ -204,10 +215,14 @@ def _read_forest(model: Any, trees: list[Any]) -> RawEnsemble:
 
 
 def _read_gb(model: Any) -> RawEnsemble:
-    from sklearn.dummy import DummyClassifier
+    from sklearn.dummy import DummyClassifier, DummyRegressor
 
     init = model.init_
-    if not (init == "zero" or (isinstance(init, DummyClassifier) and init.strategy == "prior")):
+    regression = not hasattr(model, "classes_")
+    default = DummyRegressor if regression else DummyClassifier
+    if not ((isinstance(init, str) and init == "zero") or isinstance(init, default)):
+        raise UnsupportedModel(f"{type(model).__name__} with a custom init estimator is not supported")
+    if not regression and init != "zero" and init.strategy != "prior":
         raise UnsupportedModel("GradientBoostingClassifier with a custom init estimator is not supported")
     est = model.estimators_  # (n_stages, K) of DecisionTreeRegressor
     n_stages, K = est.shape
@@ -217,10 +232,10 @@ def _read_gb(model: Any) -> RawEnsemble:
     d = _concat_sklearn_trees(trees, lambda t: lr * t.value[:, 0, :1])
     n = len(d["feature"])
     init_raw = model._raw_predict_init(np.zeros((1, model.n_features_in_), dtype=np.float32))
-    finish = _GBFinish(model._loss)
+    finish = _Ravel() if regression else _GBFinish(model._loss)
     return RawEnsemble(
         name=type(model).__name__,
-        classes=tuple(np.asarray(model.classes_).tolist()),
+        classes=() if regression else tuple(np.asarray(model.classes_).tolist()),
         output=np.tile(np.arange(K, dtype=np.int64), n_stages),
         n_outputs=K,
         init=np.asarray(init_raw, dtype=np.float64).reshape(-1).copy(),
@@ -241,6 +256,24 @@ class _GBFinish:
 
     def __call__(self, raw: np.ndarray) -> np.ndarray:
         return self.loss.predict_proba(raw.ravel() if raw.shape[1] == 1 else raw)
+
+
+class _Ravel:
+    """GradientBoostingRegressor's ``predict``: the raw score itself, as one column."""
+
+    def __call__(self, raw: np.ndarray) -> np.ndarray:
+        return raw.reshape(-1, 1)
+
+
+class _HGBPredict:
+    """HistGradientBoostingRegressor's ``predict``: its loss's inverse link of the raw score (the
+    identity for squared error, ``exp`` for Poisson or Gamma), as one column."""
+
+    def __init__(self, loss: Any):
+        self.loss = loss
+
+    def __call__(self, raw: np.ndarray) -> np.ndarray:
+        return np.asarray(self.loss.link.inverse(raw.ravel()), dtype=np.float64).reshape(-1, 1)
 
 
 def _read_hgb(model: Any) -> RawEnsemble:
@@ -278,9 +311,10 @@ def _read_hgb(model: Any) -> RawEnsemble:
             known[int(col)] = np.asarray(kb[fmap[col]], dtype=np.uint32)
     loss = model._loss
     n_iter = len(preds)
+    regression = not hasattr(model, "classes_")
     return RawEnsemble(
         name=type(model).__name__,
-        classes=tuple(np.asarray(model.classes_).tolist()),
+        classes=() if regression else tuple(np.asarray(model.classes_).tolist()),
         feature=np.concatenate(feats),
         threshold=np.concatenate(thrs),
         missing_left=np.concatenate(miss),
@@ -297,31 +331,41 @@ def _read_hgb(model: Any) -> RawEnsemble:
         is_cat=np.concatenate(iscat),
         cat_bitset=np.concatenate(bits),
         known_cats=known,
-        finish=loss.predict_proba,
+        finish=_HGBPredict(loss) if regression else loss.predict_proba,
     )
 
 
 def read_trees(estimator: Any) -> RawEnsemble:
-    """A fitted sklearn tree classifier -> :class:`RawEnsemble`; :class:`UnsupportedModel` else."""
+    """A fitted sklearn tree classifier or regressor -> :class:`RawEnsemble`;
+    :class:`UnsupportedModel` else."""
     from sklearn.ensemble import (
         ExtraTreesClassifier,
+        ExtraTreesRegressor,
         GradientBoostingClassifier,
+        GradientBoostingRegressor,
         HistGradientBoostingClassifier,
+        HistGradientBoostingRegressor,
         RandomForestClassifier,
+        RandomForestRegressor,
     )
-    from sklearn.tree import DecisionTreeClassifier
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     name = type(estimator).__name__
-    if not hasattr(estimator, "classes_"):
+    regressor = (DecisionTreeRegressor, RandomForestRegressor, ExtraTreesRegressor, GradientBoostingRegressor,
+                 HistGradientBoostingRegressor)  # fmt: skip
+    if isinstance(estimator, regressor):
+        if not hasattr(estimator, "n_features_in_"):
+            raise UnsupportedModel(f"{name} is not fitted")
+    elif not hasattr(estimator, "classes_"):
         raise UnsupportedModel(f"{name} is not a fitted classifier")
     if getattr(estimator, "n_outputs_", 1) != 1:
         raise UnsupportedModel(f"multi-output {name} is not supported")
-    if isinstance(estimator, DecisionTreeClassifier):  # also ExtraTreeClassifier
+    if isinstance(estimator, (DecisionTreeClassifier, DecisionTreeRegressor)):  # also ExtraTree*
         return _read_forest(estimator, [estimator])
-    if isinstance(estimator, (RandomForestClassifier, ExtraTreesClassifier)):
+    if isinstance(estimator, (RandomForestClassifier, ExtraTreesClassifier, RandomForestRegressor, ExtraTreesRegressor)):
         return _read_forest(estimator, list(estimator.estimators_))
-    if isinstance(estimator, GradientBoostingClassifier):
+    if isinstance(estimator, (GradientBoostingClassifier, GradientBoostingRegressor)):
         return _read_gb(estimator)
-    if isinstance(estimator, HistGradientBoostingClassifier):
+    if isinstance(estimator, (HistGradientBoostingClassifier, HistGradientBoostingRegressor)):
         return _read_hgb(estimator)
     raise UnsupportedModel(f"{name} is not a supported tree model")

@@ -96,12 +96,14 @@ class TreeScorer(CompiledScorer):
     plans built and seconds spent building them (partial evaluation), seconds in the plan and
     full kernels, compiles and cache hits/misses."""
 
-    #: every tier is bit-identical to predict_proba, so the Explainer may report its numbers
+    #: every tier is bit-identical to predict_proba (or predict), so the Explainer may report its
+    #: numbers; all but a forest's P of a set of classes (``Forest.tolerance``)
     exact = True
 
     def __init__(self, forest: Forest, engine: str = "auto", *, max_residuals: int = 256):
         checked_engine(engine, COMPILED_ENGINES)
         self.forest = forest
+        self.exact = forest.tolerance == 0.0
         self.engine = engine
         self.name = f"trees-{engine}"
         self.max_residuals = max_residuals
@@ -134,6 +136,10 @@ class TreeScorer(CompiledScorer):
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
         self.load_kernels()
         return BoundTreeScorer(self, checked_instance(x, len(self.forest.schema)))
+
+    def error_bound(self, rows: np.ndarray) -> np.ndarray:
+        """``Forest.tolerance`` per row: 0 where every tier is bit-exact."""
+        return np.full(len(rows), self.forest.tolerance)
 
     def load_kernels(self) -> None:
         """The once-per-process kernels, compiled (or loaded) now: after unpickling this runs at

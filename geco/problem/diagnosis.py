@@ -134,16 +134,20 @@ def empty_space_reason(problem: Problem) -> str:
 
 def failure_reason(
     problem: Problem, outcome: Any, rejected: Mapping[tuple[str, int], int], threshold: float,
-    patience: int, n_above: int, dropped: int, shown_prob: np.ndarray,
+    patience: int, n_above: int, dropped: int, shown_prob: np.ndarray, target: Any = None,
 ) -> str:  # fmt: skip
     """Why the search returns no counterfactual, naming only rules that are there.
 
     ``outcome``: the search's (``stop``, ``restarts``, ``generations``, ``candidates_scored``);
     ``rejected``: candidates each cross rule or implication dropped; ``n_above``: candidates the
     engine scored above the threshold, ``dropped`` of them refused by ``predict_proba``;
-    ``shown_prob``: the probabilities of the best candidates shown."""
+    ``shown_prob``: the probabilities of the best candidates shown. ``target``: a margin or
+    prediction range (:class:`geco.search.target.Target`) in place of ``p > threshold``."""
     setting, ground = problem.setting, problem.grounded
     desired = repr(setting.desired_class)
+    test = f"p > {threshold}"
+    if target is not None:
+        desired, test = "meeting the target", target.describe()
     if n_above and dropped:
         return (
             f"the compiled engine scored {n_above} candidate(s) above the threshold, but the "
@@ -173,15 +177,18 @@ def failure_reason(
         f"the best candidates shown reach p = {float(np.max(shown_prob)):.3f}"
         if len(shown_prob) else "no candidate satisfies every rule"
     )  # fmt: skip
+    if target is not None and len(shown_prob):
+        best = f"the closest candidate shown scores {float(shown_prob[0]):.6g}"
     ruled = any(f is not None for f in ground.group_filters) or ground.implications or ground.cross_rules
     # the search samples: not finding a counterfactual proves none exists only when the rules
     # leave no candidate at all (the cases above), so this says what was tried, no more
     msg = (
         "none found within the search's budget: no candidate it tried"
         + (" within what the rules allow" if ruled else "")
-        + f" is scored as {desired} (p > {threshold}): {best} {run}"
+        + f" is scored as {desired} ({test}): {best} {run}"
     )  # fmt: skip
-    desired_rows = setting.seed_pool.desired(threshold)
+    pool = setting.seed_pool
+    desired_rows = pool.desired(threshold) if target is None else pool.rows[target.meets(pool.proba)]
     if len(desired_rows) == 0:
         return msg + f"; the model scores none of the {len(setting.seed_pool.rows)} data rows as {desired}"
     feasible = problem.satisfies(desired_rows)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+
+from geco.search.target import Target
 
 __all__ = ["SearchConfig", "SearchOutcome"]
 
@@ -13,7 +15,9 @@ __all__ = ["SearchConfig", "SearchOutcome"]
 class SearchConfig:
     """The paper's knobs with its defaults, plus ``seeds``, ``patience``, ``diversity`` and
     ``time_budget`` (documented on :class:`geco.Explainer`). The loop counts ``time_budget``
-    from its own start; the Explainer hands it what is left of the explanation's budget."""
+    from its own start; the Explainer hands it what is left of the explanation's budget.
+    ``target``: what a counterfactual must reach (None: P(desired) > ``threshold``); read it
+    as :attr:`goal`."""
 
     k: int = 5
     q: int = 100
@@ -29,6 +33,17 @@ class SearchConfig:
     patience: int = 5
     diversity: float = 0.1
     time_budget: float | None = None
+    target: Target | None = None
+
+    @property
+    def goal(self) -> Target:
+        """The target the search tests candidates against; a probability target's cutoff is
+        ``threshold``."""
+        if self.target is None:
+            return Target.probability(self.threshold)
+        if self.target.is_probability:
+            return replace(self.target, lo=float(self.threshold))
+        return self.target
 
     def validate(self) -> None:
         for name in ("k", "q", "m_init", "m_mut", "max_generations", "patience"):

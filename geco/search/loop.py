@@ -1,7 +1,9 @@
 """The GeCo search loop: initial population, then crossover + mutation + selection until stable.
 
 Score (lower is better): ``dist`` for a counterfactual (``p > threshold``), otherwise
-``1 + dist + (1 - p)``, so every counterfactual ranks before every non-counterfactual.
+``1 + dist + (1 - p)``, so every counterfactual ranks before every non-counterfactual. Another
+target (:mod:`geco.search.target`: a margin or a prediction interval) puts its own test and
+shortfall in place of ``p > threshold`` and ``1 - p``.
 
 The initial population is the paper's (``m_init`` samples of every group changed alone) plus
 *seeds*: the rows of the data the model scores as desired that are nearest to ``x`` once
@@ -162,6 +164,7 @@ class GeneticSearch:
         merge_min_blocks: int = 0,
     ):
         self.ctx, self.scorer, self.dist_spec, self.config = ctx, scorer, dist_spec, config
+        self.goal = config.goal
         self.required_groups = required_groups
         self.merge_below, self.merge_min_blocks = merge_below, merge_min_blocks
         self.full = config.representation == "full"
@@ -290,8 +293,8 @@ class GeneticSearch:
             prob = self.probabilities(new, starts)
         with self.timer("score"):
             may = new.changed[:, self.required_groups].all(axis=1)
-            ok = may & (prob > self.config.threshold)
-            new.prob, new.score = prob, np.where(ok, new.dist, 1.0 + new.dist + (1.0 - prob))
+            ok = may & self.goal.meets(prob)
+            new.prob, new.score = prob, np.where(ok, new.dist, 1.0 + new.dist + self.goal.shortfall(prob))
             self.best_prob = max(self.best_prob, float(prob.max()))
             if ok.any():
                 self.archive_best(new, starts, ok)

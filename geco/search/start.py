@@ -49,7 +49,8 @@ def nearest(dist: np.ndarray, count: int) -> np.ndarray:
 def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Candidates:
     """The seeds of the search, nearest first (see the module docstring)."""
     d, G = len(ctx.x), ctx.n_groups
-    desired = problem.setting.seed_pool.desired(config.threshold)
+    pool = problem.setting.seed_pool
+    desired = pool.rows[config.goal.meets(pool.proba)]
     if config.seeds == 0 or len(desired) == 0:
         return Candidates.empty(d, G)
     rows, changed = project(ctx.spaces, ctx.x, desired, problem.required)

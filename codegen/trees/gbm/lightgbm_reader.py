@@ -50,7 +50,7 @@ def _split_model(model: Any) -> tuple[Any, tuple | None, str]:
         name = type(model).__name__
         try:
             booster = model.booster_
-            classes = tuple(np.asarray(model.classes_).tolist())
+            classes = () if name.endswith("Regressor") else tuple(np.asarray(model.classes_).tolist())
         except Exception:
             raise UnsupportedModel(f"{name} is not a fitted LightGBM classifier") from None
         return booster, classes, name
@@ -66,11 +66,15 @@ def _dump(booster: Any) -> dict:
         raise UnsupportedModel(f"cannot read the LightGBM model: {exc}") from None
 
 
+#: regression objectives whose prediction is the raw score (an identity link)
+_REGRESSION_OBJECTIVES = ("regression", "regression_l1", "huber", "fair", "quantile")
+
+
 def _objective(text: str) -> tuple[str, float]:
     parts = str(text).split()
     name = parts[0] if parts else ""
-    if name not in ("binary", "multiclass", "multiclassova"):
-        raise UnsupportedModel(f"LightGBM objective {text!r} is not a supported classifier objective")
+    if name not in ("binary", "multiclass", "multiclassova", *_REGRESSION_OBJECTIVES):
+        raise UnsupportedModel(f"LightGBM objective {text!r} is not supported (classifiers: binary, multiclass, multiclassova; regressors: {', '.join(_REGRESSION_OBJECTIVES)})")
     sigmoid = 1.0
     for p in parts[1:]:
         if p.startswith("sigmoid:"):
@@ -111,9 +115,14 @@ def read_lightgbm(model: Any, num_iteration: int | None = None, start_iteration:
     objective, sigmoid = _objective(d.get("objective", ""))
     K = int(d["num_tree_per_iteration"])
     n_class = int(d.get("num_class", 1))
-    if classes is None:
+    regression = objective in _REGRESSION_OBJECTIVES
+    if classes == () and not regression:
+        raise UnsupportedModel(f"LightGBM objective {objective!r} is not a supported regression objective (identity link)")
+    if regression:
+        classes = ()
+    elif classes is None:
         classes = tuple(range(n_class if n_class > 1 else 2))
-    if len(classes) != (n_class if n_class > 1 else 2) or n_class != K:
+    if not regression and (len(classes) != (n_class if n_class > 1 else 2) or n_class != K):
         raise UnsupportedModel(f"{name}: {len(classes)} classes, {K} trees per round, num_class {n_class}")
     trees = d["tree_info"]
     n_rounds = len(trees) // K
@@ -188,6 +197,8 @@ def read_lightgbm(model: Any, num_iteration: int | None = None, start_iteration:
     divisor = float(r1 - r0) if d.get("average_output") else None
 
     kind = {"binary": "lightgbm_sigmoid", "multiclass": "lightgbm_softmax"}.get(objective, "lightgbm_ova")
+    if regression:
+        kind = "identity"
     finish = GBMLink(kind, sigmoid, divisor)
 
     n_trees = (r1 - r0) * K

@@ -163,7 +163,8 @@ def lightgbm_softmax(raw: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------- links as data
 
 #: the kinds of :class:`GBMLink`
-LINK_KINDS = ("xgboost_sigmoid", "xgboost_softmax", "scipy_softmax", "lightgbm_sigmoid", "lightgbm_softmax", "lightgbm_ova")
+LINK_KINDS = ("xgboost_sigmoid", "xgboost_softmax", "scipy_softmax", "lightgbm_sigmoid", "lightgbm_softmax", "lightgbm_ova",
+              "identity")
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,8 @@ class GBMLink:
     ``"xgboost_softmax"`` (multi:softprob), ``"scipy_softmax"`` (multi:softmax: scipy's softmax of
     the float32 margins, what ``XGBClassifier.predict_proba`` does), ``"lightgbm_sigmoid"``
     (binary, ``[1 - p, p]``), ``"lightgbm_softmax"`` (multiclass), ``"lightgbm_ova"``
-    (multiclassova); ``sigmoid`` LightGBM's sigmoid parameter, ``divisor`` LightGBM rf's round count
+    (multiclassova), ``"identity"`` (a regressor whose prediction is its raw score: XGBoost's
+    ``reg:squarederror``, LightGBM's ``regression``); ``sigmoid`` LightGBM's sigmoid parameter, ``divisor`` LightGBM rf's round count
     (the raw scores are divided by it first)."""
 
     kind: str
@@ -197,6 +199,8 @@ class GBMLink:
             return softmax(np.asarray(raw, dtype=_F32), axis=1)
         if self.divisor is not None:
             raw = raw / self.divisor
+        if self.kind == "identity":
+            return raw
         if self.kind == "lightgbm_sigmoid":
             p = lightgbm_sigmoid(raw[:, 0], self.sigmoid)
             return np.stack([1.0 - p, p], axis=1)

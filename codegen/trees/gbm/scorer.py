@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from codegen.outputs import output_of
 from codegen.pipeline import ModelInput
 from codegen.protocol import Block
 from codegen.trees.fold import fold
@@ -61,8 +62,10 @@ def gbm_scorer(model_input: ModelInput, desired_class: Any, engine: str = "auto"
     :func:`codegen.trees.gbm.input.read_gbm_input`. Raises :class:`codegen.UnsupportedModel`."""
     raw = gbm_raw(model_input)
     forest = fold(raw, model_input, desired_class)
-    if engine != "numpy":  # the numpy tier stays free of LLVM
-        link = native_link(raw.finish, raw.classes.index(desired_class), raw.n_outputs)
+    output = output_of(desired_class)
+    single_class = output.kind == "proba" and len(output.classes) == 1 and not raw.regression
+    if engine != "numpy" and single_class:  # the numpy tier stays free of LLVM
+        link = native_link(raw.finish, raw.classes.index(output.classes[0]), raw.n_outputs)
         if link is not None:
             forest = dataclasses.replace(forest, link=link)
     return GBMTreeScorer(forest, engine)

@@ -39,6 +39,8 @@ from codegen.trees.reader import RawEnsemble
 __all__ = ["is_xgboost", "nearest_float32", "read_xgboost", "xgboost_categories"]
 
 _OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
+#: regression objectives whose prediction is the raw score (an identity link)
+_REGRESSION_OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:pseudohubererror", "reg:quantileerror")
 
 
 def is_xgboost(model: Any) -> bool:
@@ -86,7 +88,8 @@ def _split_model(model: Any) -> tuple[Any, tuple | None, tuple[int, int], str]:
     """(booster, classes or None, default iteration range, name)."""
     if hasattr(model, "get_booster"):  # sklearn wrapper
         name = type(model).__name__
-        if not hasattr(model, "classes_") or not hasattr(model, "n_classes_"):
+        regressor = name.endswith("Regressor")
+        if not regressor and (not hasattr(model, "classes_") or not hasattr(model, "n_classes_")):
             raise UnsupportedModel(f"{name} is not a fitted XGBoost classifier")
         try:
             booster = model.get_booster()
@@ -99,7 +102,7 @@ def _split_model(model: Any) -> tuple[Any, tuple | None, tuple[int, int], str]:
             default = (0, int(model.best_iteration) + 1)
         except AttributeError:
             default = (0, 0)
-        return booster, tuple(np.asarray(model.classes_).tolist()), default, name
+        return booster, () if regressor else tuple(np.asarray(model.classes_).tolist()), default, name
     if hasattr(model, "save_raw") and hasattr(model, "inplace_predict"):
         return model, None, (0, 0), "Booster"
     raise UnsupportedModel(f"{type(model).__name__} is not an XGBoost classifier or Booster")
@@ -129,8 +132,11 @@ def read_xgboost(model: Any, iteration_range: tuple[int, int] | None = None) -> 
     doc = _booster_json(booster)
     learner = doc["learner"]
     objective = learner["objective"]["name"]
-    if objective not in _OBJECTIVES:
-        raise UnsupportedModel(f"XGBoost objective {objective!r} is not a supported classifier objective")
+    regression = objective in _REGRESSION_OBJECTIVES
+    if classes == () and not regression:
+        raise UnsupportedModel(f"XGBoost objective {objective!r} is not a supported regression objective (identity link)")
+    if not regression and objective not in _OBJECTIVES:
+        raise UnsupportedModel(f"XGBoost objective {objective!r} is not supported (classifiers: {', '.join(_OBJECTIVES)}; regressors: {', '.join(_REGRESSION_OBJECTIVES)})")
     booster_kind = learner["gradient_booster"]["name"]
     if booster_kind != "gbtree":
         raise UnsupportedModel(f"XGBoost booster {booster_kind!r} is not supported (only gbtree)")
@@ -140,9 +146,11 @@ def read_xgboost(model: Any, iteration_range: tuple[int, int] | None = None) -> 
         raise UnsupportedModel("multi-target XGBoost models are not supported")
     n_class = int(param.get("num_class", "0"))
     K = n_class if n_class > 1 else 1
-    if classes is None:
+    if regression:
+        classes = ()
+    elif classes is None:
         classes = tuple(range(max(n_class, 2)))
-    if len(classes) != max(n_class, 2):
+    if not regression and len(classes) != max(n_class, 2):
         raise UnsupportedModel(f"{name}: {len(classes)} classes but {max(n_class, 2)} model outputs")
 
     base = _scores(param["base_score"])
@@ -189,6 +197,8 @@ def read_xgboost(model: Any, iteration_range: tuple[int, int] | None = None) -> 
         row[right_cats] = False
         bits[node] = (row.reshape(-1, 32) << np.arange(32, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
     kind = {"binary:logistic": "xgboost_sigmoid", "multi:softprob": "xgboost_softmax"}.get(objective, "scipy_softmax")
+    if regression:
+        kind = "identity"
     return RawEnsemble(
         name=name,
         classes=tuple(classes),

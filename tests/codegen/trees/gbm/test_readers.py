@@ -361,10 +361,12 @@ def test_lightgbm_unsupported_models_raise():
     from codegen.trees.gbm.lightgbm_reader import read_lightgbm
 
     X, y, _ = _data(0)
-    with pytest.raises(UnsupportedModel, match="not a fitted LightGBM classifier"):
-        read_lightgbm(lgb.LGBMRegressor(n_estimators=2, verbose=-1).fit(X, y))
-    with pytest.raises(UnsupportedModel, match="objective 'regression"):
-        read_lightgbm(lgb.train({"objective": "regression", "verbose": -1}, lgb.Dataset(X, y), num_boost_round=2))
+    # regressors with an identity link are read (tests/targets); others are refused
+    assert read_lightgbm(lgb.LGBMRegressor(n_estimators=2, verbose=-1).fit(X, y)).regression
+    with pytest.raises(UnsupportedModel, match="objective 'poisson"):
+        read_lightgbm(lgb.train({"objective": "poisson", "verbose": -1}, lgb.Dataset(X, y), num_boost_round=2))
+    with pytest.raises(UnsupportedModel, match="objective 'poisson"):
+        read_lightgbm(lgb.LGBMRegressor(n_estimators=2, objective="poisson", verbose=-1).fit(X, y))
     with pytest.raises(UnsupportedModel, match="linear"):
         linear = lgb.LGBMClassifier(n_estimators=2, num_leaves=4, linear_tree=True, verbose=-1, n_jobs=1)
         read_lightgbm(linear.fit(np.nan_to_num(X[:80]), y[:80]))

@@ -1,0 +1,143 @@
+"""Regression models: compiled engines bit-exact to ``predict``, and every counterfactual's
+prediction in the desired range by the model's own ``predict``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import (
+    ExtraTreesRegressor,
+    GradientBoostingRegressor,
+    HistGradientBoostingRegressor,
+    RandomForestRegressor,
+)
+from sklearn.neural_network import MLPRegressor
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from target_models import fitted
+
+import geco
+from codegen.outputs import ModelOutput
+from codegen.registry import scorer_for
+
+REGRESSORS = {
+    "dt": lambda: DecisionTreeRegressor(max_depth=8, random_state=0),
+    "rf": lambda: RandomForestRegressor(30, max_depth=8, random_state=0, n_jobs=1),
+    "et": lambda: ExtraTreesRegressor(20, max_depth=8, random_state=0, n_jobs=1),
+    "gb": lambda: GradientBoostingRegressor(n_estimators=40, random_state=0),
+    "hgb": lambda: HistGradientBoostingRegressor(max_iter=40, random_state=0),
+    "hgb-poisson": lambda: HistGradientBoostingRegressor(max_iter=40, loss="poisson", random_state=0),
+}
+
+
+def _gbm_regressors():
+    out = {}
+    try:
+        import xgboost
+
+        out["xgb"] = lambda: xgboost.XGBRegressor(n_estimators=30, max_depth=4, n_jobs=1)
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        import lightgbm
+
+        out["lgbm"] = lambda: lightgbm.LGBMRegressor(n_estimators=30, verbose=-1, n_jobs=1)
+    except ImportError:  # pragma: no cover
+        pass
+    return out
+
+
+ALL = {**REGRESSORS, **_gbm_regressors()}
+
+
+@pytest.mark.parametrize("engine", ["auto", "numpy"])
+@pytest.mark.parametrize("kind", sorted(ALL))
+def test_compiled_regressor_is_bit_exact_to_predict(hours, kind, engine):
+    X, y = hours
+    if kind.startswith(("xgb", "lgbm")):
+        X = X.select_dtypes("number")  # their own categoricals are another reader's business
+    model = fitted(X, y, ALL[kind]())
+    ex = geco.Explainer(model, X, desired_range=(45, 60), engine=engine)
+    assert ex.scorer.compiled and ex.scorer.exact
+    rows = ex.table.take(slice(0, 2000))
+    expected = model.predict(X.iloc[:2000])
+    assert np.array_equal(ex.scorer.score_rows(rows), expected)
+    bound = ex.scorer.bind(rows[0])
+    delta = (0, 2)
+    block = bound.score_block(delta, rows[:, list(delta)])
+    moved = X.iloc[:2000].copy()
+    for j, name in enumerate(X.columns):
+        if j not in delta:
+            moved[name] = X[name].iloc[0]
+    assert np.array_equal(block, model.predict(moved))
+
+
+@pytest.mark.parametrize("kind", ["rf", "hgb", "blackbox-mlp"])
+def test_every_counterfactual_is_in_the_range_by_predict(hours, kind):
+    X, y = hours
+    if kind == "blackbox-mlp":
+        X = X.select_dtypes("number")
+        model = fitted(X, y, MLPRegressor(hidden_layer_sizes=(16,), max_iter=200, random_state=0))
+    else:
+        model = fitted(X, y, REGRESSORS[kind]())
+    lo, hi = 45.0, 60.0
+    ex = geco.Explainer(model, X, desired_range=(lo, hi), k=3)
+    assert ex.target.kind == "range"
+    pred = model.predict(X.iloc[:300])
+    rows = np.flatnonzero(pred < lo)[:4]
+    assert len(rows)
+    found = 0
+    for r in rows:
+        e = ex.explain(X.iloc[[r]], random_state=0)
+        assert e.stats["target"] == {"kind": "range", "desired_range": [lo, hi]}
+        assert e.desired_class is None
+        if not e.success:
+            continue
+        found += 1
+        cf = e.counterfactuals
+        own = model.predict(cf[list(X.columns)])
+        assert np.all((own >= lo) & (own <= hi))
+        assert np.array_equal(cf["probability"].to_numpy(), own)  # the slot carries the prediction
+    assert found == len(rows)  # reachable on this data: every row gets one
+
+
+def test_already_in_range_and_unreachable_range(hours):
+    X, y = hours
+    model = fitted(X, y, REGRESSORS["rf"]())
+    pred = model.predict(X.iloc[:1])[0]
+    ex = geco.Explainer(model, X, desired_range=(pred - 1, pred + 1))
+    e = ex.explain(X.iloc[[0]])
+    assert e.stats["outcome"] == "already desired" and "already meets" in e.reason
+    far = geco.Explainer(model, X, desired_range=(1000, 2000), max_generations=5)
+    e = far.explain(X.iloc[[0]], random_state=0)
+    assert not e.success and "1000 <= prediction <= 2000" in e.reason
+    assert len(e.counterfactuals) and not e.counterfactuals["counterfactual"].any()
+
+
+def test_regressor_without_range_and_classifier_with_range_are_refused(hours, bands):
+    X, y = hours
+    model = fitted(X, y, REGRESSORS["dt"]())
+    with pytest.raises(geco.UnsupportedModelError, match="desired_range"):
+        geco.Explainer(model, X)
+    assert scorer_for(model, geco.Explainer(model, X, desired_range=(0, 1)).schema, ModelOutput("prediction"))
+    with pytest.raises(geco.UnsupportedModelError, match="regressor"):
+        scorer_for(model, geco.Explainer(model, X, desired_range=(0, 1)).schema, 1)
+    Xb, yb = bands
+    clf = fitted(Xb, yb, DecisionTreeClassifier(max_depth=3))
+    with pytest.raises(geco.UnsupportedModelError, match="classifier"):
+        geco.Explainer(clf, Xb, desired_range=(0, 1))
+
+
+def test_callable_as_regression_black_box(hours):
+    X, y = hours
+    X = X.select_dtypes("number")
+    model = fitted(X, y, REGRESSORS["dt"]())
+
+    def predict(frame: pd.DataFrame) -> np.ndarray:
+        return model.predict(frame)
+
+    ex = geco.Explainer(predict, X, desired_range=(45, np.inf), k=2)
+    assert ex.engine == "blackbox"
+    r = int(np.flatnonzero(model.predict(X.iloc[:100]) < 45)[0])
+    e = ex.explain(X.iloc[[r]], random_state=0)
+    assert e.success and np.all(model.predict(e.counterfactuals[list(X.columns)]) >= 45)

@@ -553,14 +553,15 @@ class _NoBar:
 
 
 def explanations_frame(explanations: Sequence[Explanation]) -> pd.DataFrame:
-    """One tidy table: a row per counterfactual (``rank`` 0 is the best) with ``instance`` (the
-    row label in ``X``), ``success``, the features, ``probability``, ``distance``, ``n_changed``,
+    """One tidy table: a row per counterfactual with ``rank`` (1 is the best: the one printed as
+    #1, as ``Explanation.changes()`` and the report number them), ``instance`` (the row label in
+    ``X``), ``success``, the features, ``probability``, ``distance``, ``n_changed``,
     ``counterfactual``, ``x_probability`` and ``reason``. An instance without counterfactuals
     (already desired, none found, failed) keeps one row with ``rank`` and the features empty."""
     parts = []
     for e in explanations:
         cf = e.counterfactuals.reset_index(drop=True)
-        rank = pd.array(np.arange(len(cf)) if len(cf) else [pd.NA], dtype="Int64")
+        rank = pd.array(np.arange(1, len(cf) + 1) if len(cf) else [pd.NA], dtype="Int64")
         if not len(cf):
             cf = cf.reindex(range(1))  # one row of missing values, the columns' dtypes kept
         cf.insert(0, "success", e.success)

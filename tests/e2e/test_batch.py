@@ -383,7 +383,7 @@ def test_tidy_frame(trees):
     n_cf = len(results[0].counterfactuals)
     assert n_cf >= 1 and len(frame) == n_cf + 2
     assert list(frame["instance"]) == [batch.index[0]] * n_cf + [batch.index[3], batch.index[6]]
-    assert list(frame["rank"][:n_cf]) == list(range(n_cf)) and frame["rank"][n_cf:].isna().all()
+    assert list(frame["rank"][:n_cf]) == list(range(1, n_cf + 1)) and frame["rank"][n_cf:].isna().all()
     assert frame.columns[:3].tolist() == ["instance", "rank", "success"]
     assert {"probability", "distance", "n_changed", "counterfactual", "x_probability", "reason"} <= set(frame.columns)
     cf = results[0].counterfactuals

@@ -3,7 +3,9 @@
 The candidates the engine scored as counterfactuals are confirmed by the model's own numbers
 (an engine that is not bit-exact may put a row on the other side of the threshold), up to k
 distinct ones are picked, and when none is left the best feasible candidates are shown with the
-reason (:mod:`geco.problem.diagnosis`).
+reason (:mod:`geco.problem.diagnosis`). Every answer carries its outcome and the bound on what the
+rules allow (:mod:`geco.problem.certificate`): "proven_none" when the bound shows no counterfactual
+exists.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from geco.problem.certificate import bound_rows, certify
 from geco.problem.diagnosis import failure_reason
 from geco.problem.problem import Instance, Problem
 from geco.problem.setting import Setting
@@ -41,17 +44,22 @@ def constraints_record(program: CheckedProgram) -> dict[str, str]:
 def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any], t_start: float,
                       reason: str, *, already_desired: bool = False) -> Explanation:  # fmt: skip
     """The answer when no search runs: ``x`` is already desired (``already_desired``), or the
-    rules leave nothing. ``stats["outcome"]`` says which: "already desired" or "not found"."""
+    rules leave nothing. ``stats["outcome"]`` says which: "already desired" or "not found"; the
+    explanation's ``outcome`` is "not_found" or "proven_none" (no row but ``x`` itself may be
+    reached, so ``x``'s own probability bounds every allowed row)."""
     stats.update(
         engine=setting.scorer.name, engine_reason=setting.engines.description, generations=0,
         candidates_scored=0, stop="nothing to search",
         outcome="already desired" if already_desired else "not found", **constraints_record(setting.program),
     )  # fmt: skip
     stats["seconds_total"] = time.perf_counter() - t_start
-    return Explanation.empty(
+    empty = Explanation.empty(
         instance.frame, reason, setting.desired_class, instance.probability, stats,
         features=setting.schema.decode(np.empty((0, len(setting.schema)))),
     )  # fmt: skip
+    if already_desired:
+        return empty
+    return replace(empty, outcome="proven_none", bound=float(instance.probability))
 
 
 def model_decisions(setting: Setting, outcome: SearchOutcome, threshold: float) -> tuple[SearchOutcome, np.ndarray]:
@@ -124,6 +132,7 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         picked, prob = best_attempts(problem, rows, ok, cfg.k)
         flags = np.zeros(len(picked), dtype=bool)
         reason = failure_reason(problem, outcome, rejected, cfg.threshold, cfg.patience, len(cand), dropped, prob)
+    verdict, bound, reason = certified(problem, bool(flags.any()), reason, cfg.threshold, stats)
     frame = setting.schema.decode(rows[picked])
     frame["probability"] = prob
     frame["distance"] = problem.distances(rows[picked]) if len(picked) else []
@@ -147,4 +156,29 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         outcome="found" if flags.any() else "not found",
         **constraints_record(setting.program),
     )
-    return Explanation(problem.frame, frame, bool(flags.any()), reason, setting.desired_class, problem.probability, stats)
+    return Explanation(
+        problem.frame, frame, bool(flags.any()), reason, setting.desired_class, problem.probability, stats,
+        outcome=verdict, bound=bound,
+    )  # fmt: skip
+
+
+def certified(problem: Problem, found: bool, reason: str, threshold: float, stats: dict[str, Any]) -> tuple[str, float | None, str]:
+    """(outcome, bound, reason) of a finished search. Found: the bound of the rules' box (one
+    engine call). Not found: the certificate; proven none puts its sentence (and the rule that
+    makes it so) first, the search's own reason after it; no bound says so after the reason."""
+    t0 = time.perf_counter()
+    if found:
+        bound, calls = bound_rows(problem, threshold, budget=1)
+        verdict = "found"
+    else:
+        cert = certify(problem, threshold)
+        bound, calls = cert.bound, cert.calls
+        if cert.proven_none:
+            verdict, reason = "proven_none", f"{cert.reason}; the search: {reason}"
+        else:
+            verdict = "not_found"
+            if cert.bound is None:
+                reason = f"{reason}; {cert.reason}"
+    stats["certificate_calls"] = calls
+    stats["seconds_certificate"] = time.perf_counter() - t0
+    return verdict, bound, reason

@@ -59,7 +59,8 @@ def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any
     )  # fmt: skip
     if already_desired:
         return empty
-    return replace(empty, outcome="proven_none", bound=float(instance.probability))
+    # x is the only row left (if any); its probability, up a hair for the rounding of a model call
+    return replace(empty, outcome="proven_none", bound=min(1.0, float(instance.probability) + 1e-12))
 
 
 def model_decisions(setting: Setting, outcome: SearchOutcome, threshold: float) -> tuple[SearchOutcome, np.ndarray]:

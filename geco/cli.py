@@ -5,6 +5,7 @@ Exit status (every command):
 
 * 0 - success; for ``explain``: counterfactuals found, or the row already has the desired class
 * 3 - ``explain`` found no counterfactual (the printed reason says why)
+* 4 - ``explain`` proved that no counterfactual exists within the rules (the reason gives the bound)
 * 1 - the constraints are not a valid PLAF program (the message names file, line and column)
 * 2 - bad usage or data: unknown option, missing file, a row out of range, a model that cannot
   score the data
@@ -27,15 +28,17 @@ import pandas as pd
 
 from geco.datasets import DATASETS
 
-__all__ = ["EXIT_BAD_CONSTRAINTS", "EXIT_BAD_USAGE", "EXIT_NOT_FOUND", "EXIT_OK", "main"]
+__all__ = ["EXIT_BAD_CONSTRAINTS", "EXIT_BAD_USAGE", "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_PROVEN_NONE", "main"]
 
 EXIT_OK = 0
 EXIT_BAD_CONSTRAINTS = 1
 EXIT_BAD_USAGE = 2
 EXIT_NOT_FOUND = 3
+EXIT_PROVEN_NONE = 4
 
 EXPLAIN_EPILOG = """exit status: 0 counterfactuals found (or the row already has the desired class),
-3 no counterfactual found (the reason is printed), 1 invalid constraints, 2 bad usage or data"""
+3 no counterfactual found (the reason is printed), 4 proven that none exists within the rules,
+1 invalid constraints, 2 bad usage or data"""
 
 
 class CLIError(Exception):
@@ -159,7 +162,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"{name}, row {args.row}; constraints: {constraints or 'none'}")
         print(result)
     already_desired = result.x_probability > explainer.config.threshold
-    return EXIT_OK if result.success or already_desired else EXIT_NOT_FOUND
+    if result.success or already_desired:
+        return EXIT_OK
+    return EXIT_PROVEN_NONE if result.outcome == "proven_none" else EXIT_NOT_FOUND
 
 
 _OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}

@@ -10,8 +10,8 @@ within the rules (and the data's values): the answer is *proven* none.
 
 Branch and bound tightens it: the box with the highest bound is split (its group with the most
 tuples, in two halves along that group's most varied feature) and both halves are bound again;
-a box of one row is settled by the model's own probability, or dropped when the row breaks the
-program. The largest bound left is the certificate's bound. A fixed budget of engine calls keeps
+a box of one row keeps its bound (the engine's bound of a single row: that row's probability
+plus the rounding margin), or is dropped when the row breaks the program. The largest bound left is the certificate's bound. A fixed budget of engine calls keeps
 the cost small and the answer the same on every machine.
 
 Which rule makes it so: the bound is computed again without each group rule in turn; a rule whose
@@ -145,19 +145,17 @@ class _Boxes:
         b = engine_bound(self.problem.x, self.allowed(box))
         return None if b is None else float(b)
 
-    def settle(self, box: Sequence[np.ndarray]) -> float | None:
-        """A box of one row: None if the row breaks the program (no allowed row), else the
-        model's own probability of it."""
+    def allows(self, box: Sequence[np.ndarray]) -> bool:
+        """A box of one row: whether that row satisfies the program (without ``drop``)."""
         row = self.problem.x.copy()
         for feats, tuples in zip(self.features, box):
             row[feats] = tuples[0]
-        if not satisfies(self.problem, row[None], self.drop)[0]:
-            return None
-        return float(self.problem.model_proba(row[None])[0])
+        return bool(satisfies(self.problem, row[None], self.drop)[0])
 
     def run(self, box: list[np.ndarray], threshold: float, budget: int) -> float | None:
         """The largest bound left once every box is below ``threshold``, the budget is spent,
-        or the box with the highest bound is one row; None if the engine cannot bound."""
+        or the box with the highest bound is one row the program allows; None if the engine
+        cannot bound."""
         if any(len(t) == 0 for t in box):
             return 0.0  # no allowed row at all
         first = self.bound(box)
@@ -171,10 +169,9 @@ class _Boxes:
                 return -neg
             heapq.heappop(heap)
             sizes = [len(t) for t in top]
-            if max(sizes) == 1:
-                p = self.settle(top)
-                if p is not None:  # the model's own number for the row: exact
-                    heapq.heappush(heap, (-p, order, True, top))
+            if max(sizes) == 1:  # one row: it stays with its own bound, or goes if the rules refuse it
+                if self.allows(top):
+                    heapq.heappush(heap, (neg, order, True, top))
                     order += 1
                 continue
             for half in _halves(top, int(np.argmax(sizes))):

@@ -21,3 +21,13 @@ def _bench():
 @pytest.fixture(scope="session")
 def bench():
     return _bench()
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """One OpenMP/BLAS thread: HistGradientBoosting's predict_proba spins its thread pool per call,
+    which costs seconds on a busy machine for these tiny inputs."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from geco.problem.certificate import bound_rows, certify
+from geco.problem.certificate import bound_rows, certify, distance_lower_bound
 from geco.problem.diagnosis import failure_reason
 from geco.problem.problem import Instance, Problem
 from geco.problem.setting import Setting
@@ -134,6 +134,11 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         flags = np.zeros(len(picked), dtype=bool)
         reason = failure_reason(problem, outcome, rejected, cfg.threshold, cfg.patience, len(cand), dropped, prob)
     verdict, bound, reason = certified(problem, bool(flags.any()), reason, cfg.threshold, stats)
+    gap = None
+    if verdict == "found":
+        floor = distance_lower_bound(problem, cfg.threshold)
+        if floor is not None:
+            gap = max(0.0, float(problem.distances(rows[picked[:1]])[0]) - floor)
     frame = setting.schema.decode(rows[picked])
     frame["probability"] = prob
     frame["distance"] = problem.distances(rows[picked]) if len(picked) else []
@@ -159,7 +164,7 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     )
     return Explanation(
         problem.frame, frame, bool(flags.any()), reason, setting.desired_class, problem.probability, stats,
-        outcome=verdict, bound=bound,
+        outcome=verdict, bound=bound, gap=gap,
     )  # fmt: skip
 
 

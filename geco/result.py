@@ -100,9 +100,10 @@ class Explanation:
     # ------------------------------------------------------------------ rendering
     def _header(self) -> str:
         if not self.success:
+            proven = "; proven: none exists within the rules" if self.outcome == "proven_none" else ""
             return (
                 f"No counterfactual for desired class {self.desired_class!r} "
-                f"(instance p = {self.x_probability:.3f})"
+                f"(instance p = {self.x_probability:.3f}{proven})"
             )
         n = int(self.counterfactuals["counterfactual"].sum())
         return (

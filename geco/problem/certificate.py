@@ -14,8 +14,13 @@ a box of one row keeps its bound (the engine's bound of a single row: that row's
 plus the rounding margin), or is dropped when the row breaks the program. The largest bound left is the certificate's bound. A fixed budget of engine calls keeps
 the cost small and the answer the same on every machine.
 
-Which rule makes it so: the bound is computed again without each group rule in turn; a rule whose
+Which rule makes it so: the bound is computed again without each rule in turn; a rule whose
 removal lifts the bound to the threshold or above is the one keeping the desired class out of reach.
+
+Optimality: GeCo's distance only grows when more groups change (every norm it mixes does), so a
+counterfactual is at least as far as its farthest single-group change; with one bound (can the
+closest group, or the required groups alone, flip the class at all?) that gives a lower bound on
+the distance of any counterfactual (:func:`distance_lower_bound`), the gap an answer reports.
 """
 
 from __future__ import annotations
@@ -34,7 +39,10 @@ from geco.problem.diagnosis import cite
 if TYPE_CHECKING:
     from geco.problem.problem import Problem
 
-__all__ = ["BUDGET", "Certificate", "allowed_tuples", "bound_rows", "certify", "format_bound", "program_rules", "satisfies"]
+__all__ = [
+    "BUDGET", "Certificate", "allowed_tuples", "bound_rows", "certify", "distance_lower_bound", "format_bound",
+    "program_rules", "satisfies",
+]  # fmt: skip
 
 #: engine calls one certificate may spend on branch and bound (each rule's check an eighth)
 BUDGET = 48
@@ -175,8 +183,8 @@ class _Boxes:
                     order += 1
                 continue
             for half in _halves(top, int(np.argmax(sizes))):
-                b = self.bound(half)
-                heapq.heappush(heap, (-min(b, -neg), order, False, half))
+                b = self.bound(half)  # the parent's bound holds for the half too: keep the lower
+                heapq.heappush(heap, (-(-neg if b is None else min(b, -neg)), order, False, half))
                 order += 1
         return 0.0  # every box dropped: no allowed row satisfies the program
 
@@ -204,12 +212,49 @@ def bound_rows(problem: Problem, threshold: float, budget: int = BUDGET, drop: A
     return boxes.run(allowed_tuples(problem, drop), threshold, budget), boxes.calls
 
 
+def distance_lower_bound(problem: Problem, threshold: float) -> float | None:
+    """A lower bound on GeCo's distance from ``x`` of any counterfactual within the rules (None
+    where the engine cannot bound the model).
+
+    Each group's closest feasible change (``space.distance[0]``) bounds every row changing that
+    group. With required groups R (``x`` breaks their rules) every counterfactual changes all of
+    R: at least the largest of theirs; if R's changes alone cannot reach the threshold, it changes
+    one more group too. Without required groups it changes some group: at least the smallest;
+    if the closest group cannot flip the class alone, a counterfactual changes another group, or
+    two: at least the second smallest."""
+    spaces, required = problem.spaces, np.asarray(problem.required, dtype=bool)
+    closest = np.array([float(s.distance[0]) if len(s) else np.inf for s in spaces])
+    if not np.isfinite(closest).any():
+        return None
+    tuples = allowed_tuples(problem)
+    own = [problem.x[d.features][None] for d in problem.setting.domains]
+    boxes = _Boxes(problem)
+    if required.any():
+        floor = float(closest[required].max())
+        alone = boxes.run([t if required[g] else own[g] for g, t in enumerate(tuples)], threshold, 1)
+        if alone is None:
+            return None
+        if alone < threshold:
+            floor = max(floor, float(closest[~required].min(initial=np.inf)))
+    else:
+        order = np.argsort(closest, kind="stable")
+        first = int(order[0])
+        alone = boxes.run([t if g == first else own[g] for g, t in enumerate(tuples)], threshold, 1)
+        if alone is None:
+            return None
+        second = float(closest[order[1]]) if len(order) > 1 else np.inf
+        floor = float(closest[first]) if alone >= threshold else second
+    return floor * (1 - 1e-12) if np.isfinite(floor) else floor
+
+
 def format_bound(bound: float, threshold: float) -> str:
     """``bound`` rounded up to the fewest decimals that keep it below ``threshold`` (at least 2),
     so the printed number is still an upper bound and the comparison printed still holds."""
     for digits in range(2, 17):
         scale = 10.0**digits
         shown = math.ceil(bound * scale) / scale
+        if shown < bound:  # the product rounded down past an integer
+            shown += 1 / scale
         if shown < threshold or digits == 16:
             return f"{shown:.{digits}f}"
     return repr(bound)  # pragma: no cover

@@ -1,7 +1,8 @@
 """Every "proven none" is true: random small problems (3-6 groups, random PLAF programs, random
 small trees, forests, boosters and MLPs), each undesired instance's allowed rows enumerated and
 scored by the model's own predict_proba. The bound is never below an allowed row's probability,
-and most instances without a counterfactual are proven (the benchmark measures the shares)."""
+most instances without a counterfactual are proven (the benchmark measures the shares), and the
+lower bound on a counterfactual's distance is never above the closest one's."""
 
 import numpy as np
 import pytest
@@ -33,6 +34,11 @@ def test_no_false_certificate(records):
             assert not r.exists and r.bound < 0.5
         if r.bound is not None:
             assert r.bound >= r.best
+
+
+def test_the_distance_floor_is_never_above_the_closest_counterfactual(records):
+    assert not [r for r in records if r.false_floor]
+    assert any(r.exists and r.floor is not None and r.floor > 0 for r in records)
 
 
 def test_most_true_nones_are_proven(records):

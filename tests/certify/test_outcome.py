@@ -47,12 +47,15 @@ def test_proven_none_names_the_bound_and_the_rule(people):
     assert "`fixed income, hours` (<string>:1) makes it so" in e.reason
     assert "none of the" in e.reason  # the search's own reason follows
     assert e.stats["certificate_calls"] >= 1
+    assert str(e).startswith("No counterfactual for desired class 1 (instance p = ") and "proven: none exists" in str(e)
 
 
-def test_found_carries_a_bound_above_its_counterfactuals(people):
+def test_found_carries_a_bound_above_its_counterfactuals_and_a_gap(people):
     X, _, model, bad, _ = people
     e = geco.Explainer(model, X).explain(X.iloc[[bad[0]]], random_state=0)
     assert e.outcome == "found" and e.bound >= e.counterfactuals["probability"].max()
+    assert e.gap is not None and 0 <= e.gap <= e.counterfactuals["distance"].iloc[0]
+    assert Explanation.from_dict(json.loads(e.to_json())).gap == e.gap
 
 
 def test_black_box_has_no_bound_and_says_so(people):

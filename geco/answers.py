@@ -133,12 +133,8 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         picked, prob = best_attempts(problem, rows, ok, cfg.k)
         flags = np.zeros(len(picked), dtype=bool)
         reason = failure_reason(problem, outcome, rejected, cfg.threshold, cfg.patience, len(cand), dropped, prob)
-    verdict, bound, reason = certified(problem, bool(flags.any()), reason, cfg.threshold, stats)
-    gap = None
-    if verdict == "found":
-        floor = distance_lower_bound(problem, cfg.threshold)
-        if floor is not None:
-            gap = max(0.0, float(problem.distances(rows[picked[:1]])[0]) - floor)
+    first = float(problem.distances(rows[picked[:1]])[0]) if flags.any() else None
+    verdict, bound, gap, reason = certified(problem, first, reason, cfg.threshold, stats)
     frame = setting.schema.decode(rows[picked])
     frame["probability"] = prob
     frame["distance"] = problem.distances(rows[picked]) if len(picked) else []
@@ -168,14 +164,21 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     )  # fmt: skip
 
 
-def certified(problem: Problem, found: bool, reason: str, threshold: float, stats: dict[str, Any]) -> tuple[str, float | None, str]:
-    """(outcome, bound, reason) of a finished search. Found: the bound of the rules' box (one
-    engine call). Not found: the certificate; proven none puts its sentence (and the rule that
-    makes it so) first, the search's own reason after it; no bound says so after the reason."""
+def certified(problem: Problem, first: float | None, reason: str, threshold: float,
+              stats: dict[str, Any]) -> tuple[str, float | None, float | None, str]:  # fmt: skip
+    """(outcome, bound, gap, reason) of a finished search; ``first``: the first counterfactual's
+    distance (None: none found). Found: the bound of the rules' box (one engine call) and the gap
+    to a lower bound on any counterfactual's distance (one more). Not found: the certificate;
+    proven none puts its sentence (and the rule that makes it so) first, the search's own reason
+    after it; no bound says so after the reason."""
     t0 = time.perf_counter()
-    if found:
+    gap = None
+    if first is not None:
         bound, calls = bound_rows(problem, threshold, budget=1)
         verdict = "found"
+        floor = distance_lower_bound(problem, threshold)
+        if floor is not None:
+            gap, calls = max(0.0, first - floor), calls + 1
     else:
         cert = certify(problem, threshold)
         bound, calls = cert.bound, cert.calls
@@ -187,4 +190,4 @@ def certified(problem: Problem, found: bool, reason: str, threshold: float, stat
                 reason = f"{reason}; {cert.reason}"
     stats["certificate_calls"] = calls
     stats["seconds_certificate"] = time.perf_counter() - t0
-    return verdict, bound, reason
+    return verdict, bound, gap, reason

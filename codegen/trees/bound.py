@@ -23,6 +23,7 @@ any order of summation) and a margin for the link's own rounding. No llvmlite im
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -62,52 +63,64 @@ def _feature_values(forest: Forest, x: np.ndarray, allowed: Allowed) -> list[np.
     return out
 
 
-def _split_sides(forest: Forest, values: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Per node: whether some allowed value goes left, and whether some goes right (the same test
-    as :func:`codegen.trees.fold.goes_left`)."""
-    feat = forest.feature
-    d = len(values)
-    has_nan = np.array([bool(np.isnan(v).any()) for v in values] + [False])
-    with np.errstate(invalid="ignore"):
-        lo = np.array(
-            [np.nanmin(v) if not np.isnan(v).all() else np.nan for v in values] + [np.nan]
-        )
-        hi = np.array(
-            [np.nanmax(v) if not np.isnan(v).all() else np.nan for v in values] + [np.nan]
-        )
-    f = np.where(feat >= 0, feat, d)  # index d: leaves (no values)
-    thr = forest.threshold
-    numbers = ~np.isnan(lo[f])  # the feature has a non-missing allowed value
-    with np.errstate(invalid="ignore"):
-        left = numbers & (lo[f] <= thr)
-        right = numbers & ~(hi[f] <= thr)  # NaN threshold: nothing goes left
-    sets = np.flatnonzero((forest.cat >= 0) & (feat >= 0))
-    if len(sets):
-        width = forest.cat_left.shape[1]
-        for j in np.unique(feat[sets]):
-            nodes = sets[feat[sets] == j]
-            v = values[j][~np.isnan(values[j])]
+@dataclass(frozen=True)
+class _Box:
+    """Per feature (index ``d``: none, for leaves): the smallest and largest allowed value that
+    is not missing (NaN: none is), whether a missing value is allowed, and which category codes
+    (``codes``, one column per code of the forest's code sets) or codes outside them
+    (``outside``) are."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    missing: np.ndarray
+    codes: np.ndarray
+    outside: np.ndarray
+
+    @classmethod
+    def of(cls, forest: Forest, values: list[np.ndarray]) -> _Box:
+        d, width = len(values), forest.cat_left.shape[1]
+        lo, hi = np.full(d + 1, np.nan), np.full(d + 1, np.nan)
+        missing, outside = np.zeros(d + 1, dtype=bool), np.zeros(d + 1, dtype=bool)
+        codes = np.zeros((d + 1, width), dtype=bool)
+        for j, v in enumerate(values):
+            nan = np.isnan(v)
+            missing[j] = nan.any()
+            v = v[~nan]
             if len(v) == 0:
-                left[nodes] = right[nodes] = False
                 continue
+            lo[j], hi[j] = v.min(), v.max()
             inside = (v >= 0) & (v < width)
-            code = np.where(inside, v, 0).astype(np.int64)
-            go = forest.cat_left[forest.cat[nodes]][:, code] & inside  # (nodes, values)
-            left[nodes], right[nodes] = go.any(axis=1), (~go).any(axis=1)
-    missing = has_nan[f]
-    left |= missing & forest.missing_left
-    right |= missing & ~forest.missing_left
-    split = feat >= 0
-    return left & split, right & split
+            outside[j] = not inside.all()
+            codes[j, v[inside].astype(np.int64)] = True
+        return cls(lo, hi, missing, codes, outside)
+
+    def sides(self, forest: Forest, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Split ``nodes``: whether some allowed value goes left, and whether some goes right
+        (the test of :func:`codegen.trees.fold.goes_left`)."""
+        f = forest.feature[nodes]
+        lo, hi, thr = self.lo[f], self.hi[f], forest.threshold[nodes]
+        numbers = ~np.isnan(lo)  # the feature has a non-missing allowed value
+        with np.errstate(invalid="ignore"):
+            left = numbers & (lo <= thr)
+            right = numbers & ~(hi <= thr)  # NaN threshold: nothing goes left
+        cat = forest.cat[nodes]
+        sets = cat >= 0
+        if sets.any():
+            rows = forest.cat_left[cat[sets]]  # (k, width): the codes going left
+            allowed = self.codes[f[sets]]
+            left[sets] = (rows & allowed).any(axis=1)
+            right[sets] = (~rows & allowed).any(axis=1) | self.outside[f[sets]]  # no set: right
+        miss = self.missing[f]
+        ml = forest.missing_left[nodes]
+        return left | (miss & ml), right | (miss & ~ml)
 
 
 def reachable_leaves(
     forest: Forest, x: np.ndarray, allowed: Allowed
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(leaf nodes, their tree) of every leaf some path of allowed values reaches."""
-    left, right = _split_sides(
-        forest, _feature_values(forest, np.asarray(x, dtype=np.float64), allowed)
-    )
+    """(leaf nodes, their tree) of every leaf some path of allowed values reaches; only the
+    nodes on such paths are visited."""
+    box = _Box.of(forest, _feature_values(forest, np.asarray(x, dtype=np.float64), allowed))
     nodes = forest.roots.copy()
     owner = np.arange(forest.n_trees)
     leaves, trees = [], []
@@ -116,7 +129,7 @@ def reachable_leaves(
         leaves.append(nodes[leaf])
         trees.append(owner[leaf])
         nodes, owner = nodes[~leaf], owner[~leaf]
-        gl, gr = left[nodes], right[nodes]
+        gl, gr = box.sides(forest, nodes)
         nodes = np.concatenate([forest.left[nodes[gl]], forest.right[nodes[gr]]])
         owner = np.concatenate([owner[gl], owner[gr]])
     return np.concatenate(leaves), np.concatenate(trees)

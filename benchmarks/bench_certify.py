@@ -374,8 +374,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_write and args.parts == "abc":
         write_readme(
             f"(a) Random problems, {len(records)} undesired instances, each checked by enumerating "
-            f"every allowed row:\n\n{a}\n\n(b) Explanations end to end (`Explainer.explain`, the "
-            f"bundled programs; the certificate is computed for every explanation):\n\n{b}\n\n"
+            f"every allowed row:\n\n{a}\n\n(b) Explanations end to end (`Explainer.explain` under the "
+            f"bundled and the strict program; the certificate - bound, gap or branch and bound - is "
+            f"part of every explanation, its share of their total time):\n\n{b}\n\n"
             f"(c) Undesired rows proven to have no counterfactual (certificates alone; strict = the "
             f"bundled program plus `{'`, `'.join(s.strip().replace(chr(10), '; ') for s in STRICT.values())}`):\n\n{c}"
         )

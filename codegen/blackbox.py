@@ -90,6 +90,10 @@ class BlackBoxScorer:
         """Zeros: these are ``predict_proba``'s numbers."""
         return np.zeros(len(rows))
 
+    def upper_bound(self, x: np.ndarray, allowed: Any) -> None:
+        """None: a black box cannot be bounded without asking it about every row."""
+        return None
+
     def warm_up(self, rows: np.ndarray) -> None:
         """Nothing to compile."""
 

@@ -1,11 +1,12 @@
 """What the compiled engines (trees, GBM, MLP) share beyond binding: full rows, error bound,
-warm-up and the block-merge policy, written once on top of ``bind``."""
+upper bound (none unless the engine has one), warm-up and the block-merge policy, written once on
+top of ``bind``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from codegen.protocol import MERGE_BELOW, MERGE_MIN_BLOCKS, InstanceScorer
+from codegen.protocol import MERGE_BELOW, MERGE_MIN_BLOCKS, Allowed, InstanceScorer
 
 __all__ = ["CompiledScorer"]
 
@@ -38,6 +39,10 @@ class CompiledScorer:
         """Zeros for an exact engine (its scores are ``predict_proba``'s), else ``inf``: no
         bound known (an engine that has one overrides this)."""
         return np.full(len(rows), 0.0 if self.exact else np.inf)
+
+    def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float | None:
+        """None: no bound known (an engine that can bound its model overrides this)."""
+        return None
 
     def warm_up(self, rows: np.ndarray) -> None:
         """Score a block with no feature free and one with the first feature free, twice (the

@@ -20,6 +20,7 @@ __all__ = [
     "ENGINES",
     "MERGE_BELOW",
     "MERGE_MIN_BLOCKS",
+    "Allowed",
     "Block",
     "InstanceScorer",
     "ModelScorer",
@@ -48,6 +49,10 @@ MERGE_MIN_BLOCKS = 128
 
 #: A Δ block: (sorted changed feature indices, (n, len(Δ)) float64 values of those features).
 Block = tuple[tuple[int, ...], np.ndarray]
+
+#: A box of rows, per feature: the finite set of encoded values it may take (an array), or None
+#: for the instance's own value (see :meth:`ModelScorer.upper_bound`).
+Allowed = Sequence[np.ndarray | None]
 
 
 @runtime_checkable
@@ -92,6 +97,14 @@ class ModelScorer(Protocol):
         """Per encoded row, a bound on ``|score - predict_proba|``: 0 for an exact engine, ``inf``
         where the engine has none; a caller asks the model itself only about rows whose score
         lies that close to a threshold."""
+        ...
+
+    def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float | None:
+        """A sound upper bound on the model's own P(desired) (``predict_proba``'s, preprocessing
+        included, floating point included) over every row whose feature ``j`` takes one of
+        ``allowed[j]`` (``None``: ``x[j]``); None where the engine cannot bound the model (the
+        black box). Never below the true maximum: a certificate of "no counterfactual" rests
+        on it."""
         ...
 
     def warm_up(self, rows: np.ndarray) -> None:

@@ -3,7 +3,9 @@
 The candidates the engine scored as counterfactuals are confirmed by the model's own numbers
 (an engine that is not bit-exact may put a row on the other side of the target's edge), up to k
 distinct ones are picked, and when none is left the best feasible candidates are shown with the
-reason (:mod:`geco.problem.diagnosis`).
+reason (:mod:`geco.problem.diagnosis`). Every answer carries its outcome and the bound on what the
+rules allow (:mod:`geco.problem.certificate`): "proven_none" when the bound shows no counterfactual
+exists.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from geco.problem.certificate import bound_rows, certify, distance_lower_bound
 from geco.problem.diagnosis import failure_reason
 from geco.problem.problem import Instance, Problem
 from geco.problem.setting import Setting
@@ -61,7 +64,9 @@ def constraints_record(program: CheckedProgram) -> dict[str, str]:
 def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any], t_start: float,
                       reason: str, *, already_desired: bool = False, target: Target | None = None) -> Explanation:  # fmt: skip
     """The answer when no search runs: ``x`` is already desired (``already_desired``), or the
-    rules leave nothing. ``stats["outcome"]`` says which: "already desired" or "not found"."""
+    rules leave nothing. ``stats["outcome"]`` says which: "already desired" or "not found"; the
+    explanation's ``outcome`` is "not_found" or "proven_none" (no row but ``x`` itself may be
+    reached, so ``x``'s own probability bounds every allowed row)."""
     stats.update(
         engine=setting.scorer.name, engine_reason=setting.engines.description, generations=0,
         candidates_scored=0, stop="nothing to search",
@@ -70,10 +75,15 @@ def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any
     if target is not None:
         stats["target"] = target.to_dict()
     stats["seconds_total"] = time.perf_counter() - t_start
-    return Explanation.empty(
+    empty = Explanation.empty(
         instance.frame, reason, desired_label(setting, target), instance.probability, stats,
         features=setting.schema.decode(np.empty((0, len(setting.schema)))),
     )  # fmt: skip
+    if already_desired:
+        return empty
+    # x is the only row left (if any); its probability, up a hair for the rounding of a model call
+    bound = min(1.0, float(instance.probability) + 1e-12) if target is None or certifiable(target) else None
+    return replace(empty, outcome="proven_none", bound=bound)
 
 
 def model_decisions(setting: Setting, outcome: SearchOutcome, target: Target) -> tuple[SearchOutcome, np.ndarray]:
@@ -149,6 +159,11 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
             problem, outcome, rejected, cfg.threshold, cfg.patience, len(cand), dropped, prob,
             target=None if goal.is_probability else goal,
         )  # fmt: skip
+    first = float(problem.distances(rows[picked[:1]])[0]) if flags.any() else None
+    if certifiable(goal):
+        verdict, bound, gap, reason = certified(problem, first, reason, cfg.threshold, stats)
+    else:
+        verdict, bound, gap = ("found" if flags.any() else "not_found"), None, None
     frame = setting.schema.decode(rows[picked])
     frame["probability"] = prob
     frame["distance"] = problem.distances(rows[picked]) if len(picked) else []
@@ -175,4 +190,42 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     if cfg.target is not None:
         stats["target"] = goal.to_dict()
     desired = desired_label(setting, cfg.target)
-    return Explanation(problem.frame, frame, bool(flags.any()), reason, desired, problem.probability, stats)
+    return Explanation(
+        problem.frame, frame, bool(flags.any()), reason, desired, problem.probability, stats,
+        outcome=verdict, bound=bound, gap=gap,
+    )  # fmt: skip
+
+
+def certifiable(goal: Target) -> bool:
+    """Whether the engines' bounds speak of this target: P(one desired class) > threshold (the
+    bounds are on that probability; class sets, margins and ranges get no certificate)."""
+    return goal.is_probability and not isinstance(goal.desired, (list, tuple))
+
+
+def certified(problem: Problem, first: float | None, reason: str, threshold: float,
+              stats: dict[str, Any]) -> tuple[str, float | None, float | None, str]:  # fmt: skip
+    """(outcome, bound, gap, reason) of a finished search; ``first``: the first counterfactual's
+    distance (None: none found). Found: the bound of the rules' box (one engine call) and the gap
+    to a lower bound on any counterfactual's distance (one more). Not found: the certificate;
+    proven none puts its sentence (and the rule that makes it so) first, the search's own reason
+    after it; no bound says so after the reason."""
+    t0 = time.perf_counter()
+    gap = None
+    if first is not None:
+        bound, calls = bound_rows(problem, threshold, budget=1)
+        verdict = "found"
+        floor = distance_lower_bound(problem, threshold)
+        if floor is not None:
+            gap, calls = max(0.0, first - floor), calls + 1
+    else:
+        cert = certify(problem, threshold)
+        bound, calls = cert.bound, cert.calls
+        if cert.proven_none:
+            verdict, reason = "proven_none", f"{cert.reason}; the search: {reason}"
+        else:
+            verdict = "not_found"
+            if cert.bound is None:
+                reason = f"{reason}; {cert.reason}"
+    stats["certificate_calls"] = calls
+    stats["seconds_certificate"] = time.perf_counter() - t0
+    return verdict, bound, gap, reason

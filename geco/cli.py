@@ -5,6 +5,7 @@ Exit status (every command):
 
 * 0 - success; for ``explain``: counterfactuals found, or the row already has the desired class
 * 3 - ``explain`` found no counterfactual (the printed reason says why)
+* 4 - ``explain`` proved that no counterfactual exists within the rules (the reason gives the bound)
 * 1 - the constraints are not a valid PLAF program (the message names file, line and column)
 * 2 - bad usage or data: unknown option, missing file, a row out of range, a model that cannot
   score the data
@@ -29,13 +30,14 @@ from typing import Any
 
 __all__ = [
     "DATASET_NAMES", "ENGINE_NAMES", "EXIT_BAD_CONSTRAINTS", "EXIT_BAD_USAGE", "EXIT_INTERRUPTED",
-    "EXIT_NOT_FOUND", "EXIT_OK", "main",
+    "EXIT_NOT_FOUND", "EXIT_OK", "EXIT_PROVEN_NONE", "main",
 ]  # fmt: skip
 
 EXIT_OK = 0
 EXIT_BAD_CONSTRAINTS = 1
 EXIT_BAD_USAGE = 2
 EXIT_NOT_FOUND = 3
+EXIT_PROVEN_NONE = 4
 EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by Ctrl-C (SIGINT)
 
 #: the bundled data sets (``geco.datasets.DATASETS``) and the engines (``codegen.ENGINES``),
@@ -44,7 +46,8 @@ DATASET_NAMES: tuple[str, ...] = ("adult", "compas", "credit")
 ENGINE_NAMES: tuple[str, ...] = ("auto", "jit", "numpy", "blackbox")
 
 EXPLAIN_EPILOG = """exit status: 0 counterfactuals found (or the row already has the desired class),
-3 no counterfactual found (the reason is printed), 1 invalid constraints, 2 bad usage or data,
+3 no counterfactual found (the reason is printed), 4 proven that none exists within the rules,
+1 invalid constraints, 2 bad usage or data,
 130 interrupted (Ctrl-C; a batch keeps the rows it finished: --resume goes on)"""
 
 
@@ -304,7 +307,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"{name}, row {args.row}; constraints: {constraints or 'none'}")
         print(result)
     already_desired = bool(explainer.target.meets(result.x_probability))
-    return EXIT_OK if result.success or already_desired else EXIT_NOT_FOUND
+    if result.success or already_desired:
+        return EXIT_OK
+    return EXIT_PROVEN_NONE if result.outcome == "proven_none" else EXIT_NOT_FOUND
 
 
 _OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}

@@ -13,9 +13,14 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["JSONL_FORMAT", "Explanation", "JsonlWriter", "drop_partial_last_line", "jsonl_instances", "read_jsonl", "write_jsonl"]
+__all__ = [
+    "JSONL_FORMAT", "OUTCOMES", "Explanation", "JsonlWriter", "drop_partial_last_line", "jsonl_instances", "read_jsonl",
+    "write_jsonl",
+]  # fmt: skip
 
 _META = ("probability", "distance", "n_changed", "counterfactual")
+#: what an explanation's ``outcome`` may be
+OUTCOMES = ("found", "proven_none", "not_found")
 _META_DTYPES = {"probability": "float64", "distance": "float64", "n_changed": "int64", "counterfactual": "bool"}
 JSONL_FORMAT = 1  # version of the header line ``{"geco_meta": {...}}`` written by write_jsonl
 
@@ -43,7 +48,14 @@ class Explanation:
     form plus ``probability`` (of the desired class, from the model's own ``predict_proba``),
     ``distance``, ``n_changed`` and ``counterfactual`` (False only for the best non-counterfactual
     candidates reported when the search failed). ``success`` is True iff at least one
-    counterfactual was found; ``reason`` says why not, or notes anything worth knowing."""
+    counterfactual was found; ``reason`` says why not, or notes anything worth knowing.
+
+    ``outcome``: "found" (``success``), "proven_none" (no counterfactual exists within the rules:
+    ``bound`` is below the threshold, or the rules leave no row to change to) or "not_found"
+    (none found, none proven; also an instance already desired, or an error). ``bound``: a sound
+    upper bound on the model's P(desired) over every change the rules allow (None where the
+    engine cannot bound the model - the black box - or nothing was searched). ``gap``: how far
+    the first counterfactual's distance may be above the smallest possible (None: not known)."""
 
     x: pd.DataFrame
     counterfactuals: pd.DataFrame
@@ -52,6 +64,15 @@ class Explanation:
     desired_class: Any
     x_probability: float
     stats: dict[str, Any] = field(default_factory=dict)
+    outcome: str = ""
+    bound: float | None = None
+    gap: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.outcome:
+            self.outcome = "found" if self.success else "not_found"
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"outcome must be one of {OUTCOMES}, got {self.outcome!r}")
 
     @classmethod
     def empty(
@@ -91,9 +112,10 @@ class Explanation:
     # ------------------------------------------------------------------ rendering
     def _header(self) -> str:
         if not self.success:
+            proven = "; proven: none exists within the rules" if self.outcome == "proven_none" else ""
             return (
                 f"No counterfactual for desired class {self.desired_class!r} "
-                f"(instance p = {self.x_probability:.3f})"
+                f"(instance p = {self.x_probability:.3f}{proven})"
             )
         n = int(self.counterfactuals["counterfactual"].sum())
         return (
@@ -179,6 +201,9 @@ class Explanation:
             "x_probability": self.x_probability,
             "counterfactuals": cfs,
             "stats": stats,
+            "outcome": self.outcome,
+            "bound": None if self.bound is None else float(self.bound),
+            "gap": None if self.gap is None else float(self.gap),
             "index": _plain(self.x.index[0]),
             "dtypes": {f: str(self.x[f].dtype) for f in self.features},
         }
@@ -227,6 +252,9 @@ class Explanation:
             desired_class=data.get("desired_class"),
             x_probability=float(data["x_probability"]),
             stats=dict(data.get("stats", {})),
+            outcome=str(data.get("outcome") or ""),
+            bound=None if data.get("bound") is None else float(data["bound"]),
+            gap=None if data.get("gap") is None else float(data["gap"]),
         )
 
 

@@ -1,4 +1,6 @@
-"""How far the MLP engines may be from ``predict_proba``: a rounding-error bound per row.
+"""How far the MLP engines may be from ``predict_proba`` (a rounding-error bound per row), and how
+high ``predict_proba`` can go over a box of allowed values (:func:`upper_bound`, interval bound
+propagation widened by the same rounding analysis).
 
 Both engines (:mod:`codegen.mlp.scorer`) add the same terms as sklearn, in another order. Let
 ``u`` be the unit roundoff (2**-53), ``γ(k) = k·u / (1 - k·u)``, ``m`` the network's input width
@@ -27,7 +29,7 @@ import numpy as np
 
 from codegen.mlp.partial import FirstLayer, table_rows
 
-__all__ = ["UNIT_ROUNDOFF", "error_bound"]
+__all__ = ["UNIT_ROUNDOFF", "error_bound", "upper_bound"]
 
 UNIT_ROUNDOFF = 2.0**-53
 _LIPSCHITZ = {"identity": 1.0, "relu": 1.0, "tanh": 1.0, "logistic": 0.25}
@@ -78,3 +80,82 @@ def error_bound(layer: FirstLayer, rows: np.ndarray) -> np.ndarray:
         z = a @ w + b
     kappa = 0.5 if mlp.output == "softmax" else 0.25
     return kappa * err.max(axis=1) + 8 * UNIT_ROUNDOFF
+
+
+# ------------------------------------------------------------------- interval bound propagation
+
+
+def _activate_interval(name: str, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A monotone activation of an interval, widened by the library's rounding (|a| <= 1 for
+    tanh and logistic, so an absolute 4u covers it; relu and identity are exact)."""
+    if name in ("relu", "identity"):
+        return _activate(name, lo), _activate(name, hi)
+    pad = 4 * UNIT_ROUNDOFF
+    return _activate(name, lo) - pad, _activate(name, hi) + pad
+
+
+def upper_bound(layer: FirstLayer, x: np.ndarray, allowed) -> float:
+    """A sound upper bound on ``predict_proba``'s P(desired) over every row whose feature ``j``
+    takes one of ``allowed[j]`` (``None``: ``x[j]``), by interval bound propagation.
+
+    First layer: each user feature's share of ``z1`` is computed for each of its allowed values
+    (a code's table row, a number's scaled weight rows), so per hidden unit the smallest and the
+    largest share are exact, and so is their sum over features - the tightest box of ``z1``.
+    Each further layer maps the box by ``W⁺·hi + W⁻·lo`` (and the reverse), the activations being
+    monotone; the output takes the desired unit at its largest and every other at its smallest
+    (softmax), or the logistic at the end that favours the desired class. Every step is widened
+    by twice the rounding error bound of the module docstring (sklearn's and this computation's
+    own), so the bound covers the model's floating-point numbers."""
+    mlp = layer.mlp
+    x = np.asarray(x, dtype=np.float64)
+    w1, b1 = mlp.weights[0], mlp.biases[0]
+    lo, hi = b1.copy(), b1.copy()
+    mag = np.abs(b1).copy()  # Σ_f max_v |x_f|·|W1| + |b1|
+    for f in layer.inputs:
+        values = (
+            np.array([x[f.index]])
+            if allowed[f.index] is None
+            else np.asarray(allowed[f.index], dtype=np.float64)
+        )
+        if f.is_table:
+            code = table_rows(values, f.n_codes)
+            share = layer.tables[f.index][code]
+            size = layer.magnitude_table(f.index)[code]
+        else:
+            share = np.zeros((len(values), len(b1)))
+            size = np.zeros((len(values), len(b1)))
+            for t in f.affine:
+                u = np.asarray(t.value(values), dtype=np.float64)
+                share += np.multiply.outer(u, w1[t.column])
+                size += np.multiply.outer(np.abs(u), np.abs(w1[t.column]))
+        if not np.all(np.isfinite(share)):
+            return 1.0  # a value that is no code (the engines score it NaN): no bound
+        lo += share.min(axis=0)
+        hi += share.max(axis=0)
+        mag += size.max(axis=0)
+    terms = mlp.n_inputs + len(layer.inputs) + 2
+    pad = 4 * _gamma(terms) * mag
+    lo, hi = lo - pad, hi + pad
+    for w, b in zip(mlp.weights[1:], mlp.biases[1:]):
+        alo, ahi = _activate_interval(mlp.hidden, lo, hi)
+        wp, wn = np.maximum(w, 0), np.minimum(w, 0)
+        amax = np.maximum(np.abs(alo), np.abs(ahi))
+        pad = 4 * _gamma(2 * w.shape[0] + 3) * (amax @ np.abs(w) + np.abs(b))
+        lo = alo @ wp + ahi @ wn + b - pad
+        hi = ahi @ wp + alo @ wn + b + pad
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        return 1.0
+    K = len(lo)
+    if mlp.output == "softmax":
+        c = mlp.column
+        others = np.delete(lo, c) - hi[c]
+        p = 1.0 / (1.0 + float(np.sum(np.exp(others))))
+    elif K == 1:
+        p = float(_logistic(hi[0]) if mlp.column == 1 else 1.0 - _logistic(lo[0]))
+    else:  # multi-label: the desired unit's own logistic
+        p = float(_logistic(hi[mlp.column]))
+    return min(1.0, p + max(1e-12, 64 * (K + 2) * UNIT_ROUNDOFF))
+
+
+def _logistic(z: float) -> float:
+    return float(0.5 * (1 + np.tanh(0.5 * z)))

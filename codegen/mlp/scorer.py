@@ -44,6 +44,7 @@ from codegen.compiled import CompiledScorer
 from codegen.llvm import binding
 from codegen.llvm.buffers import Pinned
 from codegen.mlp.bound import error_bound
+from codegen.mlp.bound import upper_bound as mlp_upper_bound
 from codegen.mlp.emit import LANES, KernelShape, emit_generic, pack_dense, pad
 from codegen.mlp.inputs import first_layer
 from codegen.mlp.partial import DeltaPlan, FirstLayer
@@ -51,6 +52,7 @@ from codegen.mlp.reader import MLP
 from codegen.pipeline import ModelInput
 from codegen.protocol import (
     COMPILED_ENGINES,
+    Allowed,
     Block,
     checked_delta,
     checked_engine,
@@ -277,6 +279,10 @@ class MLPScorer(CompiledScorer):
         """Per encoded row: a bound on ``|score - predict_proba|`` for either engine (NaN for a
         row the engines score NaN); :mod:`codegen.mlp.bound` derives it."""
         return error_bound(self.layer, rows)
+
+    def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float:
+        """Interval bound propagation over the box (:func:`codegen.mlp.bound.upper_bound`)."""
+        return mlp_upper_bound(self.layer, x, allowed)
 
     def bind(self, x: np.ndarray) -> BoundMLPScorer:
         if self._restore:

@@ -38,11 +38,13 @@ from codegen.llvm import binding
 from codegen.pipeline import ModelInput
 from codegen.protocol import (
     COMPILED_ENGINES,
+    Allowed,
     Block,
     checked_delta,
     checked_engine,
     checked_instance,
 )
+from codegen.trees.bound import upper_bound as forest_upper_bound
 from codegen.trees.emit import emit_residual
 from codegen.trees.fold import Forest, fold
 from codegen.trees.jit import CompiledResidual, compile_residual, jit_opt_level
@@ -132,6 +134,10 @@ class TreeScorer(CompiledScorer):
         self.c_plan = [_Rate(2e-7 * T * k, 2) for k in range(1, _SIZES + 1)]  # per plan, by |Δ|
         self.c_compile_base = 0.05
         self.c_compile_split = _Rate(3e-4, 100)  # per live split
+
+    def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float:
+        """The largest reachable leaves summed through the link (:mod:`codegen.trees.bound`)."""
+        return forest_upper_bound(self.forest, x, allowed)
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
         self.load_kernels()

@@ -1,4 +1,5 @@
-"""``geco explain`` exit status: 0 found, 3 none found, 1 bad constraints, 2 bad usage or data."""
+"""``geco explain`` exit status: 0 found, 3 none found, 4 proven none, 1 bad constraints, 2 bad
+usage or data."""
 
 import json
 
@@ -13,6 +14,7 @@ from geco.cli import (
     EXIT_BAD_USAGE,
     EXIT_NOT_FOUND,
     EXIT_OK,
+    EXIT_PROVEN_NONE,
     build_parser,
     main,
 )
@@ -57,9 +59,21 @@ def test_none_found_is_3_with_the_reason(files, capsys):
     tmp, base, row, _ = files
     frozen = tmp / "frozen.plaf"
     frozen.write_text("fixed income, hours\n")
-    assert main([*base, "--row", str(row), "--constraints", str(frozen), "--json"]) == EXIT_NOT_FOUND == 3
+    # the black box has no bound: none found, none proven
+    cmd = [*base, "--row", str(row), "--constraints", str(frozen), "--json"]
+    assert main([*cmd, "--engine", "blackbox"]) == EXIT_NOT_FOUND == 3
     data = json.loads(capsys.readouterr().out)
     assert not data["success"] and f"`fixed income, hours` ({frozen}:1)" in data["reason"]
+
+
+def test_proven_none_is_4_with_the_reason(files, capsys):
+    tmp, base, row, _ = files
+    frozen = tmp / "frozen.plaf"
+    frozen.write_text("fixed income, hours\n")
+    assert main([*base, "--row", str(row), "--constraints", str(frozen), "--json"]) == EXIT_PROVEN_NONE == 4
+    data = json.loads(capsys.readouterr().out)
+    assert not data["success"] and data["outcome"] == "proven_none"
+    assert f"`fixed income, hours` ({frozen}:1) makes it so" in data["reason"]
 
 
 def test_bad_constraints_is_1_and_bad_usage_is_2(files, capsys):
@@ -77,9 +91,11 @@ def test_bad_constraints_is_1_and_bad_usage_is_2(files, capsys):
 
 def test_exit_codes_are_documented():
     help_text = build_parser()._subparsers._group_actions[0].choices["explain"].format_help()
-    for text in ("exit status: 0 counterfactuals found", "3 no counterfactual found", "1 invalid constraints", "2 bad usage"):
+    for text in ("exit status: 0 counterfactuals found", "3 no counterfactual found", "4 proven that none exists",
+                 "1 invalid constraints", "2 bad usage"):  # fmt: skip
         assert text in " ".join(help_text.split())
     import geco.cli
 
-    for text in ("* 0 - success", "* 3 - ``explain`` found no counterfactual", "* 1 - the constraints", "* 2 - bad usage"):
+    for text in ("* 0 - success", "* 3 - ``explain`` found no counterfactual", "* 4 - ``explain`` proved",
+                 "* 1 - the constraints", "* 2 - bad usage"):  # fmt: skip
         assert text in geco.cli.__doc__

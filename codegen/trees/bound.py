@@ -1,0 +1,178 @@
+"""A sound upper bound on a tree model's P(desired) over a box of allowed values.
+
+The box gives, per schema feature, the finite set of values a row may take (``None``: the
+instance's own value). Every tree can only end in a leaf some path of allowed values reaches: a
+split is followed left if one allowed value of its feature goes left, right if one goes right.
+That relaxation (each feature chosen anew at every split, each tree on its own) can only add
+leaves, so the largest reachable leaf per tree, summed, bounds every row of the box.
+
+The sum then goes through the model's last step as sklearn (or the boosting library) does it:
+
+* forests: ``Σ_t leaf_t / n_trees``, the mean of the trees' probabilities;
+* boosting, one margin: the link is monotone (P(class 1) rises with the margin, P(class 0) falls),
+  so its largest value over ``[lo, hi]`` is at an end: both are evaluated;
+* boosting, several margins (softmax, one-vs-all): P(desired) rises with the desired class's margin
+  and falls with every other, so the link at (its largest margin, every other's smallest) bounds it;
+  that corner is the largest of the K corners "one margin largest, the others smallest".
+
+Floating point: the model adds its leaves in its own order, each addition rounded (in float32 for
+XGBoost); the bound adds a margin of ``γ(n+2)`` times the sum of magnitudes (the classical bound on
+any order of summation) and a margin for the link's own rounding. No llvmlite import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from codegen.trees.fold import Forest
+
+__all__ = ["Allowed", "reachable_leaves", "upper_bound"]
+
+#: per schema feature: the values a row may take (an array), or None for the instance's own value
+Allowed = Sequence[np.ndarray | None]
+
+_U64 = 2.0**-53
+_U32 = 2.0**-24
+#: the links' rounding and any last-ulp non-monotonicity of the library's exp, with room to spare
+_LINK_MARGIN_F64 = 1e-12
+_LINK_MARGIN_F32 = 1e-6
+
+
+def _gamma(n: int, u: float) -> float:
+    return n * u / (1 - n * u)
+
+
+def _feature_values(forest: Forest, x: np.ndarray, allowed: Allowed) -> list[np.ndarray]:
+    """Each feature's allowed values as the trees read them (values read as missing become NaN)."""
+    d = len(forest.schema)
+    if len(allowed) != d:
+        raise ValueError(f"allowed: expected {d} entries (one per feature), got {len(allowed)}")
+    out = []
+    for j in range(d):
+        v = (
+            np.array([x[j]], dtype=np.float64)
+            if allowed[j] is None
+            else np.asarray(allowed[j], dtype=np.float64)
+        )
+        if v.size == 0:
+            raise ValueError(f"allowed[{j}] is empty: a box needs at least one value per feature")
+        out.append(forest.read_missing(v[:, None], (j,))[:, 0])
+    return out
+
+
+@dataclass(frozen=True)
+class _Box:
+    """Per feature (index ``d``: none, for leaves): the smallest and largest allowed value that
+    is not missing (NaN: none is), whether a missing value is allowed, and which category codes
+    (``codes``, one column per code of the forest's code sets) or codes outside them
+    (``outside``) are."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    missing: np.ndarray
+    codes: np.ndarray
+    outside: np.ndarray
+
+    @classmethod
+    def of(cls, forest: Forest, values: list[np.ndarray]) -> _Box:
+        d, width = len(values), forest.cat_left.shape[1]
+        lo, hi = np.full(d + 1, np.nan), np.full(d + 1, np.nan)
+        missing, outside = np.zeros(d + 1, dtype=bool), np.zeros(d + 1, dtype=bool)
+        codes = np.zeros((d + 1, width), dtype=bool)
+        for j, v in enumerate(values):
+            nan = np.isnan(v)
+            missing[j] = nan.any()
+            v = v[~nan]
+            if len(v) == 0:
+                continue
+            lo[j], hi[j] = v.min(), v.max()
+            inside = (v >= 0) & (v < width)
+            outside[j] = not inside.all()
+            codes[j, v[inside].astype(np.int64)] = True
+        return cls(lo, hi, missing, codes, outside)
+
+    def sides(self, forest: Forest, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Split ``nodes``: whether some allowed value goes left, and whether some goes right
+        (the test of :func:`codegen.trees.fold.goes_left`)."""
+        f = forest.feature[nodes]
+        lo, hi, thr = self.lo[f], self.hi[f], forest.threshold[nodes]
+        numbers = ~np.isnan(lo)  # the feature has a non-missing allowed value
+        with np.errstate(invalid="ignore"):
+            left = numbers & (lo <= thr)
+            right = numbers & ~(hi <= thr)  # NaN threshold: nothing goes left
+        cat = forest.cat[nodes]
+        sets = cat >= 0
+        if sets.any():
+            rows = forest.cat_left[cat[sets]]  # (k, width): the codes going left
+            allowed = self.codes[f[sets]]
+            left[sets] = (rows & allowed).any(axis=1)
+            right[sets] = (~rows & allowed).any(axis=1) | self.outside[f[sets]]  # no set: right
+        miss = self.missing[f]
+        ml = forest.missing_left[nodes]
+        return left | (miss & ml), right | (miss & ~ml)
+
+
+def reachable_leaves(
+    forest: Forest, x: np.ndarray, allowed: Allowed
+) -> tuple[np.ndarray, np.ndarray]:
+    """(leaf nodes, their tree) of every leaf some path of allowed values reaches; only the
+    nodes on such paths are visited."""
+    box = _Box.of(forest, _feature_values(forest, np.asarray(x, dtype=np.float64), allowed))
+    nodes = forest.roots.copy()
+    owner = np.arange(forest.n_trees)
+    leaves, trees = [], []
+    while len(nodes):
+        leaf = forest.feature[nodes] < 0
+        leaves.append(nodes[leaf])
+        trees.append(owner[leaf])
+        nodes, owner = nodes[~leaf], owner[~leaf]
+        gl, gr = box.sides(forest, nodes)
+        nodes = np.concatenate([forest.left[nodes[gl]], forest.right[nodes[gr]]])
+        owner = np.concatenate([owner[gl], owner[gr]])
+    return np.concatenate(leaves), np.concatenate(trees)
+
+
+def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed) -> float:
+    """A sound upper bound on P(desired), as the model computes it, over every row whose feature
+    ``j`` takes one of ``allowed[j]`` (``None``: ``x[j]``); see the module docstring."""
+    leaves, trees = reachable_leaves(forest, x, allowed)
+    T = forest.n_trees
+    value = forest.value[leaves]
+    top = np.full(T, -np.inf)
+    low = np.full(T, np.inf)
+    np.maximum.at(top, trees, value)
+    np.minimum.at(low, trees, value)
+    if not (np.all(np.isfinite(top)) and np.all(np.isfinite(low))):
+        return 1.0  # a tree without a reachable leaf (never for a well-formed forest): no bound
+    u = _U32 if forest.float32_sums else _U64
+    if forest.divisor is not None:
+        total = float(np.sum(top))
+        margin = 2 * _gamma(T + 2, _U64) * float(np.sum(np.abs(top)))
+        return min(1.0, (total + margin) / forest.divisor * (1 + 4 * _U64))
+    K = forest.n_outputs
+    hi = np.array(forest.init, dtype=np.float64)
+    lo = hi.copy()
+    mag = np.abs(hi)
+    for k in range(K):
+        mine = forest.output == k
+        hi[k] += np.sum(top[mine])
+        lo[k] += np.sum(low[mine])
+        mag[k] += np.sum(np.maximum(np.abs(top[mine]), np.abs(low[mine])))
+    margin = 2 * _gamma(T + K + 2, u) * mag + 4 * u * np.abs(np.concatenate([hi, lo])).reshape(
+        2, K
+    ).max(axis=0)
+    hi, lo = hi + margin, lo - margin
+    if forest.float32_sums:  # the link reads float32 margins: round outwards to float32
+        hi = np.nextafter(hi.astype(np.float32), np.float32(np.inf)).astype(np.float64)
+        lo = np.nextafter(lo.astype(np.float32), np.float32(-np.inf)).astype(np.float64)
+    # the box's corners (one margin at its largest, every other at its smallest): P(desired) is
+    # largest at the desired class's corner, and every corner lies in the box, so the largest of
+    # them is that corner's value - no need to know which margin is the desired class's
+    corners = np.where(np.eye(K, dtype=bool), hi, lo) if K > 1 else np.array([lo, hi])
+    p = float(np.max(forest.finish(corners)))
+    if not np.isfinite(p):
+        return 1.0
+    return min(1.0, p + (_LINK_MARGIN_F32 if forest.float32_sums else _LINK_MARGIN_F64))

@@ -1,0 +1,311 @@
+"""Certified answers: a sound upper bound on P(desired) over every row the rules allow for ``x``.
+
+The rows GeCo may return for ``x`` take, in every group, ``x``'s own tuple (unless ``x`` breaks one
+of the group's rules) or one of the group's feasible tuples (:mod:`geco.problem.feasible_space`),
+and satisfy the whole program. The certificate relaxes that set soundly: implications and rules
+across groups are ignored, and each group's tuples are relaxed to per-feature value sets, a box the
+engine bounds (:meth:`codegen.ModelScorer.upper_bound`). So the bound is never below the model's
+highest probability on an allowed row; when it is below the threshold, no counterfactual exists
+within the rules (and the data's values): the answer is *proven* none.
+
+Branch and bound tightens it: the box with the highest bound is split (its group with the most
+tuples, in two halves along that group's most varied feature) and both halves are bound again;
+a box of one row keeps its bound (the engine's bound of a single row: that row's probability
+plus the rounding margin), or is dropped when the row breaks the program. The largest bound left is the certificate's bound. A fixed budget of engine calls keeps
+the cost small and the answer the same on every machine.
+
+Which rule makes it so: the bound is computed again without each rule in turn; a rule whose
+removal lifts the bound to the threshold or above is the one keeping the desired class out of reach.
+
+Optimality: GeCo's distance only grows when more groups change (every norm it mixes does), so a
+counterfactual is at least as far as its farthest single-group change; with one bound (can the
+closest group, or the required groups alone, flip the class at all?) that gives a lower bound on
+the distance of any counterfactual (:func:`distance_lower_bound`), the gap an answer reports.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from geco.problem.diagnosis import cite
+
+if TYPE_CHECKING:
+    from geco.problem.problem import Problem
+
+__all__ = [
+    "BUDGET", "Certificate", "allowed_tuples", "bound_rows", "certify", "distance_lower_bound", "format_bound",
+    "program_rules", "satisfies",
+]  # fmt: skip
+
+#: engine calls one certificate may spend on branch and bound (each rule's check a sixteenth)
+BUDGET = 48
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What the bound proves for one instance.
+
+    ``bound``: a sound upper bound on the model's P(desired) over every allowed row (None: the
+    engine cannot bound the model). ``proven_none``: ``bound`` is below the threshold. ``reason``:
+    the sentence saying so (or why there is no bound), ``rules``: the cited rules whose removal
+    alone lifts the bound to the threshold. ``calls``/``seconds``: what it cost."""
+
+    bound: float | None
+    proven_none: bool
+    reason: str
+    rules: str = ""
+    calls: int = 0
+    seconds: float = 0.0
+
+
+def _parts(flt: Any) -> list[Any]:
+    return [] if flt is None else list(flt.parts) if hasattr(flt, "parts") else [flt]
+
+
+def program_rules(problem: Problem) -> list[Any]:
+    """The distinct source rules of the grounded program: group filters, implications, rules
+    across groups."""
+    grounded = problem.grounded
+    pieces = [p for flt in grounded.group_filters for p in _parts(flt)]
+    pieces += [*grounded.implications, *grounded.cross_rules]
+    seen: dict[Any, None] = {}
+    for piece in pieces:
+        for rule in piece.rules if hasattr(piece, "rules") else [piece.rule]:
+            seen[rule] = None
+    return list(seen)
+
+
+def satisfies(problem: Problem, rows: np.ndarray, drop: Any = None) -> np.ndarray:
+    """Whether each encoded full row satisfies the program without the source rule ``drop``
+    (every rule when ``drop`` is None)."""
+    if drop is None:
+        return problem.satisfies(rows)
+    grounded = problem.grounded
+    cols = dict(zip(problem.names, rows.T))
+    ok = np.ones(len(rows), dtype=bool)
+    for flt in grounded.group_filters:
+        for p in _parts(flt):
+            if drop not in p.rules:
+                ok &= np.asarray(p(cols), dtype=bool)
+    for imp in grounded.implications:
+        if imp.rule != drop:
+            ok &= ~np.asarray(imp.condition(cols), dtype=bool) | np.asarray(imp.consequence(cols), dtype=bool)
+    for r in grounded.cross_rules:
+        if drop not in r.rules:
+            ok &= np.asarray(r(cols), dtype=bool)
+    return ok
+
+
+def allowed_tuples(problem: Problem, drop: Any = None) -> list[np.ndarray]:
+    """Per group, the value tuples an allowed row may give it: its feasible tuples, and ``x``'s
+    own unless ``x`` breaks one of the group's rules. ``drop``: a source rule to leave out."""
+    x, grounded, out = problem.x, problem.grounded, []
+    for g, (space, domain) in enumerate(zip(problem.spaces, problem.setting.domains)):
+        parts = _parts(grounded.group_filters[g])
+        kept = [p for p in parts if drop not in p.rules]
+        own = x[domain.features][None]
+        if drop is None or len(kept) == len(parts):
+            values, x_ok = space.values, not problem.required[g]
+        else:
+            differs = np.any(domain.values != own, axis=1)
+            values = domain.values[differs]
+            cols = {n: values[:, j] for j, n in enumerate(domain.names)}
+            mine = {n: own[:, j] for j, n in enumerate(domain.names)}
+            keep = np.ones(len(values), dtype=bool)
+            x_ok = True
+            for p in kept:
+                keep &= np.asarray(p(cols), dtype=bool)
+                x_ok = x_ok and bool(np.asarray(p(mine), dtype=bool)[0])
+            values = values[keep]
+        out.append(np.concatenate([own, values]) if x_ok else np.asarray(values, dtype=np.float64))
+    return out
+
+
+class _Boxes:
+    """Branch and bound over products of per-group tuple sets (see the module docstring)."""
+
+    def __init__(self, problem: Problem, drop: Any = None):
+        self.problem = problem
+        self.scorer = problem.setting.scorer
+        self.features = [np.asarray(d.features) for d in problem.setting.domains]
+        self.drop = drop
+        self.calls = 0
+        self.values: dict[int, tuple[np.ndarray, list[np.ndarray]]] = {}
+
+    def allowed(self, box: Sequence[np.ndarray]) -> list[np.ndarray | None]:
+        """The box as the engine takes it: per feature, the distinct values of its group's
+        tuples (kept per tuple array: a half shares every group but one with its parent)."""
+        out: list[np.ndarray | None] = [None] * len(self.problem.x)
+        for feats, tuples in zip(self.features, box):
+            hit = self.values.get(id(tuples))
+            if hit is None or hit[0] is not tuples:
+                hit = self.values[id(tuples)] = (tuples, [np.unique(tuples[:, k]) for k in range(len(feats))])
+            for j, v in zip(feats, hit[1]):
+                out[j] = v
+        return out
+
+    def bound(self, box: Sequence[np.ndarray]) -> float | None:
+        engine_bound = getattr(self.scorer, "upper_bound", None)  # an engine of the user's may lack it
+        if engine_bound is None:
+            return None
+        self.calls += 1
+        b = engine_bound(self.problem.x, self.allowed(box))
+        return None if b is None else float(b)
+
+    def allows(self, box: Sequence[np.ndarray]) -> bool:
+        """A box of one row: whether that row satisfies the program (without ``drop``)."""
+        row = self.problem.x.copy()
+        for feats, tuples in zip(self.features, box):
+            row[feats] = tuples[0]
+        return bool(satisfies(self.problem, row[None], self.drop)[0])
+
+    def run(self, box: list[np.ndarray], threshold: float, budget: int) -> float | None:
+        """The largest bound left once every box is below ``threshold``, the budget is spent,
+        or the box with the highest bound is one row the program allows; None if the engine
+        cannot bound."""
+        if any(len(t) == 0 for t in box):
+            return 0.0  # no allowed row at all
+        first = self.bound(box)
+        if first is None:
+            return None
+        heap = [(-first, 0, False, box)]
+        order = 1
+        while heap:
+            neg, _, settled, top = heap[0]
+            if -neg < threshold or settled or self.calls >= budget:
+                return -neg
+            heapq.heappop(heap)
+            sizes = [len(t) for t in top]
+            if max(sizes) == 1:  # one row: it stays with its own bound, or goes if the rules refuse it
+                if self.allows(top):
+                    heapq.heappush(heap, (neg, order, True, top))
+                    order += 1
+                continue
+            for half in _halves(top, int(np.argmax(sizes))):
+                b = self.bound(half)  # the parent's bound holds for the half too: keep the lower
+                heapq.heappush(heap, (-(-neg if b is None else min(b, -neg)), order, False, half))
+                order += 1
+        return 0.0  # every box dropped: no allowed row satisfies the program
+
+
+def _halves(box: list[np.ndarray], g: int) -> list[list[np.ndarray]]:
+    """``box`` split in two along group ``g``: its tuples ordered by the group's most varied
+    feature (then the others), the lower half and the upper half."""
+    tuples = box[g]
+    varied = int(np.argmax([len(np.unique(tuples[:, k])) for k in range(tuples.shape[1])]))
+    keys = [*[tuples[:, k] for k in range(tuples.shape[1]) if k != varied][::-1], tuples[:, varied]]
+    order = np.lexsort(keys)
+    mid = len(order) // 2
+    out = []
+    for part in (order[:mid], order[mid:]):
+        half = list(box)
+        half[g] = tuples[part]
+        out.append(half)
+    return out
+
+
+def bound_rows(problem: Problem, threshold: float, budget: int = BUDGET, drop: Any = None) -> tuple[float | None, int]:
+    """(a sound upper bound on P(desired) over the allowed rows, engine calls spent); the bound
+    is None where the engine cannot bound the model. ``drop``: a source rule left out."""
+    boxes = _Boxes(problem, drop)
+    return boxes.run(allowed_tuples(problem, drop), threshold, budget), boxes.calls
+
+
+def distance_lower_bound(problem: Problem, threshold: float) -> float | None:
+    """A lower bound on GeCo's distance from ``x`` of any counterfactual within the rules (None
+    where the engine cannot bound the model).
+
+    Each group's closest feasible change (``space.distance[0]``) bounds every row changing that
+    group. With required groups R (``x`` breaks their rules) every counterfactual changes all of
+    R: at least the largest of theirs; if R's changes alone cannot reach the threshold, it changes
+    one more group too. Without required groups it changes some group: at least the smallest;
+    if the closest group cannot flip the class alone, a counterfactual changes another group, or
+    two: at least the second smallest."""
+    spaces, required = problem.spaces, np.asarray(problem.required, dtype=bool)
+    closest = np.array([float(s.distance[0]) if len(s) else np.inf for s in spaces])
+    if not np.isfinite(closest).any():
+        return None
+    tuples = allowed_tuples(problem)
+    own = [problem.x[d.features][None] for d in problem.setting.domains]
+    boxes = _Boxes(problem)
+    if required.any():
+        floor = float(closest[required].max())
+        alone = boxes.run([t if required[g] else own[g] for g, t in enumerate(tuples)], threshold, 1)
+        if alone is None:
+            return None
+        if alone < threshold:
+            floor = max(floor, float(closest[~required].min(initial=np.inf)))
+    else:
+        order = np.argsort(closest, kind="stable")
+        first = int(order[0])
+        alone = boxes.run([t if g == first else own[g] for g, t in enumerate(tuples)], threshold, 1)
+        if alone is None:
+            return None
+        second = float(closest[order[1]]) if len(order) > 1 else np.inf
+        floor = float(closest[first]) if alone >= threshold else second
+    return floor * (1 - 1e-12) if np.isfinite(floor) else floor
+
+
+def format_bound(bound: float, threshold: float) -> str:
+    """``bound`` rounded up to the fewest decimals that keep it below ``threshold`` (at least 2),
+    so the printed number is still an upper bound and the comparison printed still holds."""
+    for digits in range(2, 17):
+        scale = 10.0**digits
+        shown = math.ceil(bound * scale) / scale
+        if shown < bound:  # the product rounded down past an integer
+            shown += 1 / scale
+        if shown < threshold or digits == 16:
+            return f"{shown:.{digits}f}"
+    return repr(bound)  # pragma: no cover
+
+
+def certify(problem: Problem, threshold: float, budget: int = BUDGET, blame: bool = True) -> Certificate:
+    """The certificate of ``problem`` at ``threshold`` (see the module docstring). ``blame``:
+    when proven, find the rules whose removal alone lifts the bound (a sixteenth of ``budget``
+    each)."""
+    t0 = time.perf_counter()
+    bound, calls = bound_rows(problem, threshold, budget)
+    if bound is None:
+        why = (
+            "no bound: the black-box engine cannot bound the model (it only answers for rows it is given)"
+            if not problem.setting.scorer.compiled
+            else f"no bound: the {problem.setting.scorer.name} engine cannot bound the model"
+        )
+        return Certificate(None, False, why, calls=calls, seconds=time.perf_counter() - t0)
+    if not bound < threshold:
+        return Certificate(bound, False, "", calls=calls, seconds=time.perf_counter() - t0)
+    reason = (
+        f"no counterfactual exists within the rules: the highest probability any allowed change "
+        f"reaches is at most {format_bound(bound, threshold)} < {threshold}"
+    )
+    lifting: list[Any] = []
+    if blame:
+        rules = program_rules(problem)
+        for rule in rules:
+            without, spent = bound_rows(problem, threshold, max(1, budget // 16), drop=rule)
+            calls += spent
+            if without is not None and without >= threshold:
+                lifting.append(rule)
+        if lifting:
+            verb = "makes" if len(lifting) == 1 else "each make"
+            reason += f"; {cite([_Cited(r) for r in lifting])} {verb} it so (without it the bound reaches the threshold)"
+        elif rules:
+            reason += "; no single rule makes it so (without any one of them the bound stays below the threshold)"
+        else:
+            reason += " (there are no rules: no combination of the data's values reaches it)"
+    cited = cite([_Cited(r) for r in lifting]) if lifting else ""
+    return Certificate(bound, True, reason, cited, calls, time.perf_counter() - t0)
+
+
+@dataclass(frozen=True)
+class _Cited:
+    """A source rule in the shape :func:`geco.problem.diagnosis.cite` reads."""
+
+    rule: Any

@@ -1,0 +1,125 @@
+"""``Explanation.outcome`` / ``bound`` / ``gap``: defaults for existing callers, carried by
+to_dict/from_dict and JSONL; ``explain`` proves none with the bound and the rule that makes it
+so; the black box has no bound and says so; ``geco explain`` exits 4 for proven none."""
+
+import json
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+import geco
+from geco.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_PROVEN_NONE, main
+from geco.problem.certificate import certify, format_bound
+from geco.result import OUTCOMES, Explanation, read_jsonl, write_jsonl
+
+
+@pytest.fixture(scope="module")
+def people():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(20, 65, 400), "income": rng.integers(0, 100, 400),
+                      "hours": rng.integers(10, 60, 400)})  # fmt: skip
+    y = (X["income"] + X["hours"] > 100).astype(int)
+    model = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+    bad = np.flatnonzero(model.predict(X) == 0)
+    good = np.flatnonzero(model.predict(X) == 1)
+    return X, y, model, bad, good
+
+
+def test_defaults_follow_success():
+    x = pd.DataFrame({"a": [1]})
+    assert Explanation.empty(x, "why", 1).outcome == "not_found"
+    e = Explanation.empty(x, "why", 1)
+    assert e.bound is None and e.gap is None
+    with pytest.raises(ValueError, match="outcome must be one of"):
+        Explanation(x, e.counterfactuals, False, "", 1, 0.1, outcome="maybe")
+    assert OUTCOMES == ("found", "proven_none", "not_found")
+
+
+def test_proven_none_names_the_bound_and_the_rule(people):
+    X, _, model, bad, _ = people
+    e = geco.Explainer(model, X, "fixed income, hours").explain(X.iloc[[bad[0]]], random_state=0)
+    assert e.outcome == "proven_none" and not e.success
+    assert e.bound is not None and e.bound < 0.5
+    assert "the highest probability any allowed change reaches is at most" in e.reason
+    assert "`fixed income, hours` (<string>:1) makes it so" in e.reason
+    assert "none of the" in e.reason  # the search's own reason follows
+    assert e.stats["certificate_calls"] >= 1
+    assert str(e).startswith("No counterfactual for desired class 1 (instance p = ") and "proven: none exists" in str(e)
+
+
+def test_found_carries_a_bound_above_its_counterfactuals_and_a_gap(people):
+    X, _, model, bad, _ = people
+    e = geco.Explainer(model, X).explain(X.iloc[[bad[0]]], random_state=0)
+    assert e.outcome == "found" and e.bound >= e.counterfactuals["probability"].max()
+    assert e.gap is not None and 0 <= e.gap <= e.counterfactuals["distance"].iloc[0]
+    assert Explanation.from_dict(json.loads(e.to_json())).gap == e.gap
+
+
+def test_black_box_has_no_bound_and_says_so(people):
+    X, _, model, bad, _ = people
+    e = geco.Explainer(model, X, "fixed income, hours", engine="blackbox").explain(X.iloc[[bad[0]]], random_state=0)
+    assert e.outcome == "not_found" and e.bound is None
+    assert "no bound: the black-box engine cannot bound the model" in e.reason
+
+
+def test_already_desired_and_empty_spaces(people):
+    X, _, model, bad, good = people
+    explainer = geco.Explainer(model, X, "fixed age, income, hours")
+    assert explainer.explain(X.iloc[[good[0]]]).outcome == "not_found"
+    e = explainer.explain(X.iloc[[bad[0]]])
+    assert e.outcome == "proven_none" and e.bound >= e.x_probability
+
+
+def test_round_trip_through_dict_and_jsonl(people, tmp_path):
+    X, _, model, bad, _ = people
+    explainer = geco.Explainer(model, X, "fixed income, hours")
+    results = [explainer.explain(X.iloc[[r]], random_state=0) for r in bad[:2]]
+    d = results[0].to_dict()
+    assert d["outcome"] == "proven_none" and d["bound"] == results[0].bound and d["gap"] is None
+    back = Explanation.from_dict(json.loads(results[0].to_json()))
+    assert (back.outcome, back.bound, back.gap) == (results[0].outcome, results[0].bound, None)
+    old = {k: v for k, v in d.items() if k not in ("outcome", "bound", "gap")}  # written before
+    assert Explanation.from_dict(old).outcome == "not_found"
+    write_jsonl(results, tmp_path / "r.jsonl")
+    again, _ = read_jsonl(tmp_path / "r.jsonl")
+    assert [e.outcome for e in again] == [e.outcome for e in results]
+
+
+def test_the_rule_that_alone_keeps_the_class_out_of_reach_is_named(people):
+    X, _, model, bad, _ = people
+    explainer = geco.Explainer(model, X, "fixed income\nfixed hours\n")
+    cert = certify(explainer.problem(X.iloc[[bad[0]]]), 0.5)
+    assert cert.proven_none and cert.rules == "`fixed income` (<string>:1)"
+    assert "`fixed income` (<string>:1) makes it so" in cert.reason
+
+
+def test_two_rules_blocking_the_same_change_are_not_blamed_alone(people):
+    X, _, model, bad, _ = people
+    explainer = geco.Explainer(model, X, "fixed income, hours\ncf.income <= x.income\ncf.hours <= x.hours\n")
+    cert = certify(explainer.problem(X.iloc[[bad[0]]]), 0.5)
+    assert cert.proven_none and cert.rules == ""
+    assert "no single rule makes it so" in cert.reason
+
+
+def test_format_bound_stays_an_upper_bound_below_the_threshold():
+    assert format_bound(0.4321, 0.5) == "0.44"
+    assert format_bound(0.4996, 0.5) == "0.4996"
+    assert float(format_bound(0.49999991, 0.5)) < 0.5
+
+
+def test_cli_exits_4_for_proven_none_and_3_without_a_bound(people, tmp_path, capsys):
+    X, y, model, bad, _ = people
+    frame = X.assign(label=y)
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    joblib.dump(model, tmp_path / "m.joblib")
+    (tmp_path / "frozen.plaf").write_text("fixed income, hours\n")
+    base = ["explain", "--data", str(tmp_path / "p.csv"), "--target", "label", "--model", str(tmp_path / "m.joblib"),
+            "--row", str(bad[0]), "--constraints", str(tmp_path / "frozen.plaf")]  # fmt: skip
+    assert main([*base, "--json"]) == EXIT_PROVEN_NONE == 4
+    assert json.loads(capsys.readouterr().out)["outcome"] == "proven_none"
+    assert main([*base, "--engine", "blackbox"]) == EXIT_NOT_FOUND == 3
+    capsys.readouterr()
+    assert main(base[:-2]) == EXIT_OK

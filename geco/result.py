@@ -110,18 +110,23 @@ class Explanation:
         return len(self.counterfactuals)
 
     # ------------------------------------------------------------------ rendering
+    def _goal_text(self) -> str:
+        """What the counterfactuals reach, and x's own score: a class's probability, or the
+        margin / prediction interval of ``stats["target"]``."""
+        target = self.stats.get("target") or {}
+        kind = target.get("kind", "probability")
+        if kind == "probability":
+            return f"desired class {self.desired_class!r} (instance p = {self.x_probability:.3f}"
+        key, name = ("margin_range", "margin") if kind == "margin" else ("desired_range", "prediction")
+        lo, hi = target.get(key, [float("nan"), float("nan")])
+        return f"{name} in [{lo:g}, {hi:g}] (instance {name} = {self.x_probability:.6g}"
+
     def _header(self) -> str:
         if not self.success:
             proven = "; proven: none exists within the rules" if self.outcome == "proven_none" else ""
-            return (
-                f"No counterfactual for desired class {self.desired_class!r} "
-                f"(instance p = {self.x_probability:.3f}{proven})"
-            )
+            return f"No counterfactual for {self._goal_text()}{proven})"
         n = int(self.counterfactuals["counterfactual"].sum())
-        return (
-            f"Counterfactuals found: {n} for desired class {self.desired_class!r} "
-            f"(instance p = {self.x_probability:.3f})"
-        )
+        return f"Counterfactuals found: {n} for {self._goal_text()})"
 
     def __str__(self) -> str:
         lines = [self._header()]
@@ -130,10 +135,13 @@ class Explanation:
         if self.stats.get("costs"):
             lines.append(f"  costs: {_costs_text(self.stats['costs'])}")
         xrow = self.x.iloc[0]
+        kind = (self.stats.get("target") or {}).get("kind", "probability")
         for i, (_, row) in enumerate(self.counterfactuals.iterrows()):
             tag = "" if row["counterfactual"] else "  (not a counterfactual)"
+            score = f"p={row['probability']:.3f}" if kind == "probability" else (
+                f"{'margin' if kind == 'margin' else 'prediction'}={row['probability']:.6g}")  # fmt: skip
             lines.append(
-                f"#{i + 1}  p={row['probability']:.3f}  distance={row['distance']:.4f}  "
+                f"#{i + 1}  {score}  distance={row['distance']:.4f}  "
                 f"changes={int(row['n_changed'])}{tag}"
             )
             changed = [f for f in self.features if row[f] != xrow[f]]

@@ -36,7 +36,9 @@ def report(
     program text, shown with line numbers), ``constraints_file`` (its name; its text is read
     when ``plaf`` is not given), ``generated``; any other key is listed as given. Without
     ``plaf`` or a readable ``constraints_file`` the program is the one each explanation records
-    (``stats["plaf"]``), and "unknown" for one that records none.
+    (``stats["plaf"]``), and "unknown" for one that records none. ``laws`` (from
+    ``geco.laws.mine(X)``) with ``data`` (that ``X``) adds a section counting, per law the data
+    obeys, the answers that break it.
     Raises ImportError naming the ``report`` extra when matplotlib is missing."""
     if isinstance(explanations, (str, os.PathLike)):
         explanations, file_meta = read_jsonl(explanations)

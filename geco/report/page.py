@@ -17,6 +17,7 @@ import numpy as np
 from geco.report import charts
 from geco.report.cards import card
 from geco.report.constraints import ProgramsUsed, constraints_block, programs_used
+from geco.report.laws import laws_section
 from geco.report.numbers import format_change, format_count, format_number, format_value
 from geco.report.outcomes import BADGES, DESIRED, ERROR, FOUND, NOT_FOUND, OUTCOMES
 from geco.report.summary import BatchSummary, instance_view, summarise
@@ -194,6 +195,8 @@ def render(explanations: Sequence[Explanation], **metadata: Any) -> str:
     if bad:
         raise TypeError(f"report() takes geco.Explanation objects, got {bad[0]}")
     charts.require_matplotlib()
+    metadata = dict(metadata)
+    laws, law_data = metadata.pop("laws", None), metadata.pop("data", None)
     views = [instance_view(e) for e in explanations]
     s = summarise(views)
     used = programs_used(explanations, metadata)
@@ -234,6 +237,7 @@ def render(explanations: Sequence[Explanation], **metadata: Any) -> str:
         "<h2>Categorical features: most common changes</h2>",
         f'<div class="scroll">{_transition_table(s)}</div>',
         "</section>",
+        laws_section(explanations, laws, law_data) if laws is not None else "",
         _outcome_sections(explanations, kinds, anchors, s),
         '<section id="instances"><h2>Instances</h2><div class="filters">',
         '<input id="q" type="search" placeholder="Search values, reasons, row ids…" aria-label="search">',

@@ -4,8 +4,12 @@
 * a rule whose ``cf`` features lie in one group filters that group's feasible values;
 * a rule spanning several groups is a candidate-level filter (slower: it is evaluated on every
   candidate instead of once on the sample space);
-* an implication's consequence must lie in one group, and implications are ordered
-  topologically over the group dependency graph (condition groups -> consequence group);
+* an implication whose consequence lies in one group is repaired by the action cascade;
+  these are ordered topologically over the group dependency graph (condition groups ->
+  consequence group), and a cycle is an error;
+* an implication whose consequence spans several groups has no single group to redraw: it acts
+  as the rule ``not condition or consequence`` (a candidate-level rule, outside the cascade's
+  order, so it adds no edge to the dependency graph);
 * ``cost`` statements become one price per feature and direction (:mod:`plaf_grammar.costs`).
 
 Every declared feature must exist and every expression must type-check (``typecheck.py``);
@@ -19,11 +23,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from plaf_grammar.ast import (
+    BoolOp,
     Compare,
     Cost,
     Expr,
     Group,
     Implication,
+    Not,
     Program,
     Ref,
     Rule,
@@ -37,12 +43,14 @@ from plaf_grammar.schema import Schema
 from plaf_grammar.typecheck import TypeChecker, error_at, order_hint
 from plaf_grammar.visitor import Visitor
 
-__all__ = ["Analysis", "ImplicationInfo", "RuleInfo", "analyse"]
+__all__ = ["Analysis", "ImplicationInfo", "RuleInfo", "analyse", "as_rule"]
 
 
 @dataclass(frozen=True)
 class RuleInfo:
-    """A rule every counterfactual must satisfy, with the groups its ``cf`` features lie in."""
+    """A rule every counterfactual must satisfy, with the groups its ``cf`` features lie in.
+    ``statement`` is the statement it comes from (an :class:`Implication` whose consequence spans
+    several groups gives the rule ``not condition or consequence``)."""
 
     statement: Statement
     expr: Expr
@@ -66,7 +74,8 @@ class ImplicationInfo:
 @dataclass(frozen=True)
 class Analysis:
     """The result of checking: groups (every feature in exactly one; declared groups first, then
-    each other feature alone in schema order), rules, implications in topological order, and
+    each other feature alone in schema order), rules (with the implications whose consequence
+    spans several groups), the other implications in topological order, and
     what changing each feature costs (1 everywhere without ``cost`` statements)."""
 
     schema: Schema
@@ -211,13 +220,11 @@ def analyse(program: Program, schema: Schema) -> Analysis:
         qfeat = cf_features(imp.consequence)
         qgroups = sorted({gidx[f] for f in qfeat})
         if len(qgroups) > 1:
-            labels = " and ".join(_group_label(groups[g]) for g in qgroups)
-            raise error_at(
-                PLAFCycleError,
-                f"the consequence of an implication must constrain one group, but it changes "
-                f"{labels}; declare them as one group or split the implication",
-                imp.consequence.pos,
-            )
+            expr = as_rule(imp)
+            feats = cf_features(expr)
+            groups_of = frozenset(gidx[f] for f in feats)
+            rule_infos.append(RuleInfo(imp, expr, feats, groups_of, program.source_rule(imp)))
+            continue
         cgroups = frozenset(gidx[f] for f in cfeat)
         if qgroups[0] in cgroups:
             label = _group_label(groups[qgroups[0]])
@@ -235,6 +242,12 @@ def analyse(program: Program, schema: Schema) -> Analysis:
     ordered = _topological(imp_infos, groups)
     costs = _feature_costs(program, schema, st.costs)
     return Analysis(schema, tuple(groups), gidx, tuple(rule_infos), tuple(ordered), costs)
+
+
+def as_rule(imp: Implication) -> Expr:
+    """``if C then Q`` as the rule ``not C or Q``: how an implication whose consequence spans
+    several groups acts (no single group can be redrawn to repair it)."""
+    return BoolOp("or", Not(imp.condition, pos=imp.pos), imp.consequence, pos=imp.pos)
 
 
 def _feature_costs(program: Program, schema: Schema, statements: list[Cost]) -> FeatureCosts:

@@ -118,8 +118,7 @@ class PLAFValueError(PLAFError):
 
 
 class PLAFCycleError(PLAFError):
-    """Implications whose group dependencies form a cycle (or a group depending on itself), or
-    whose consequence spans several groups."""
+    """Implications whose group dependencies form a cycle (or a group depending on itself)."""
 
 
 class PLAFFileNotFoundError(PLAFError, FileNotFoundError):

@@ -269,7 +269,9 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
     fails, resample the consequence group from its values that satisfy the consequence; drop the
     candidate when there are none. Then repair the cross rules that tie groups
     (:func:`~geco.search.ties.repair_ties`: a tied group is redrawn so the rule holds), and drop
-    candidates still violating an implication or a cross-group rule."""
+    candidates still violating an implication or a cross-group rule. An implication whose
+    consequence spans several groups is one of those cross rules (``not C or Q``), not one of
+    ``ctx.implications``."""
     if len(cands) == 0:
         return cands
     rows, changed = cands.rows, cands.changed

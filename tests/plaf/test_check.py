@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -77,12 +78,13 @@ def schema() -> Schema:
         ("x.age > 3", PLAFValueError, 1, 1, ["mentions no cf feature"]),
         ("fixed age\n  x.age > 3 or x.income < 1", PLAFValueError, 2, 3, ["no cf feature"]),
         ("if cf.age > 3 then x.age > 1", PLAFValueError, 1, 20, ["consequence mentions no cf"]),
-        (
-            "if cf.age > x.age then cf.income > 1 and cf.color == \"red\"",
+        (  # a spanning implication adds no edge, but the cascade's cycle is still found
+            "if cf.age > x.age then cf.income > 1\nif cf.income > 1 then cf.age + cf.\"capital-gain\" > 3\n"
+            "if cf.income > 2 then cf.age > 40",
             PLAFCycleError,
+            3,
             1,
-            24,
-            ["must constrain one group", "income and color"],
+            ["cycle", "age -> income -> age"],
         ),
         (
             "group age, income\nif cf.age > x.age then cf.income > 1",
@@ -268,6 +270,41 @@ def test_implication_order_is_topological(schema):
     ]  # fmt: skip
     g = p.ground(frame().iloc[0])
     assert [i.group for i in g.implications] == [gi[n] for n in ("income", "edu", "job")]  # x.age > 3 holds: a rule
+
+
+def test_a_consequence_spanning_groups_acts_as_a_rule(schema):
+    """``if C then Q`` with Q over two groups (one of them C's): accepted, outside the cascade,
+    grounded as the candidate-level rule ``not C or Q``; the grounded check agrees with holds."""
+    text = (
+        "if cf.age > x.age then cf.income >= x.income + cf.age / 100\n"
+        "if cf.age > x.age then cf.edu > \"lo\"\n"
+    )
+    p = load(text, schema)
+    assert [str(i.statement) for i in p.analysis.implications] == [str(parse(text).statements[1])]
+    spanning = [r for r in p.analysis.rules if r.source.line == 1]
+    assert len(spanning) == 1 and spanning[0].features == ("age", "income")
+    gi = p.analysis.group_index
+    assert spanning[0].groups == frozenset({gi["age"], gi["income"]})
+    x = frame().iloc[0]
+    g = p.ground(x)
+    assert len(g.cross_rules) == 1 and [i.group for i in g.implications] == [gi["edu"]]
+    rng = np.random.default_rng(1)
+    cands = pd.DataFrame([x] * 300).reset_index(drop=True)
+    cands["age"] = rng.integers(20, 50, len(cands))
+    cands["income"] = rng.choice([1.0, 1.5, 1.6, 2.0], len(cands))
+    cands["edu"] = pd.Categorical(
+        rng.choice(["lo", "mid", "hi"], len(cands)), categories=["lo", "mid", "hi"], ordered=True
+    )
+    enc = p.schema.encode(cands)
+    got = g.check({n: enc[:, j] for j, n in enumerate(p.schema.names)})
+    want = [holds(p, x, cands.iloc[i]) for i in range(len(cands))]
+    assert list(got) == want and 0 < sum(want) < len(want)
+
+
+def test_a_spanning_implication_adds_no_cascade_edge(schema):
+    """It is checked after the cascade (not repaired in its order), so it closes no cycle."""
+    p = load("if cf.age > x.age then cf.income > 1\nif cf.income > 1 then cf.age + cf.\"capital-gain\" > 3", schema)
+    assert len(p.analysis.implications) == 1 and len(p.analysis.rules) == 1
 
 
 def test_holds_needs_a_checked_program():

@@ -477,8 +477,12 @@ def _explain_batch(args, explainer, X, out_format: str | None, meta: dict) -> in
             print(f"geco: interrupted after {done['rows']} of {len(todo)} rows (write them to a "
                   ".jsonl or .csv file with --out to resume)", file=sys.stderr)  # fmt: skip
         else:
-            held = len(done_before) + done["rows"]
-            print(f"geco: interrupted: {args.out} holds {held} of {len(X)} rows ({done['rows']} "
+            # read back, not counted: Ctrl-C may land between a row's write and its count
+            try:
+                held = len(_already_written(args, X))
+            except CLIError:  # a file it cannot read back: what this run counted
+                held = len(done_before) + done["rows"]
+            print(f"geco: interrupted: {args.out} holds {held} of {len(X)} rows ({held - len(done_before)} "
                   f"written now); resume with: {_resume_command(args)}", file=sys.stderr)  # fmt: skip
         return EXIT_INTERRUPTED
     if out_format is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -356,6 +356,17 @@ def jsonl_instances(path: str | os.PathLike[str]) -> list[Any]:
     path = Path(path)
     drop_partial_last_line(path)
     labels = []
+    for lineno, data in _json_lines(path):
+        if not isinstance(data, dict) or ("geco_meta" not in data and "index" not in data):
+            raise ValueError(f"{path}, line {lineno}: not an explanation with an index")
+        if "geco_meta" not in data:
+            labels.append(data["index"])
+    return labels
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded value) of every non-blank line of a JSON Lines file; raises
+    ValueError naming the first line that is not JSON."""
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -364,11 +375,7 @@ def jsonl_instances(path: str | os.PathLike[str]) -> list[Any]:
                 data = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}, line {lineno}: not JSON ({exc.msg})") from None
-            if not isinstance(data, dict) or ("geco_meta" not in data and "index" not in data):
-                raise ValueError(f"{path}, line {lineno}: not an explanation with an index")
-            if "geco_meta" not in data:
-                labels.append(data["index"])
-    return labels
+            yield lineno, data
 
 
 def drop_partial_last_line(path: Path) -> None:
@@ -394,25 +401,18 @@ def read_jsonl(path: str | os.PathLike[str]) -> tuple[list[Explanation], dict[st
         raise FileNotFoundError(f"{path}: no such file")
     explanations: list[Explanation] = []
     meta: dict[str, Any] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}, line {lineno}: not JSON ({exc.msg})") from None
-            if not isinstance(data, dict):
-                raise ValueError(f"{path}, line {lineno}: expected a JSON object, got {type(data).__name__}")
-            if "geco_meta" in data:
-                if explanations or meta:
-                    raise ValueError(f"{path}, line {lineno}: the geco_meta header must be the first line")
-                meta = dict(data["geco_meta"])
-                continue
-            try:
-                explanations.append(Explanation.from_dict(data, meta.get("categories")))
-            except KeyError as exc:
-                raise ValueError(f"{path}, line {lineno}: not an explanation (missing key {exc})") from None
-            except (ValueError, TypeError) as exc:
-                raise ValueError(f"{path}, line {lineno}: {exc}") from None
+    for lineno, data in _json_lines(path):
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}, line {lineno}: expected a JSON object, got {type(data).__name__}")
+        if "geco_meta" in data:
+            if explanations or meta:
+                raise ValueError(f"{path}, line {lineno}: the geco_meta header must be the first line")
+            meta = dict(data["geco_meta"])
+            continue
+        try:
+            explanations.append(Explanation.from_dict(data, meta.get("categories")))
+        except KeyError as exc:
+            raise ValueError(f"{path}, line {lineno}: not an explanation (missing key {exc})") from None
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{path}, line {lineno}: {exc}") from None
     return explanations, meta

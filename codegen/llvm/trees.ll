@@ -1577,3 +1577,215 @@ job_next:
 exit:
   ret void
 }
+
+; ---------------------------------------------------------------------------------------------
+; Full rows scored with x's binding, branch-free (@walk_rows): 32 rows walk one tree in lockstep,
+; four groups of 8 lanes whose steps are vector code (gathers and selects, no data-dependent
+; branch) and overlap in the core, until no lane moves. Why: the branchy walks (@forest_eval,
+; @xwalk_rows) pay a mispredicted branch at about every other level; a single group of 8 lanes
+; waits on its gathers' latency (benchmarks/README.md, section "bench_trees.py").
+; A step at node r: if x's path from r tests no column the row differs in (the XStep mask of r
+; and the row's mask, bits = column mod 32, do not meet) the lane jumps to x's leaf; otherwise
+; it takes the child the split test gives for the row's own value (@goes_left's routing: NaN ->
+; its side, a code set -> the bit of the code, else v <= threshold). A leaf's mask is 0, so a
+; lane at a leaf stays there. Every lane reaches the leaf @forest_eval's walk reaches (a jump to
+; x's leaf is taken only where every test below reads a column the row shares with x; aliased
+; bits only cost a jump not taken), and the leaves are added tree after tree in estimator order:
+; @forest_eval's sums, bit for bit.
+; %wnodes: the forest's %Node records, a code-set split's double holding its codes as the bits
+; of an i64 (the forest's sets are at most 64 codes wide: %setw <= 64). %rmask: per row (padded
+; with zeros to n32 = n rounded up to 32), the bits of the columns where it differs from x (NaN
+; differs). %acc: scratch of K * n32 doubles; %out: n x K (row-major), forests divided by %div.
+
+declare <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr>, i32, <8 x i1>, <8 x i64>)
+declare i1 @llvm.vector.reduce.and.v8i1(<8 x i1>)
+
+; one lockstep step of 8 lanes at nodes %r (see @walk_rows): the next node of each lane
+define internal <8 x i64> @walk_step8(<8 x i64> %r, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rowoff,
+                                      <8 x i32> %rm, <8 x double> %setwv) alwaysinline {
+entry:
+  %np = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 0
+  %cap = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 1
+  %lrp = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 3
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, <8 x i64> %r, i32 {XSTEP.leaf}
+  %pay = call <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr> %np, i32 8, <8 x i1> splat (i1 true), <8 x i64> poison)
+  %ca = call <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr> %cap, i32 8, <8 x i1> splat (i1 true), <8 x i64> poison)
+  %lr = call <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr> %lrp, i32 8, <8 x i1> splat (i1 true), <8 x i64> poison)
+  %xlm = call <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr> %xlp, i32 4, <8 x i1> splat (i1 true), <8 x i64> poison)
+  %col32 = trunc <8 x i64> %ca to <8 x i32>
+  %auxs = lshr <8 x i64> %ca, splat (i64 32)
+  %aux = trunc <8 x i64> %auxs to <8 x i32>
+  %colneg = icmp slt <8 x i32> %col32, zeroinitializer
+  %colc = select <8 x i1> %colneg, <8 x i32> zeroinitializer, <8 x i32> %col32
+  %col = sext <8 x i32> %colc to <8 x i64>
+  %vi = add <8 x i64> %rowoff, %col
+  %vp = getelementptr inbounds double, ptr %rows, <8 x i64> %vi
+  %v = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %vp, i32 8, <8 x i1> splat (i1 true), <8 x double> poison)
+  %thr = bitcast <8 x i64> %pay to <8 x double>
+  %le = fcmp ole <8 x double> %v, %thr
+  %set1 = ashr <8 x i32> %aux, splat (i32 1)
+  %iscat = icmp sgt <8 x i32> %set1, zeroinitializer
+  %lo_ok = fcmp oge <8 x double> %v, zeroinitializer
+  %hi_ok = fcmp olt <8 x double> %v, %setwv
+  %inset = and <8 x i1> %lo_ok, %hi_ok
+  %vc = select <8 x i1> %inset, <8 x double> %v, <8 x double> zeroinitializer
+  %code = fptosi <8 x double> %vc to <8 x i64>
+  %sh = lshr <8 x i64> %pay, %code
+  %bit = trunc <8 x i64> %sh to <8 x i1>
+  %catgo = and <8 x i1> %inset, %bit
+  %go0 = select <8 x i1> %iscat, <8 x i1> %catgo, <8 x i1> %le
+  %isnan = fcmp uno <8 x double> %v, zeroinitializer
+  %nanl = trunc <8 x i32> %aux to <8 x i1>
+  %go = select <8 x i1> %isnan, <8 x i1> %nanl, <8 x i1> %go0
+  %lft = trunc <8 x i64> %lr to <8 x i32>
+  %rgs = lshr <8 x i64> %lr, splat (i64 32)
+  %rgt = trunc <8 x i64> %rgs to <8 x i32>
+  %child = select <8 x i1> %go, <8 x i32> %lft, <8 x i32> %rgt
+  %xleaf = trunc <8 x i64> %xlm to <8 x i32>
+  %xms = lshr <8 x i64> %xlm, splat (i64 32)
+  %xm = trunc <8 x i64> %xms to <8 x i32>
+  %hit = and <8 x i32> %xm, %rm
+  %meet = icmp ne <8 x i32> %hit, zeroinitializer
+  %next32 = select <8 x i1> %meet, <8 x i32> %child, <8 x i32> %xleaf
+  %next = sext <8 x i32> %next32 to <8 x i64>
+  ret <8 x i64> %next
+}
+
+; row offsets (row * width) of lanes j..j+7, padding lanes on the last row
+define internal <8 x i64> @lane_rows(i64 %j, <8 x i64> %nlastv, <8 x i64> %widthv) alwaysinline {
+entry:
+  %jv = call <8 x i64> @splat_i64(i64 %j)
+  %lanes = add <8 x i64> %jv, <i64 0, i64 1, i64 2, i64 3, i64 4, i64 5, i64 6, i64 7>
+  %past = icmp sgt <8 x i64> %lanes, %nlastv
+  %li = select <8 x i1> %past, <8 x i64> %nlastv, <8 x i64> %lanes
+  %rowoff = mul <8 x i64> %li, %widthv
+  ret <8 x i64> %rowoff
+}
+
+define internal void @add_leaves8(<8 x i64> %r, ptr %wnodes, ptr %accp, i64 %j, i1 %r32) alwaysinline {
+entry:
+  %lvp = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 0
+  %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lvp, i32 8, <8 x i1> splat (i1 true), <8 x double> poison)
+  %ap = getelementptr inbounds double, ptr %accp, i64 %j
+  %a = load <8 x double>, ptr %ap, align 8
+  %a2 = call <8 x double> @acc_add8(<8 x double> %a, <8 x double> %lv, i1 %r32)
+  store <8 x double> %a2, ptr %ap, align 8
+  ret void
+}
+
+; the walk (see above): per tree, blocks of 32 rows (lanes past n walk the last row again)
+define void @walk_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
+                         ptr noalias %wnodes, ptr noalias %xstep, i64 %setw,
+                         ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                         ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
+                         ptr noalias %out) {
+entry:
+  %r32 = icmp ne i64 %f32, 0
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %exit, label %start
+start:
+  %n31 = add i64 %n, 31
+  %n8 = and i64 %n31, -32                     ; n32 (named n8 for the shared helpers' argument)
+  %nlast = sub i64 %n, 1
+  %nlastv = call <8 x i64> @splat_i64(i64 %nlast)
+  %widthv = call <8 x i64> @splat_i64(i64 %width)
+  %setwf = sitofp i64 %setw to double
+  %setwv = call <8 x double> @splat_f64(double %setwf)
+  call void @init_acc(ptr %acc, i64 %n8, ptr %init, i64 %K)
+  br label %tree
+tree:
+  %t = phi i64 [0, %start], [%t1, %tree_next]
+  %rp = getelementptr inbounds i32, ptr %troot, i64 %t
+  %r0 = load i32, ptr %rp
+  %top = getelementptr inbounds i32, ptr %tout, i64 %t
+  %to = load i32, ptr %top
+  %to64 = sext i32 %to to i64
+  %ab = mul i64 %to64, %n8
+  %accp = getelementptr inbounds double, ptr %acc, i64 %ab
+  %isc = icmp slt i32 %r0, 0
+  br i1 %isc, label %const_tree, label %walk_tree
+const_tree:
+  %cp = getelementptr inbounds double, ptr %tconst, i64 %t
+  %cv = load double, ptr %cp
+  call void @add_const(ptr %accp, i64 %n8, double %cv, i1 %r32)
+  br label %tree_next
+walk_tree:
+  %r0w = sext i32 %r0 to i64
+  %root = call <8 x i64> @splat_i64(i64 %r0w)
+  br label %block
+block:
+  %j = phi i64 [0, %walk_tree], [%j32, %leaves]
+  %jb = add i64 %j, 8
+  %jc = add i64 %j, 16
+  %jdd = add i64 %j, 24
+  %ra = call <8 x i64> @lane_rows(i64 %j, <8 x i64> %nlastv, <8 x i64> %widthv)
+  %rb = call <8 x i64> @lane_rows(i64 %jb, <8 x i64> %nlastv, <8 x i64> %widthv)
+  %rc = call <8 x i64> @lane_rows(i64 %jc, <8 x i64> %nlastv, <8 x i64> %widthv)
+  %rd = call <8 x i64> @lane_rows(i64 %jdd, <8 x i64> %nlastv, <8 x i64> %widthv)
+  %rmpa = getelementptr inbounds i32, ptr %rmask, i64 %j
+  %rma = load <8 x i32>, ptr %rmpa, align 4
+  %rmpb = getelementptr inbounds i32, ptr %rmask, i64 %jb
+  %rmb = load <8 x i32>, ptr %rmpb, align 4
+  %rmpc = getelementptr inbounds i32, ptr %rmask, i64 %jc
+  %rmc = load <8 x i32>, ptr %rmpc, align 4
+  %rmpd = getelementptr inbounds i32, ptr %rmask, i64 %jdd
+  %rmd = load <8 x i32>, ptr %rmpd, align 4
+  br label %step
+step:
+  %sa = phi <8 x i64> [%root, %block], [%na, %step]
+  %sb = phi <8 x i64> [%root, %block], [%nb, %step]
+  %sc = phi <8 x i64> [%root, %block], [%nc, %step]
+  %sd = phi <8 x i64> [%root, %block], [%nd, %step]
+  %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %ra, <8 x i32> %rma, <8 x double> %setwv)
+  %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rb, <8 x i32> %rmb, <8 x double> %setwv)
+  %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rc, <8 x i32> %rmc, <8 x double> %setwv)
+  %nd = call <8 x i64> @walk_step8(<8 x i64> %sd, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rd, <8 x i32> %rmd, <8 x double> %setwv)
+  %samea = icmp eq <8 x i64> %na, %sa
+  %sameb = icmp eq <8 x i64> %nb, %sb
+  %samec = icmp eq <8 x i64> %nc, %sc
+  %samed = icmp eq <8 x i64> %nd, %sd
+  %same1 = and <8 x i1> %samea, %sameb
+  %same2 = and <8 x i1> %samec, %samed
+  %same = and <8 x i1> %same1, %same2
+  %still = call i1 @llvm.vector.reduce.and.v8i1(<8 x i1> %same)
+  br i1 %still, label %leaves, label %step
+leaves:
+  call void @add_leaves8(<8 x i64> %sa, ptr %wnodes, ptr %accp, i64 %j, i1 %r32)
+  call void @add_leaves8(<8 x i64> %sb, ptr %wnodes, ptr %accp, i64 %jb, i1 %r32)
+  call void @add_leaves8(<8 x i64> %sc, ptr %wnodes, ptr %accp, i64 %jc, i1 %r32)
+  call void @add_leaves8(<8 x i64> %sd, ptr %wnodes, ptr %accp, i64 %jdd, i1 %r32)
+  %j32 = add i64 %j, 32
+  %jd = icmp eq i64 %j32, %n8
+  br i1 %jd, label %tree_next, label %block
+tree_next:
+  %t1 = add i64 %t, 1
+  %td = icmp eq i64 %t1, %T
+  br i1 %td, label %finish, label %tree
+finish:
+  br label %orow
+orow:                                        ; out[i*K + o] = acc[o*n32 + i] (/ div)
+  %i = phi i64 [0, %finish], [%i1, %orow_next]
+  br label %oout
+oout:
+  %o = phi i64 [0, %orow], [%o1, %oout]
+  %ob = mul i64 %o, %n8
+  %oi = add i64 %ob, %i
+  %oap = getelementptr inbounds double, ptr %acc, i64 %oi
+  %oa = load double, ptr %oap
+  %isdiv = fcmp one double %div, 0.0
+  %oq = fdiv double %oa, %div
+  %ov = select i1 %isdiv, double %oq, double %oa
+  %ik = mul i64 %i, %K
+  %iko = add i64 %ik, %o
+  %oop = getelementptr inbounds double, ptr %out, i64 %iko
+  store double %ov, ptr %oop
+  %o1 = add i64 %o, 1
+  %od = icmp eq i64 %o1, %K
+  br i1 %od, label %orow_next, label %oout
+orow_next:
+  %i1 = add i64 %i, 1
+  %id = icmp eq i64 %i1, %n
+  br i1 %id, label %exit, label %orow
+exit:
+  ret void
+}

@@ -50,6 +50,7 @@ class TreeFunctions:
     plan_deltas: object
     pack_plans: object
     score_jobs: object
+    walk_rows: object
 
 
 _functions: TreeFunctions | None = None
@@ -82,6 +83,7 @@ def tree_functions() -> TreeFunctions:
                 plan_deltas=entry("plan_deltas"),
                 pack_plans=entry("pack_plans"),
                 score_jobs=entry("score_jobs"),
+                walk_rows=entry("walk_rows"),
             )
         return _functions
 

@@ -38,6 +38,10 @@ MAX_QS_LEAVES = 64
 #: plans built per native call (tree-major over all of them: each tree is read once)
 PLAN_BATCH = 8
 
+#: ``@walk_rows`` walks 32 rows per tree at once: calls with fewer rows than this take the
+#: branchy walks (padding lanes would cost more than the mispredictions they save)
+WALK_MIN_ROWS = 16
+
 
 
 def top_down_order(forest: Forest) -> np.ndarray:
@@ -79,6 +83,31 @@ def set_bits(forest: Forest) -> np.ndarray:
     weights = np.left_shift(np.uint64(1), np.arange(sets.shape[1], dtype=np.uint64))
     bits = np.bitwise_or.reduce(np.where(sets, weights, np.uint64(0)), axis=1) if sets.size else np.zeros(0, np.uint64)
     return np.ascontiguousarray(bits, dtype=np.uint64).view(np.int64)
+
+
+def walker_nodes(full: KernelArrays, setbits: np.ndarray) -> np.ndarray | None:
+    """The forest's nodes as ``@walk_rows`` reads them: a code-set split's double holds its codes
+    as the bits of an int64. None when a set is wider than 64 codes (the walker cannot test it)."""
+    if full.setw > 64:
+        return None
+    nodes = full.nodes.copy()
+    set1 = nodes["aux"] >> 1
+    cat = (nodes["col"] >= 0) & (set1 > 0)
+    if cat.any():
+        nodes["v"][cat] = setbits[set1[cat] - 1].view(np.float64)
+    return nodes
+
+
+def row_masks(rows: np.ndarray, x: np.ndarray, width: int) -> np.ndarray:
+    """Per row, the bits (column mod 32) of the columns ``< width`` where it differs from ``x``
+    (NaN differs), as int32, padded with zeros to a multiple of 32 rows (``@walk_rows``' blocks)."""
+    n = len(rows)
+    bits = np.left_shift(np.uint32(1), (np.arange(width) & 31).astype(np.uint32))
+    out = np.zeros((n + 31) & ~31, dtype=np.uint32)
+    if width:
+        differs = rows[:, :width] != x[:width]
+        np.bitwise_or.reduce(np.where(differs, bits, np.uint32(0)), axis=1, out=out[:n])
+    return out.view(np.int32)
 
 
 def _words(width: int) -> int:
@@ -127,6 +156,39 @@ class BoundX:
         return self._paths["masks"]
 
     def score_rows(self, rows: np.ndarray, walk_share: float = 0.125) -> np.ndarray:
+        """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
+        bit): the branch-free walker (:meth:`walk_rows`) where the forest allows it and the call
+        has at least :data:`WALK_MIN_ROWS` rows, else :meth:`score_rows_branchy`."""
+        if self.native.walker is None or len(rows) < WALK_MIN_ROWS:
+            return self.score_rows_branchy(rows, walk_share)
+        return self.walk_rows(rows)
+
+    def walk_rows(self, rows: np.ndarray) -> np.ndarray:
+        """``@walk_rows``: 32 rows walk each tree in lockstep in vector code, jumping to x's leaf
+        where x's path tests no column the row differs in (``run_kernel``'s sums, bit for bit).
+        Needs :attr:`NativePartial.walker` (no code set wider than 64 codes)."""
+        native, full = self.native, self.native.full
+        if native.walker is None:
+            raise ValueError("the forest has a code set wider than 64 codes: no branch-free walker")
+        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        n = len(rows)
+        if n == 0:
+            return np.empty((0, full.K))
+        if rows.ndim != 2 or rows.shape[1] < full.width:
+            raise ValueError(f"rows have {rows.shape[-1]} columns, the forest reads {full.width}")
+        masks = row_masks(rows, self.buffers["x"], full.width)
+        acc = np.empty(len(masks) * full.K)
+        out = np.empty((n, full.K))
+        fb, w = full.buffers, native.walker
+        tree_functions().walk_rows(
+            rows.ctypes.data, n, rows.shape[1], masks.ctypes.data, w.address("nodes"),
+            self.buffers.address("xstep"), full.setw, fb.address("troot"), fb.address("tconst"),
+            fb.address("tout"), len(full.troot), fb.address("init"), full.K, full.div, int(full.float32_sums),
+            acc.ctypes.data, out.ctypes.data,
+        )  # fmt: skip
+        return out
+
+    def score_rows_branchy(self, rows: np.ndarray, walk_share: float = 0.125) -> np.ndarray:
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
         bit). A row that differs from x in at most ``walk_share`` of the forest's columns is walked
         from x's binding, skipping every tree and subtree whose x-path tests none of them (a
@@ -325,6 +387,9 @@ class NativePartial:
         self.model = Pinned(order=_nonempty(order), setbits=_nonempty(set_bits(forest)), tree_size=_nonempty(sizes))
         small = min(n, 4 * int(sizes.max(initial=1)) + n // 16) if slot_nodes is None else int(slot_nodes)
         self._lanes = [_Lane(self, i == 0, small, depth) for i in range(lanes)]
+        wn = walker_nodes(full, self.model["setbits"])
+        #: the nodes of the branch-free walker (``@walk_rows``), None where it cannot run
+        self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn)
         self._xsteps: list[np.ndarray] = []
         self._forest = forest
         self._split_levels: list[np.ndarray] | None = None

@@ -55,7 +55,7 @@ from codegen.trees.kernel import (
     tree_functions,
     trees_module,
 )
-from codegen.trees.native_partial import BoundX, NativePartial
+from codegen.trees.native_partial import WALK_MIN_ROWS, BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner, Plan
 from codegen.trees.reader import read_trees
@@ -391,10 +391,12 @@ class BoundTreeScorer:
         codes)."""
         p = self.parent
         assert self._runner is not None and p.native is not None
+        n = sum(len(c) for _, _, c in blocks)
+        if p.native.walker is not None and n >= WALK_MIN_ROWS:
+            return self._run_walker(blocks, n, out)
         deltas = [st_delta for _, st_delta, _ in blocks]
         union = tuple(sorted(set().union(*deltas)))
         pos = {c: k for k, c in enumerate(union)}
-        n = sum(len(c) for _, _, c in blocks)
         cols = np.empty((n, len(union)))
         cols[:] = self.x[list(union)]
         start = 0
@@ -407,6 +409,26 @@ class BoundTreeScorer:
         p.stats["xwalk_seconds"] += dt
         if bad[0]:
             return [(b, delta, c) for b, delta, c in blocks]
+        self._scatter("xwalk", blocks, self._probabilities(acc), out)
+        p.c_xwalk.add(dt, n)
+        return []
+
+    def _run_walker(self, blocks, n: int, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
+        """The x-walk tier by the branch-free walker: the blocks' full rows (x outside each
+        block's Δ) in one ``@walk_rows`` call, each row skipping what x decides below any node
+        where it differs from x in no column x's path tests. Same leaves as every other tier."""
+        p = self.parent
+        rows = np.empty((n, len(self.x)))
+        rows[:] = self.x
+        start = 0
+        for _, delta, c in blocks:
+            if delta:
+                rows[start : start + len(c), list(delta)] = c
+            start += len(c)
+        t0 = time.perf_counter()
+        acc = self.bound_x().walk_rows(rows)
+        dt = time.perf_counter() - t0
+        p.stats["xwalk_seconds"] += dt
         self._scatter("xwalk", blocks, self._probabilities(acc), out)
         p.c_xwalk.add(dt, n)
         return []

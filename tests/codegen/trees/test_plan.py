@@ -6,11 +6,12 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pandas as pd
 import pytest
 from tree_cases import WITH_NAN, blackbox, case, delta_block
 
 from codegen.registry import scorer_for
-from codegen.trees.kernel import kernel_arrays_forest
+from codegen.trees.kernel import kernel_arrays_forest, run_kernel
 from codegen.trees.native_partial import PLAN_BATCH, NativePartial, children_after_parents
 from codegen.trees.partial import bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner
@@ -170,8 +171,8 @@ def test_jit_engine_compiles_only_where_it_pays(fitted):
 
 def test_many_columns_and_wide_code_sets():
     """40 features (column mask bits shared above 32) and a 70-category feature split by code
-    sets (over 64 codes: such trees are walked, not QuickScored): plans and x-walks stay exact."""
-    import pandas as pd
+    sets (over 64 codes: such trees are walked, not QuickScored): plans and x-walks stay exact,
+    and full rows (no branch-free walker for such a forest) take the branchy walks."""
     from sklearn.compose import ColumnTransformer
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.pipeline import Pipeline
@@ -215,6 +216,42 @@ def test_many_columns_and_wide_code_sets():
                 np.testing.assert_array_equal(acc[:, 0], res.predict(cols), err_msg=f"{type(job).__name__} {delta}")
                 compared += 1
     assert compared == 12 * 3 * 2 and walked > 0
+    assert native.walker is None  # a set over 70 codes: full rows take the branchy walks
+    rows = np.tile(E[0], (40, 1))
+    rows[::2, wide] = E[1::2, wide][:20]
+    np.testing.assert_array_equal(native.bind(E[0]).score_rows(rows), run_kernel(full, rows))
+
+
+def test_walker_with_column_bits_shared_above_32():
+    """40 numeric columns: a row's mask bit (column mod 32) stands for two columns, so a jump to
+    x's leaf is only ever skipped, never taken wrongly - the walker equals the full kernel and
+    predict_proba for rows near x and far from it."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from codegen.trees.fold import read_forest
+    from plaf_grammar import Schema
+
+    rng = np.random.default_rng(3)
+    n = 500
+    X = pd.DataFrame({f"f{i}": np.round(rng.normal(size=n), 1) for i in range(40)})
+    y = ((X["f1"] + X["f33"] - X["f39"]) > 0).astype(int)
+    model = RandomForestClassifier(n_estimators=10, max_depth=7, random_state=0).fit(X, y)
+    schema = Schema.from_dataframe(X)
+    E = schema.encode(X)
+    forest = read_forest(model, schema, 1)
+    full = kernel_arrays_forest(forest)
+    native = NativePartial(forest, full)
+    assert native.walker is not None
+    for _ in range(5):
+        x = E[rng.integers(n)]
+        rows = np.tile(x, (70, 1))
+        for i in range(50):  # 1-3 changed columns, often ones whose bits alias x's path columns
+            cs = rng.choice(40, int(rng.integers(1, 4)), replace=False)
+            rows[i, cs] = E[rng.integers(n, size=len(cs)), cs]
+        rows[50:] = E[rng.integers(n, size=20)]
+        got = native.bind(x).walk_rows(rows)
+        np.testing.assert_array_equal(got, run_kernel(full, rows))
+        np.testing.assert_array_equal(got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
 
 
 def _rows_near(x, X, forest, rng, n, nan_in=None):
@@ -230,9 +267,8 @@ def _rows_near(x, X, forest, rng, n, nan_in=None):
 
 def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
     """Full rows scored with x's binding (walking only where a row differs from x) give the full
-    kernel's accumulators bit for bit: rows near x, x itself, unrelated data rows, NaN routes."""
-    from codegen.trees.kernel import run_kernel
-
+    kernel's accumulators bit for bit: rows near x, x itself, unrelated data rows, NaN routes;
+    the branchy walks at every share, and the branch-free walker."""
     rng = np.random.default_rng(11)
     compared = 0
     for name, _model, schema, X, _desired in fitted:
@@ -250,7 +286,11 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
             want = run_kernel(full, rows)
             bx.path_masks()  # built: every row within the share is walked from x, however few
             for share in (1.0, 0.125, 0.0):  # every row walked from x, the default split, none
-                np.testing.assert_array_equal(bx.score_rows(rows, share), want, err_msg=f"{name} {share}")
+                np.testing.assert_array_equal(bx.score_rows_branchy(rows, share), want, err_msg=f"{name} {share}")
+            # the branch-free walker: whole 32-row blocks, a partial one, fewer rows than a block
+            for m in (len(rows), 64, 33, 17, 1):
+                np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
+            np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()
         assert masks.dtype == np.uint64 and masks.any()

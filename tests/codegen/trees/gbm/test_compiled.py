@@ -418,4 +418,8 @@ def test_rows_walked_from_x_equal_the_full_kernel(cases):
             bx, want = native.bind(x), run_kernel(full, rows)
             bx.path_masks()  # built: every row within the share is walked from x, however few
             for share in (1.0, 0.125):  # every row walked from x, the default split
-                np.testing.assert_array_equal(bx.score_rows(rows, share), want, err_msg=f"{name} {share}")
+                np.testing.assert_array_equal(bx.score_rows_branchy(rows, share), want, err_msg=f"{name} {share}")
+            if native.walker is not None:  # the branch-free walker, whole and partial 32-row blocks
+                for m in (len(rows), 40, 16):
+                    np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
+            np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)

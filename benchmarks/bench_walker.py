@@ -1,0 +1,123 @@
+"""Full-row tree kernels: the branch-free walker against the branchy walks, µs per row.
+
+Run:  python benchmarks/bench_walker.py [--rows 2048] [--repeats 5] [--no-readme]
+Results: benchmarks/README.md, section "bench_walker.py" (rewritten unless --no-readme).
+
+Rows are an instance ``x`` of the data with 1, 2, 3, 6 or every column replaced by another data
+row's values - what the merged tiny Δ blocks and the cold x-walk blocks of a generation look like
+(a few columns changed) and what ``score_rows`` gets (unrelated rows). Per model and changed
+columns: CPU µs per row (``time.process_time``, best of ``--repeats``, one thread) of
+``@forest_eval`` (the whole forest, no x), the branchy walk from x's binding (``@xwalk_rows``,
+every row walked from x), and ``@walk_rows`` (32 rows per tree in lockstep, vector gathers, jumps
+to x's leaf); every result checked bit for bit against ``@forest_eval``. Models: Adult
+RandomForest-100 (the default model), Adult RandomForestRegressor-500 (bench_regression's model),
+Credit XGBoost 120x4 (one-hot pipeline).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from readme_table import write_section
+
+SECTION = "bench_walker.py"
+CHANGED = (1, 2, 3, 6, None)  # None: every column
+
+
+def explainers():
+    import warnings
+
+    import geco
+    from geco.models import default_model, one_hot_pipeline
+
+    out = {}
+    adult = geco.datasets.load_dataset("adult")
+    out["adult RF-100"] = geco.Explainer(default_model(adult.X, adult.y), adult.X)
+    from bench_regression import HI, LO, pipeline
+    from sklearn.ensemble import RandomForestRegressor
+
+    X, y = adult.X.drop(columns=["hours_per_week"]), adult.X["hours_per_week"].astype(float)
+    reg = pipeline(X, RandomForestRegressor(500, max_depth=10, random_state=0, n_jobs=2))
+    reg.fit(X.iloc[:4000], y.iloc[:4000])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out["adult RF-500 regressor"] = geco.Explainer(reg, X, desired_range=(LO, HI))
+    try:
+        import xgboost as xgb
+    except ImportError:
+        return out
+    credit = geco.datasets.load_dataset("credit")
+    est = xgb.XGBClassifier(n_estimators=120, max_depth=4, n_jobs=1, random_state=0)
+    out["credit XGBoost 120x4"] = geco.Explainer(one_hot_pipeline(credit.X, est).fit(credit.X, credit.y), credit.X)
+    return out
+
+
+def cpu_us(f, n: int, repeats: int) -> tuple[np.ndarray, float]:
+    best, result = np.inf, None
+    for _ in range(repeats):
+        t0 = time.process_time()
+        result = f()
+        best = min(best, time.process_time() - t0)
+    return result, 1e6 * best / n
+
+
+def main() -> None:
+    from codegen.trees.kernel import run_kernel
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=2048)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--no-readme", action="store_true", dest="no_readme")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    lines = [
+        "| model | trees | columns changed | forest_eval µs/row | branchy from x µs/row | walker µs/row "
+        "| walker vs forest_eval | walker vs branchy | bit-exact |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, ex in explainers().items():
+        sc = ex.scorer
+        table = np.asarray(ex.table.take(slice(0, 5000)), dtype=np.float64)
+        x = table[rng.integers(len(table))]
+        bx = sc.native.bind(x)
+        bx.path_masks()
+        d = table.shape[1]
+        for k in CHANGED:
+            k = d if k is None else k
+            rows = np.repeat(x[None], args.rows, axis=0)
+            for i in range(args.rows):
+                cs = rng.choice(d, k, replace=False)
+                rows[i, cs] = table[rng.integers(len(table)), cs]
+            full = sc.full
+            want, t_full = cpu_us(partial(run_kernel, full, rows), args.rows, args.repeats)
+            branchy, t_branchy = cpu_us(partial(bx.score_rows_branchy, rows, 1.0), args.rows, args.repeats)
+            walked, t_walk = cpu_us(partial(bx.walk_rows, rows), args.rows, args.repeats)
+            exact = np.array_equal(want, branchy) and np.array_equal(want, walked)
+            lines.append(
+                f"| {name} | {sc.forest.n_trees} | {k} of {d} | {t_full:.2f} | {t_branchy:.2f} | {t_walk:.2f} | "
+                f"{t_full / t_walk:.1f}x | {t_branchy / t_walk:.1f}x | {'yes' if exact else 'NO'} |"
+            )
+            print(lines[-1], flush=True)
+    load = subprocess.run(["cat", "/proc/loadavg"], capture_output=True, text=True).stdout.split()[:3]
+    intro = (
+        f"{args.rows} rows per cell, CPU time, best of {args.repeats}, one thread; load average "
+        f"{' / '.join(load)} at the end (other work on the 2 cores). AVX-512: yes (the walker's gathers "
+        "are `vpgatherqq` / `vgatherqpd`)."
+    )
+    text = "\n".join(lines)
+    print(text)
+    if not args.no_readme:
+        write_section(SECTION, f"{intro}\n\n{text}", " ".join(["python benchmarks/bench_walker.py", *sys.argv[1:]]))
+
+
+if __name__ == "__main__":
+    main()

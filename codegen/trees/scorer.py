@@ -3,10 +3,13 @@
 Tiers, all bit-identical to ``predict_proba`` (same compares, same ordered sums, sklearn's own
 link function), so the search takes the same path whichever tier scored a block:
 
-* full kernel: the whole folded forest on materialised rows (:mod:`codegen.trees.kernel`), for
-  blocks where every feature is free;
-* x-walk: the whole forest walked with x's bound steps (:class:`codegen.trees.plan.XWalk`), no
-  setup per Δ; all cold blocks of a generation in one walk over the union of their Δ;
+* full kernel: the whole folded forest on materialised rows, for blocks where every feature is
+  free: the branch-free walker (``@walk_rows``, :meth:`codegen.trees.native_partial.BoundX.walk_rows`:
+  32 rows per tree in lockstep, jumping to x's leaf where a row shares every column x's path
+  tests), the branchy walks (:mod:`codegen.trees.kernel`) for calls of a few rows;
+* x-walk: the whole forest walked with x's bound steps, no setup per Δ; all cold blocks of a
+  generation in one call - their full rows by the walker, or (a few rows) one walk over the union
+  of their Δ (:class:`codegen.trees.plan.XWalk`);
 * plan: native partial evaluation per (x, Δ) into a :class:`codegen.trees.plan.Plan` (constant
   trees, QuickScorer trees, residual walks), built once per Δ;
 * jit: the residual emitted as IR and compiled (:mod:`codegen.trees.jit`);

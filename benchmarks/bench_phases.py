@@ -94,10 +94,12 @@ def lightgbm_200(threads: int = 1) -> Any:
     return lgb.LGBMClassifier(n_estimators=200, n_jobs=threads, random_state=0, verbose=-1)
 
 
-def fitted(data: Any, kind: str) -> Any:
+def fitted(data: Any, kind: str, dense: bool = False) -> Any:
     """The one-hot pipeline of ``kind`` ("rf100", "rf500", "xgb120x4", "xgb500x6", "lgbm200",
-    "lgbm500x6") fitted on ``data``; predictions with one thread. Fitted models are cached in
-    geco's cache directory (keyed by the libraries' versions)."""
+    "lgbm500x6") fitted on ``data``; predictions with one thread. ``dense``: the encoder writes
+    dense columns (with sparse ones XGBoost reads an unstored 0 as missing); "rf100" is always
+    ``default_model``. Fitted models are cached in geco's cache directory (keyed by the
+    libraries' versions)."""
     import pickle
 
     import sklearn
@@ -113,7 +115,8 @@ def fitted(data: Any, kind: str) -> Any:
             versions.append(__import__(lib).__version__)
         except ImportError:
             versions.append("-")
-    path = cache_dir() / "bench_phases" / f"{data.name}-{kind}-{'-'.join(versions)}.pkl"
+    layout = "dense" if dense else "sparse"
+    path = cache_dir() / "bench_phases" / f"{data.name}-{kind}-{layout}-{'-'.join(versions)}.pkl"
     if path.exists():
         try:
             model = pickle.loads(path.read_bytes())
@@ -140,7 +143,10 @@ def fitted(data: Any, kind: str) -> Any:
     else:
         raise ValueError(f"unknown model kind {kind!r}")
     t0 = time.perf_counter()
-    model = one_hot_pipeline(data.X, est).fit(data.X, data.y)
+    model = one_hot_pipeline(data.X, est)
+    if dense and len(model.steps) > 1:
+        model[0].set_params(sparse_threshold=0.0)
+    model.fit(data.X, data.y)
     print(f"[fit] {data.name} {kind}: {time.perf_counter() - t0:.1f} s", flush=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps(model))

@@ -326,9 +326,85 @@ def batch_rate(w: Workload, n: int) -> dict[str, float]:
     return {"n": len(rows), "per_wall": len(rows) / wall, "per_cpu": len(rows) / cpu, "ok": ok}
 
 
+# ---------------------------------------------------------------- first call in a fresh process
+def first_call_child(model_file: str, rows: list[int]) -> None:
+    """(In a fresh interpreter) import geco, build the Adult Explainer on the pickled model and
+    explain two rows; print the seconds of each step as JSON."""
+    import json
+    import pickle
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    marks = {}
+
+    def mark(name: str) -> None:
+        marks[name] = (time.process_time() - c0, time.perf_counter() - t0)
+
+    import geco
+    from geco.datasets import load_adult
+
+    mark("import")
+    data = load_adult()
+    model = pickle.loads(Path(model_file).read_bytes())
+    mark("load")
+    explainer = geco.Explainer(
+        model, data.X, str(data.constraints), desired_class=data.desired_class
+    )
+    mark("build")
+    for i, r in enumerate(rows):
+        explainer.explain(data.X.iloc[[r]], random_state=r)
+        mark(f"explain{i}")
+    print(json.dumps(marks))
+
+
+def first_calls(w: Workload) -> list[dict[str, Any]]:
+    """Adult RF-100 in two fresh interpreters sharing one empty cache directory (GECO_CACHE_DIR,
+    NUMBA_CACHE_DIR; GECO_LLVM_CACHE unset): the first run is a fresh install's (cold), the second
+    finds what the first stored (warm). Seconds of each step, CPU and wall."""
+    import json
+    import pickle
+    import subprocess
+    import tempfile
+
+    out = []
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as tmp:
+        model_file = Path(tmp) / "model.pkl"
+        model_file.write_bytes(pickle.dumps(w.model))
+        env = {k: v for k, v in os.environ.items() if k != "GECO_LLVM_CACHE"}
+        env.update(GECO_CACHE_DIR=cache, NUMBA_CACHE_DIR=str(Path(cache) / "numba"))
+        rows = [str(int(r)) for r in w.rows[:2]]
+        for run in ("cold", "warm"):
+            cmd = [sys.executable, __file__, "--first-call-child", str(model_file), *rows]
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise SystemExit(f"the {run} first-call run failed:\n{proc.stderr[-2000:]}")
+            marks = json.loads(proc.stdout.strip().splitlines()[-1])
+            out.append({"run": run, **marks})
+            print(
+                f"[first call] {run}: " + ", ".join(f"{k} {v[1]:.2f} s" for k, v in marks.items()),
+                flush=True,
+            )
+    return out
+
+
 # ---------------------------------------------------------------- tables
 def _ms(a: np.ndarray) -> str:
     return f"{1e3 * float(np.median(a)):.1f}"
+
+
+def first_call_table(runs: list[dict[str, Any]]) -> str:
+    """Each step's own cost (CPU / wall) in the fresh-process runs."""
+    steps = [("import", "import geco"), ("load", "data, model (sklearn imported)"), ("build", "Explainer build"),
+             ("explain0", "first explanation"), ("explain1", "second explanation")]  # fmt: skip
+    lines = ["| fresh process (Adult RF-100) | " + " | ".join(label for _, label in steps) + " |",
+             "|---" * (len(steps) + 1) + "|"]  # fmt: skip
+    for r in runs:
+        cells, prev = [], (0.0, 0.0)
+        for key, _ in steps:
+            cpu, wall = r[key]
+            cells.append(f"{cpu - prev[0]:.2f} / {wall - prev[1]:.2f} s")
+            prev = (cpu, wall)
+        lines.append(f"| {r['run']} cache | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def tables(results: list[dict[str, Any]], batch: dict[str, float] | None) -> str:
@@ -416,22 +492,31 @@ def main() -> None:
         "--batch-n", type=int, default=100, help="rows of the explain_many batch (0: none)"
     )
     ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--no-first-call", action="store_true", help="skip the fresh-process runs")
     ap.add_argument("--no-readme", action="store_true")
+    ap.add_argument("--first-call-child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.first_call_child:
+        first_call_child(args.first_call_child[0], [int(r) for r in args.first_call_child[1:]])
+        return
     names = [s for s in args.models.split(",") if s]
     bad = [s for s in names if s not in MODELS]
     if bad or args.n < 1:
         ap.error(f"--models takes {MODELS} (got {bad}); --n must be at least 1")
     start = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_line()}, {load_line()} at the start"
-    results, batch = [], None
+    results, batch, firsts = [], None, []
     with one_thread():
         for name in names:
             w = workload(name, args.n, args.wide_rows)
             results.append(measure(w, args.wide_blackbox_n if name == "wide" else args.blackbox_n))
             if name == "adult-rf" and args.batch_n > 0:
                 batch = batch_rate(w, args.batch_n)
+            if name == "adult-rf" and not args.no_first_call:
+                firsts = first_calls(w)
             del w
     text = f"Last run: {start}, {load_line()} at the end; one thread.\n\n" + tables(results, batch)
+    if firsts:
+        text += "\n\n" + first_call_table(firsts)
     print("\n" + text)
     if not args.no_readme:
         write_readme(text)

@@ -437,11 +437,35 @@ def tables(results: list[dict[str, Any]], batch: dict[str, float] | None) -> str
             + " | ".join(_ms(r["m"]["phases"].get(k, np.zeros(1))) for r in results)
             + " |"
         )
+    lines += ["", goals(results, batch)]
     if batch:
         lines += ["", f"Batch (`explain_many`, one process, Adult RF-100, {batch['n']} undesired rows, seed 0): "
                       f"{batch['per_wall']:.1f} explanations/s wall, {batch['per_cpu']:.1f} per CPU second "
                       f"({batch['ok']}/{batch['n']} found)."]  # fmt: skip
     return "\n".join(lines)
+
+
+def goals(results: list[dict[str, Any]], batch: dict[str, float] | None) -> str:
+    """This run against the goals: the search (everything but scoring) <= 30 % of a compiled
+    explanation, the wide table's median <= 150 ms, >= 40 explanations/s in a batch."""
+    parts = [
+        f"search share <= 30 %: {'met' if r['parts']['share'] <= 0.30 else 'missed'} on {r['name']} "
+        f"({r['parts']['share']:.0%})"
+        for r in results
+    ]
+    for r in results:
+        if r["name"].startswith("wide 1,000,000"):
+            med = 1e3 * float(np.median(r["m"]["cpu"]))
+            parts.append(
+                f"wide median <= 150 ms: {'met' if med <= 150 else 'missed'} ({med:.0f} ms)"
+            )
+    if batch:
+        rate = batch["per_wall"]
+        parts.append(
+            f">= 40 explanations/s in a batch: {'met' if rate >= 40 else 'missed'} ({rate:.1f}/s wall, "
+            f"{batch['per_cpu']:.1f} per CPU second)"
+        )
+    return "Goals in this run: " + "; ".join(parts) + "."
 
 
 def load_line() -> str:

@@ -317,7 +317,8 @@ def setting(data: Any, kind: str, args: argparse.Namespace, tc: Any) -> dict[str
                 ex, tc, target, enc, judge, data.X, rows[: args.exact_n], "exact", args.exact_budget
             )
     print(f"[{out['data']} {out['model']}] " + ", ".join(
-        f"{side} {1e3 * np.median([a.cpu for a in out[side]]):.1f} ms"
+        f"{side} {1e3 * np.median([a.cpu for a in out[side]]):.1f} ms CPU"
+        f" ({1e3 * np.median([a.wall for a in out[side]]):.1f} wall)"
         for side in ("geco", "treecf", "exact", "bb") if side in out), flush=True)  # fmt: skip
     return out
 
@@ -386,6 +387,7 @@ def tables(results: list[dict[str, Any]]) -> str:
             + " | " + " / ".join(_med(s, "distance") for s in sides)
             + f" | {_paired(g, t)} | {_paired(g, e)} | " + " / ".join(_med(s, "changed", ".0f") for s in sides) + " |"
         )  # fmt: skip
+    lines += ["", goals(results)]
     left = sorted({s for r in results for s in r.get("left", [])})
     if left:
         lines += [
@@ -395,6 +397,58 @@ def tables(results: list[dict[str, Any]]) -> str:
             + ".",
         ]
     return "\n".join(lines)
+
+
+def goals(results: list[dict[str, Any]]) -> str:
+    """This run against the goals: on RF-100, XGBoost 120x4 and LightGBM 200 a median <= 20 ms,
+    p90 <= 50 ms and below treecf's median at equal or better validity, violations and distance;
+    RF-500 median <= 40 ms and >= 15x the black box; 500x6 boosting >= 5x the black box."""
+
+    def cpu(ans: list[Answer], q: float) -> float:
+        return 1e3 * float(np.percentile([a.cpu for a in ans], q))
+
+    small = [r for r in results if r["model"] in ("RF-100", "XGBoost 120x4", "LightGBM 200")]
+    fast = [
+        f"{r['data']} {r['model']}"
+        for r in small
+        if cpu(r["geco"], 50) <= 20 and cpu(r["geco"], 90) <= 50
+    ]
+    parts = [f"median <= 20 ms and p90 <= 50 ms on {len(fast)} of {len(small)} small settings"]
+    vs = [r for r in small if r.get("treecf")]
+    if vs:
+
+        def beats(r: dict[str, Any]) -> bool:
+            g, t = r["geco"], r["treecf"]
+            return (
+                cpu(g, 50) < cpu(t, 50)
+                and sum(a.valid for a in g) >= sum(a.valid for a in t)
+                and sum(a.violates for a in g) == 0
+                and _paired(g, t) != "-"
+                and float(_paired(g, t)) <= 1.0
+            )
+
+        won = [f"{r['data']} {r['model']}" for r in vs if beats(r)]
+        parts.append(
+            f"below treecf's median at equal or better validity, 0 violations and paired distance <= 1 on "
+            f"{len(won)} of {len(vs)}" + (f" ({', '.join(won)})" if won else "")
+        )
+    for label, med, x in (
+        ("RF-500", 40, 15),
+        ("XGBoost 500x6", None, 5),
+        ("LightGBM 500x6", None, 5),
+    ):
+        for r in (r for r in results if r["model"] == label and r.get("bb")):
+            bb = r["bb"]
+            ratio = np.median([a.cpu for a in bb]) / np.median(
+                [a.cpu for a in r["geco"][: len(bb)]]
+            )
+            ok = ratio >= x and (med is None or cpu(r["geco"], 50) <= med)
+            want = f"median <= {med} ms and " if med else ""
+            parts.append(
+                f"{r['data']} {label} {want}>= {x}x the black box: {'met' if ok else 'missed'} "
+                f"({cpu(r['geco'], 50):.0f} ms, {ratio:.1f}x)"
+            )
+    return "Goals in this run: " + "; ".join(parts) + "."
 
 
 def write_readme(body: str) -> None:

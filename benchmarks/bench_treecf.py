@@ -116,6 +116,14 @@ class Encoding:
         return out
 
 
+def dense_row(model: Any, frame: pd.DataFrame) -> np.ndarray:
+    """A one-row frame's encoded columns as the final estimator sees them, dense float64."""
+    if len(model.steps) == 1:
+        return frame.to_numpy(np.float64)[0]
+    z = model[:-1].transform(frame)
+    return np.asarray(z.toarray() if hasattr(z, "toarray") else z, dtype=np.float64)[0]
+
+
 def encoding(model: Any, X: pd.DataFrame) -> Encoding:
     """The encoded training columns (dense float64) and their map back to ``X``'s features."""
     if len(model.steps) == 1:
@@ -219,9 +227,8 @@ class Judge:
         if self.treecf_scale is None:
             return float("nan")
         w, sigma = self.treecf_scale
-        z = [np.asarray(self.model[:-1].transform(f) if len(self.model.steps) > 1 else f, np.float64)
-             for f in (x, cf)]  # fmt: skip
-        return float(np.sum(w * np.abs(z[1][0] - z[0][0]) / sigma))
+        z = [dense_row(self.model, f) for f in (x, cf)]
+        return float(np.sum(w * np.abs(z[1] - z[0]) / sigma))
 
     def judge(self, a: Answer, x: pd.DataFrame, cf: pd.DataFrame | None) -> Answer:
         import plaf_grammar

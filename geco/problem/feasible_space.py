@@ -45,6 +45,8 @@ class GroupSpace:
     distance: np.ndarray  # (K,) distance of "x with only this group changed", ascending
     #: every tuple of the group's domain but x's own is feasible (no rule removed any)
     whole_domain: bool = False
+    #: (K,) each value's row in the group's domain (``GroupDomain.values``); None: not known
+    domain_index: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.values)
@@ -105,13 +107,16 @@ def _distinct_tuples(data: EncodedTable, feats: np.ndarray) -> tuple[np.ndarray,
     return data.take(first)[:, feats], counts
 
 
-def _space(domain: GroupDomain, values, weights, dist_spec: DistanceSpec, whole_domain: bool) -> GroupSpace:
-    dist = dist_spec(domain.features, values)
+def _space(domain: GroupDomain, keep: np.ndarray, dist_spec: DistanceSpec, whole_domain: bool) -> GroupSpace:
+    """The domain's tuples where ``keep`` holds, sorted by distance (ties in domain order)."""
+    rows = np.flatnonzero(keep)
+    dist = dist_spec(domain.features, domain.values[rows])
     order = np.argsort(dist, kind="stable")
-    values, weights, dist = values[order], weights[order], dist[order]
+    rows, dist = rows[order], dist[order]
+    weights = domain.counts[rows]
     return GroupSpace(
-        domain.index, domain.names, domain.features, values, weights, np.cumsum(weights), dist,
-        whole_domain,
+        domain.index, domain.names, domain.features, domain.values[rows], weights, np.cumsum(weights),
+        dist, whole_domain, rows,
     )  # fmt: skip
 
 
@@ -131,16 +136,17 @@ def feasible_space(
             cols = {n: dom.values[:, j] for j, n in enumerate(dom.names)}
             keep = differs & np.asarray(flt(cols), dtype=bool)
         whole = keep is differs or bool(np.array_equal(keep, differs))
-        spaces.append(_space(dom, dom.values[keep], dom.counts[keep], dist_spec, whole))
+        spaces.append(_space(dom, keep, dist_spec, whole))
     return spaces
 
 
 def restrict(space: GroupSpace, keep: np.ndarray) -> GroupSpace:
     """The part of a feasible space where ``keep`` holds (order and distances preserved)."""
     w = space.weights[keep]
+    rows = None if space.domain_index is None else space.domain_index[keep]
     return GroupSpace(
         space.index, space.names, space.features, space.values[keep], w, np.cumsum(w),
-        space.distance[keep],
+        space.distance[keep], False, rows,
     )  # fmt: skip
 
 

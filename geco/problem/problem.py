@@ -78,10 +78,14 @@ class Problem:
             return np.zeros(0, dtype=bool)
         return np.asarray(self.grounded.check(dict(zip(self.names, rows.T))), dtype=bool)
 
+    @property
+    def reported_distance(self) -> DistanceSpec:
+        """The distance :meth:`distances` computes (priced by the program's costs)."""
+        return self.distance if self.priced is None else self.priced
+
     def distances(self, rows: np.ndarray) -> np.ndarray:
         """GeCo's distance of each encoded full row to ``x``, priced by the program's costs."""
-        spec = self.distance if self.priced is None else self.priced
-        return spec(np.arange(len(self.x)), rows)
+        return self.reported_distance(np.arange(len(self.x)), rows)
 
     def model_proba(self, rows: np.ndarray) -> np.ndarray:
         """The model's own P(desired) for encoded full rows (see ``Setting.model_proba``)."""

@@ -9,7 +9,7 @@ into one instance's problem.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ from geco.problem.diagnosis import required_groups
 from geco.problem.distance import DistanceSpec, feature_ranges
 from geco.problem.feasible_space import GroupDomain, feasible_space, group_domains
 from geco.problem.problem import Instance, Problem
+from geco.problem.seed_index import SeedIndex, domain_codes
 from plaf_grammar import CheckedProgram, EncodedTable, Schema
 
 __all__ = ["SEED_POOL_ROWS", "SeedPool", "Setting", "checked_program"]
@@ -73,6 +74,10 @@ class Setting:
     data_values: DataValues
     engines: EngineChoice
     seed_pool: SeedPool
+    #: the seed pool's domain codes (built at the first search) and, per set of rows a target
+    #: accepts, their index (a few targets at most: the Explainer's and per-call thresholds)
+    seed_codes: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    seed_indexes: dict[bytes, SeedIndex] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(
@@ -126,6 +131,23 @@ class Setting:
         predict = scorer.score_rows if scorer.compiled and scorer.exact else self.engines.reference.predict
         proba = np.concatenate([predict(rows[i : i + 8192]) for i in range(0, len(rows), 8192)])
         return SeedPool(rows, np.asarray(proba, dtype=np.float64))
+
+    def seed_index(self, desired: np.ndarray) -> SeedIndex:
+        """The index of the seed pool's rows where ``desired`` (a (pool,) mask) holds, built once
+        per mask (see :mod:`geco.problem.seed_index`)."""
+        key = np.packbits(desired).tobytes()
+        index = self.seed_indexes.get(key)
+        if index is None:
+            if self.seed_codes is None:
+                self.seed_codes = domain_codes(self.domains, self.seed_pool.rows)
+            codes, offsets = self.seed_codes
+            positions = np.flatnonzero(desired)
+            columns = np.ascontiguousarray(self.seed_pool.rows[positions].T)
+            index = SeedIndex(positions, columns, np.ascontiguousarray(codes[:, positions]), offsets)
+            if len(self.seed_indexes) >= 4:
+                self.seed_indexes.pop(next(iter(self.seed_indexes)))
+            self.seed_indexes[key] = index
+        return index
 
     def model_proba(self, rows: np.ndarray) -> np.ndarray:
         """The model's own P(desired) for full encoded rows: from the engine when it is

@@ -1,0 +1,216 @@
+"""The data rows that seed searches, indexed once per Explainer, so that an instance's seeds cost
+a pass of small-integer lookups over the rows instead of building and pricing every one.
+
+A search's seeds are the data's rows of the desired class moved onto the instance's feasible
+space group by group (:func:`~geco.problem.feasible_space.project`), the nearest kept. Each row
+holds, in each group, one of the group's domain tuples; :class:`SeedIndex` stores that tuple's
+row in the domain (its *code*) for every desired row and group, once. What projecting onto
+``x``'s space does to a group of a row, and what that group adds to a lower bound of the row's
+distance, depend on the code alone: :class:`Projection` computes both once per domain tuple and
+reads them per row with one gather. Rows are classified and bounded without being built; only
+those the bound cannot rule out are projected and priced (:func:`nearest_bounded`).
+
+The bound: GeCo's distance ``w0*l0/n + w1*l1/n + w2*sqrt(l2/n) + w3*linf`` is at least
+``(w0*l0 + (w1+w2+w3)*l1)/n`` (``sqrt(l2/n) >= l1/n`` by the power-mean inequality and
+``linf >= l1/n``; priced differences too), which is a sum over groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from geco.problem.distance import DistanceSpec
+from geco.problem.feasible_space import GroupDomain, GroupSpace
+
+__all__ = ["CHANGES", "NOT_AS_IS", "Projection", "SeedIndex", "domain_codes", "nearest_bounded"]
+
+#: status bit: projection leaves the row's tuple of a group as it is not (the row is moved)
+NOT_AS_IS = 1
+#: status bit: the projected row differs from ``x`` in a group (it changes the group)
+CHANGES = 2
+#: relative slack of the lower bound, far above the rounding of either sum
+_SLACK = 1e-9
+
+
+def domain_codes(domains: Sequence[GroupDomain], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each group and row, the row of the group's domain holding the row's tuple, plus the
+    group's offset (``offsets[g]``) in a flat table of all groups' tuples: ``(codes (G, n),
+    offsets (G + 1,))``, a group's codes contiguous. ``rows`` come from the data the domains were
+    counted on."""
+    sizes = [len(dom.values) for dom in domains]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    codes = np.empty((len(domains), len(rows)), dtype=np.int32 if offsets[-1] < 2**31 else np.intp)
+    for g, dom in enumerate(domains):
+        own = rows[:, dom.features]
+        if len(dom.features) == 1:
+            code = np.searchsorted(dom.values[:, 0], own[:, 0])
+        else:  # the domain is np.unique's lexicographic order of the group's tuples
+            _, inverse = np.unique(np.concatenate([dom.values, own]), axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+            if not np.array_equal(inverse[: sizes[g]], np.arange(sizes[g])):
+                raise RuntimeError(f"group {dom.names}: its domain is not in np.unique's order")
+            code = inverse[sizes[g] :]
+        code = np.minimum(code, max(sizes[g] - 1, 0))
+        if len(own) and (sizes[g] == 0 or not np.all(dom.values[code] == own)):
+            raise RuntimeError(f"group {dom.names}: a seed row's tuple is not in the group's domain")
+        codes[g] = code + offsets[g]
+    return codes, offsets
+
+
+@dataclass(frozen=True)
+class SeedIndex:
+    """The rows of a seed pool one target accepts: their rows in the pool (``positions``,
+    ascending), their values column by column and their flat domain codes (see
+    :func:`domain_codes`); column-major, so that what an instance reads of a column or a group
+    is one contiguous gather."""
+
+    positions: np.ndarray  # (N,)
+    columns: np.ndarray  # (d, N) the rows' values, a feature's contiguous
+    codes: np.ndarray  # (G, N)
+    offsets: np.ndarray  # (G + 1,)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+
+def _tuple_terms(spec: DistanceSpec, features: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(len(values), 4) per tuple of a group (its columns ``features``): ``(w0*l0 + w1*l1)/n``,
+    ``l2``, ``linf`` and ``l1/n`` of its differences from x (priced as ``spec`` prices)."""
+    out = np.zeros((len(values), 4))
+    if len(values) == 0:
+        return out
+    w0, w1 = spec.weights[:2]
+    diff = spec.per_feature(features, values)
+    if spec.priced:
+        diff, l0 = diff[..., 0], diff[..., 1].sum(axis=1)
+    else:
+        l0 = np.count_nonzero(diff, axis=1).astype(np.float64)
+    out[:, 0] = (w0 * l0 + w1 * diff.sum(axis=1)) / spec.n
+    out[:, 1] = (diff * diff).sum(axis=1)
+    out[:, 2] = diff.max(axis=1)
+    out[:, 3] = diff.sum(axis=1) / spec.n
+    return out
+
+
+class Projection:
+    """The desired rows of ``index`` projected onto one instance's feasible spaces, read from
+    per-tuple tables (see the module docstring); ``spec``: the distance the seeds are ordered
+    by."""
+
+    def __init__(
+        self, index: SeedIndex, domains: Sequence[GroupDomain], spaces: Sequence[GroupSpace],
+        x: np.ndarray, required: np.ndarray, spec: DistanceSpec,
+    ) -> None:  # fmt: skip
+        self.index, self.x, self.spec = index, x, spec
+        total = int(index.offsets[-1])
+        self.in_space = np.zeros(total, dtype=bool)  # the row keeps its tuple, which differs from x's
+        self.status = np.full(total, NOT_AS_IS, dtype=np.uint8)
+        self.terms = np.zeros((4, total))  # what each tuple adds to the distance, projected
+        self.stay = np.array(x, dtype=np.float64)  # a group's value where the row's is infeasible
+        self.group_of_feature = np.empty(len(x), dtype=np.intp)
+        for g, (dom, space) in enumerate(zip(domains, spaces)):
+            lo, hi = int(index.offsets[g]), int(index.offsets[g + 1])
+            self.group_of_feature[dom.features] = g
+            if space.domain_index is None:
+                raise ValueError(f"the feasible space of group {dom.names} does not say where its values lie in the domain")
+            at = lo + space.domain_index
+            self.in_space[at] = True
+            self.status[at] = CHANGES
+            self.terms[:, at] = _tuple_terms(spec, dom.features, space.values).T
+            if required[g] and len(space):  # x breaks the group's rules: its nearest feasible tuple
+                rest = lo + np.flatnonzero(~self.in_space[lo:hi])
+                self.status[rest] = NOT_AS_IS | CHANGES
+                self.terms[:, rest] = self.terms[:, at[:1]]
+                self.stay[dom.features] = space.values[0]
+            elif not required[g]:
+                own = np.flatnonzero(np.all(dom.values == x[dom.features], axis=1))
+                self.status[lo + own] = 0  # x's own tuple: kept as it is, no change
+        w = spec.weights
+        #: per tuple, its share of the additive lower bound (see the module docstring)
+        self.additive = self.terms[0] + (w[2] + w[3]) * self.terms[3]
+
+    def row_status(self) -> np.ndarray:
+        """(N,) per desired row, the OR of its groups' status bits (:data:`NOT_AS_IS`,
+        :data:`CHANGES`)."""
+        out = np.zeros(len(self.index), dtype=np.uint8)
+        for codes in self.index.codes:
+            out |= self.status.take(codes)
+        return out
+
+    def lower_bounds(self) -> np.ndarray:
+        """(N,) the additive lower bound of each projected row's distance."""
+        out = np.zeros(len(self.index))
+        for codes in self.index.codes:
+            out += self.additive.take(codes)
+        return out * (1.0 - _SLACK)
+
+    def tight_bounds(self, idx: np.ndarray, skip_groups: Sequence[int] = ()) -> np.ndarray:
+        """The distance of each projected row ``idx`` summed group by group (another order than
+        the exact sums: lowered by the rounding's slack), leaving out ``skip_groups`` (groups
+        something else may still change): a lower bound."""
+        w2, w3 = self.spec.weights[2:]
+        l1, l2, top = np.zeros(len(idx)), np.zeros(len(idx)), np.zeros(len(idx))
+        skip = set(skip_groups)
+        for g, codes in enumerate(self.index.codes):
+            if g in skip:
+                continue
+            c = codes.take(idx)
+            l1 += self.terms[0].take(c)
+            l2 += self.terms[1].take(c)
+            np.maximum(top, self.terms[2].take(c), out=top)
+        return (l1 + w2 * np.sqrt(l2 / self.spec.n) + w3 * top) * (1.0 - _SLACK)
+
+    def columns(self, features: Sequence[int]) -> dict[int, np.ndarray]:
+        """Projected column ``j`` of every desired row, for each ``j`` in ``features``."""
+        out = {}
+        for j in features:
+            keep = self.in_space.take(self.index.codes[self.group_of_feature[j]])
+            out[j] = np.where(keep, self.index.columns[j], self.stay[j])
+        return out
+
+    def rows(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Desired rows ``idx`` projected, and their changed-group matrix: what
+        :func:`~geco.problem.feasible_space.project` gives for them."""
+        codes = self.index.codes[:, idx]
+        keep = self.in_space[codes]
+        out = np.where(keep[self.group_of_feature], self.index.columns[:, idx], self.stay[:, None])
+        return np.ascontiguousarray(out.T), np.ascontiguousarray(((self.status[codes] & CHANGES) != 0).T)
+
+
+def nearest_bounded(
+    lower: np.ndarray, exact: Callable[[np.ndarray], np.ndarray], count: int,
+    tighter: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Positions of the ``count`` smallest exact distances, in stable sorted order (what
+    ``np.argsort(exact(all), kind="stable")[:count]`` gives), and those distances, computing
+    ``exact(positions)`` only where ``lower`` (a lower bound of each) allows; ``tighter``
+    (positions -> a tighter lower bound) narrows the rows left before they are priced.
+
+    Why exact: the ``count`` rows of smallest bound have exact distances at most ``upper``, their
+    largest, so the ``count``-th smallest exact distance is at most ``upper``; a row whose bound
+    exceeds ``upper`` is farther than that and cannot be among the nearest (nor tie with them).
+    The rest are priced; as a subset in position order their stable order is the full one's."""
+    n = len(lower)
+    cand = np.arange(n)
+    if n > count:
+        first = np.sort(np.argpartition(lower, count - 1)[:count])
+        upper = exact(first).max()
+        cand = np.flatnonzero(lower <= upper)
+        if tighter is not None and len(cand) > 2 * count:
+            bound = tighter(cand)
+            keep = bound <= upper
+            cand, bound = cand[keep], bound[keep]
+            if len(cand) > count:  # a smaller upper bound: the nearest by the tighter bound
+                first = np.sort(np.argpartition(bound, count - 1)[:count])
+                upper = min(upper, exact(cand[first]).max())
+                cand = cand[bound <= upper]
+    dist = exact(cand)
+    if len(cand) > count:  # ties at the count-th distance included, in position order
+        cut = np.partition(dist, count - 1)[count - 1]
+        within = np.flatnonzero(dist <= cut)
+        cand, dist = cand[within], dist[within]
+    order = np.argsort(dist, kind="stable")[:count]
+    return cand[order], dist[order]

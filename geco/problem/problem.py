@@ -88,8 +88,9 @@ class Problem:
         return self.reported_distance(np.arange(len(self.x)), rows)
 
     def model_proba(self, rows: np.ndarray) -> np.ndarray:
-        """The model's own P(desired) for encoded full rows (see ``Setting.model_proba``)."""
-        return self.setting.model_proba(rows)
+        """The model's own P(desired) for encoded full rows (see ``Setting.model_proba``), by
+        the engine bound to ``x`` where that is exact."""
+        return self.setting.model_proba(rows, self.scorer)
 
     def score_rows(self, rows: np.ndarray) -> np.ndarray:
         """The engine's P(desired) for encoded full rows (compiled where the model allows)."""

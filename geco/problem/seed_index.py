@@ -85,14 +85,28 @@ def _tuple_terms(spec: DistanceSpec, features: np.ndarray, values: np.ndarray) -
     w0, w1 = spec.weights[:2]
     diff = spec.per_feature(features, values)
     if spec.priced:
-        diff, l0 = diff[..., 0], diff[..., 1].sum(axis=1)
+        diff, l0 = diff[..., 0], diff[..., 1]
     else:
-        l0 = np.count_nonzero(diff, axis=1).astype(np.float64)
-    out[:, 0] = (w0 * l0 + w1 * diff.sum(axis=1)) / spec.n
-    out[:, 1] = (diff * diff).sum(axis=1)
-    out[:, 2] = diff.max(axis=1)
-    out[:, 3] = diff.sum(axis=1) / spec.n
+        l0 = (diff != 0).astype(np.float64)
+    if diff.shape[1] == 1:  # one feature: no reductions along a short axis (slow in numpy)
+        diff, l0 = diff[:, 0], l0[:, 0]
+        l1, l2, top = diff, diff * diff, diff
+    else:
+        l0, l1, l2, top = l0.sum(axis=1), diff.sum(axis=1), (diff * diff).sum(axis=1), diff.max(axis=1)
+    out[:, 0] = (w0 * l0 + w1 * l1) / spec.n
+    out[:, 1] = l2
+    out[:, 2] = top
+    out[:, 3] = l1 / spec.n
     return out
+
+
+def _own_tuple(dom: GroupDomain, x: np.ndarray) -> np.ndarray:
+    """The row of ``dom`` holding x's tuple (none, or one: the domain's tuples are distinct)."""
+    own = x[dom.features]
+    if len(dom.features) == 1:  # the domain is sorted
+        at = int(np.searchsorted(dom.values[:, 0], own[0]))
+        return np.arange(at, at + 1) if at < len(dom.values) and dom.values[at, 0] == own[0] else np.arange(0)
+    return np.flatnonzero(np.all(dom.values == own, axis=1))
 
 
 class Projection:
@@ -126,8 +140,7 @@ class Projection:
                 self.terms[:, rest] = self.terms[:, at[:1]]
                 self.stay[dom.features] = space.values[0]
             elif not required[g]:
-                own = np.flatnonzero(np.all(dom.values == x[dom.features], axis=1))
-                self.status[lo + own] = 0  # x's own tuple: kept as it is, no change
+                self.status[lo + _own_tuple(dom, x)] = 0  # x's own tuple: kept as it is, no change
         w = spec.weights
         #: per tuple, its share of the additive lower bound (see the module docstring)
         self.additive = self.terms[0] + (w[2] + w[3]) * self.terms[3]

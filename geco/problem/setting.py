@@ -149,13 +149,19 @@ class Setting:
             self.seed_indexes[key] = index
         return index
 
-    def model_proba(self, rows: np.ndarray) -> np.ndarray:
+    def model_proba(self, rows: np.ndarray, bound: Any = None) -> np.ndarray:
         """The model's own P(desired) for full encoded rows: from the engine when it is
         bit-identical to ``predict_proba`` (trees, the black box), else from ``predict_proba``
-        itself - a model call costs tens of milliseconds on a large forest."""
+        itself - a model call costs tens of milliseconds on a large forest. ``bound``: the
+        engine bound to an instance (``ModelScorer.bind``), which scores the rows as one block
+        with every feature free instead of binding the engine again (an exact engine's numbers
+        do not depend on the instance it is bound to)."""
         if len(rows) == 0:
             return np.empty(0)
         if self.scorer.exact:
+            if bound is not None:
+                every = tuple(range(rows.shape[1]))
+                return np.asarray(bound.score_block(every, np.ascontiguousarray(rows, dtype=np.float64)), dtype=np.float64)
             return np.asarray(self.scorer.score_rows(rows), dtype=np.float64)
         return np.asarray(self.engines.reference.predict(rows), dtype=np.float64)
 
@@ -165,7 +171,8 @@ class Setting:
         enc = self.schema.encode(x, what="instance")[0]
         check_instance(self.engines.reference.predict, self.schema, self.data_values, self.ranges, enc)
         frame = self.schema.decode(enc[None], index=x.index)
-        return Instance(enc, frame, self.scorer.bind(enc), float(self.model_proba(enc[None])[0]))
+        bound = self.scorer.bind(enc)
+        return Instance(enc, frame, bound, float(self.model_proba(enc[None], bound)[0]))
 
     def problem(self, instance: Instance, norm_weights: tuple[float, ...]) -> Problem:
         """The instance's problem: the program grounded on it, the distance to it (priced by the

@@ -21,7 +21,7 @@ from codegen.registry import choose_engine
 from geco.problem.admissible import DataValues, check_data, check_instance
 from geco.problem.diagnosis import required_groups
 from geco.problem.distance import DistanceSpec, feature_ranges
-from geco.problem.feasible_space import GroupDomain, feasible_space, group_domains
+from geco.problem.feasible_space import GroupDomain, SingleDomains, feasible_space, group_domains
 from geco.problem.problem import Instance, Problem
 from geco.problem.seed_index import SeedIndex, domain_codes
 from plaf_grammar import CheckedProgram, EncodedTable, Schema
@@ -78,6 +78,8 @@ class Setting:
     #: accepts, their index (a few targets at most: the Explainer's and per-call thresholds)
     seed_codes: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     seed_indexes: dict[bytes, SeedIndex] = field(default_factory=dict, repr=False)
+    #: the one-feature groups' domains end to end, for the feasible spaces (built at first use)
+    single_domains: SingleDomains | None = field(default=None, repr=False)
 
     @classmethod
     def build(
@@ -181,7 +183,9 @@ class Setting:
         grounded = self.program.ground(instance.x)
         priced = DistanceSpec(instance.x, self.ranges, self.categorical, norm_weights, self.program.costs)
         distance = priced.for_search()
-        spaces = feasible_space(self.domains, instance.x, grounded.group_filters, distance)
+        if self.single_domains is None:
+            self.single_domains = SingleDomains.of(self.domains)
+        spaces = feasible_space(self.domains, instance.x, grounded.group_filters, distance, self.single_domains)
         required = required_groups(grounded, self.domains, instance.x)
         return Problem(self, instance, grounded, distance, spaces, required, priced)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geco.problem.distance import DistanceSpec
-from geco.problem.feasible_space import GroupDomain, GroupSpace
+from geco.problem.feasible_space import GroupDomain, GroupSpace, SingleDomains
 
 __all__ = ["CHANGES", "NOT_AS_IS", "Projection", "SeedIndex", "domain_codes", "nearest_bounded"]
 
@@ -77,8 +77,9 @@ class SeedIndex:
 
 
 def _tuple_terms(spec: DistanceSpec, features: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """(len(values), 4) per tuple of a group (its columns ``features``): ``(w0*l0 + w1*l1)/n``,
-    ``l2``, ``linf`` and ``l1/n`` of its differences from x (priced as ``spec`` prices)."""
+    """(len(values), 4) per tuple of a group (its columns ``features``; or, for ``values`` of
+    one dimension, one value per entry of ``features``): ``(w0*l0 + w1*l1)/n``, ``l2``, ``linf``
+    and ``l1/n`` of its differences from x (priced as ``spec`` prices)."""
     out = np.zeros((len(values), 4))
     if len(values) == 0:
         return out
@@ -88,8 +89,8 @@ def _tuple_terms(spec: DistanceSpec, features: np.ndarray, values: np.ndarray) -
         diff, l0 = diff[..., 0], diff[..., 1]
     else:
         l0 = (diff != 0).astype(np.float64)
-    if diff.shape[1] == 1:  # one feature: no reductions along a short axis (slow in numpy)
-        diff, l0 = diff[:, 0], l0[:, 0]
+    if diff.ndim == 1 or diff.shape[1] == 1:  # one feature: no reductions along a short axis
+        diff, l0 = diff.reshape(-1), l0.reshape(-1)
         l1, l2, top = diff, diff * diff, diff
     else:
         l0, l1, l2, top = l0.sum(axis=1), diff.sum(axis=1), (diff * diff).sum(axis=1), diff.max(axis=1)
@@ -112,38 +113,61 @@ def _own_tuple(dom: GroupDomain, x: np.ndarray) -> np.ndarray:
 class Projection:
     """The desired rows of ``index`` projected onto one instance's feasible spaces, read from
     per-tuple tables (see the module docstring); ``spec``: the distance the seeds are ordered
-    by."""
+    by; ``singles``: the one-feature groups' domains end to end, whose tables are filled in one
+    pass."""
 
     def __init__(
         self, index: SeedIndex, domains: Sequence[GroupDomain], spaces: Sequence[GroupSpace],
-        x: np.ndarray, required: np.ndarray, spec: DistanceSpec,
+        x: np.ndarray, required: np.ndarray, spec: DistanceSpec, singles: SingleDomains,
     ) -> None:  # fmt: skip
         self.index, self.x, self.spec = index, x, spec
-        total = int(index.offsets[-1])
+        offsets = index.offsets
+        total = int(offsets[-1])
         self.in_space = np.zeros(total, dtype=bool)  # the row keeps its tuple, which differs from x's
         self.status = np.full(total, NOT_AS_IS, dtype=np.uint8)
-        self.terms = np.zeros((4, total))  # what each tuple adds to the distance, projected
+        terms = np.zeros((total, 4))  # what each tuple adds to the distance, projected
         self.stay = np.array(x, dtype=np.float64)  # a group's value where the row's is infeasible
         self.group_of_feature = np.empty(len(x), dtype=np.intp)
-        for g, (dom, space) in enumerate(zip(domains, spaces)):
-            lo, hi = int(index.offsets[g]), int(index.offsets[g + 1])
-            self.group_of_feature[dom.features] = g
-            if space.domain_index is None:
-                raise ValueError(f"the feasible space of group {dom.names} does not say where its values lie in the domain")
-            at = lo + space.domain_index
+        for dom in domains:
+            self.group_of_feature[dom.features] = dom.index
+        if any(space.domain_index is None for space in spaces):
+            raise ValueError("a feasible space does not say where its values lie in the group's domain")
+        one = np.array([len(dom.features) == 1 for dom in domains], dtype=bool)
+        for flat in (True, False):
+            groups = [g for g in range(len(domains)) if one[g] == flat and len(spaces[g])]
+            if not groups:
+                continue
+            at = np.concatenate([offsets[g] + spaces[g].domain_index for g in groups])
             self.in_space[at] = True
             self.status[at] = CHANGES
-            self.terms[:, at] = _tuple_terms(spec, dom.features, space.values).T
-            if required[g] and len(space):  # x breaks the group's rules: its nearest feasible tuple
+            if flat:  # every one-feature space in one pass
+                feats = np.repeat([domains[g].features[0] for g in groups], [len(spaces[g]) for g in groups])
+                values = np.concatenate([spaces[g].values[:, 0] for g in groups])
+                terms[at] = _tuple_terms(spec, feats, values)
+            else:
+                for g in groups:
+                    terms[offsets[g] + spaces[g].domain_index] = _tuple_terms(spec, domains[g].features, spaces[g].values)
+        for g in np.flatnonzero(required):  # x breaks the group's rules: its nearest feasible tuple
+            space = spaces[g]
+            if len(space):
+                lo, hi = int(offsets[g]), int(offsets[g + 1])
                 rest = lo + np.flatnonzero(~self.in_space[lo:hi])
                 self.status[rest] = NOT_AS_IS | CHANGES
-                self.terms[:, rest] = self.terms[:, at[:1]]
-                self.stay[dom.features] = space.values[0]
-            elif not required[g]:
-                self.status[lo + _own_tuple(dom, x)] = 0  # x's own tuple: kept as it is, no change
+                terms[rest] = terms[lo + space.domain_index[0]]
+                self.stay[domains[g].features] = space.values[0]
+        # x's own tuple, in the groups x keeps: kept as it is, no change
+        hit = np.flatnonzero(singles.values == x[singles.feature])
+        owner = np.searchsorted(singles.starts, hit, side="right") - 1
+        g = singles.groups[owner]
+        mine = ~required[g]
+        self.status[offsets[g[mine]] + hit[mine] - singles.starts[owner[mine]]] = 0
+        for g in np.flatnonzero(~one & ~required):
+            self.status[offsets[g] + _own_tuple(domains[g], x)] = 0
         w = spec.weights
+        #: per tuple: (w0*l0 + w1*l1)/n, l2 and linf (the tight bound's), rows contiguous
+        self.terms = np.ascontiguousarray(terms[:, :3])
         #: per tuple, its share of the additive lower bound (see the module docstring)
-        self.additive = self.terms[0] + (w[2] + w[3]) * self.terms[3]
+        self.additive = terms[:, 0] + (w[2] + w[3]) * terms[:, 3]
 
     def row_status(self) -> np.ndarray:
         """(N,) per desired row, the OR of its groups' status bits (:data:`NOT_AS_IS`,
@@ -165,16 +189,15 @@ class Projection:
         the exact sums: lowered by the rounding's slack), leaving out ``skip_groups`` (groups
         something else may still change): a lower bound."""
         w2, w3 = self.spec.weights[2:]
-        l1, l2, top = np.zeros(len(idx)), np.zeros(len(idx)), np.zeros(len(idx))
+        sums, top = np.zeros((len(idx), 2)), np.zeros(len(idx))
         skip = set(skip_groups)
         for g, codes in enumerate(self.index.codes):
             if g in skip:
                 continue
-            c = codes.take(idx)
-            l1 += self.terms[0].take(c)
-            l2 += self.terms[1].take(c)
-            np.maximum(top, self.terms[2].take(c), out=top)
-        return (l1 + w2 * np.sqrt(l2 / self.spec.n) + w3 * top) * (1.0 - _SLACK)
+            t = self.terms.take(codes.take(idx), axis=0)
+            sums += t[:, :2]
+            np.maximum(top, t[:, 2], out=top)
+        return (sums[:, 0] + w2 * np.sqrt(sums[:, 1] / self.spec.n) + w3 * top) * (1.0 - _SLACK)
 
     def columns(self, features: Sequence[int]) -> dict[int, np.ndarray]:
         """Projected column ``j`` of every desired row, for each ``j`` in ``features``."""

@@ -151,6 +151,12 @@ class Setting:
             self.seed_indexes[key] = index
         return index
 
+    def one_feature_domains(self) -> SingleDomains:
+        """The one-feature groups' domains end to end (built at the first call)."""
+        if self.single_domains is None:
+            self.single_domains = SingleDomains.of(self.domains)
+        return self.single_domains
+
     def model_proba(self, rows: np.ndarray, bound: Any = None) -> np.ndarray:
         """The model's own P(desired) for full encoded rows: from the engine when it is
         bit-identical to ``predict_proba`` (trees, the black box), else from ``predict_proba``
@@ -183,9 +189,7 @@ class Setting:
         grounded = self.program.ground(instance.x)
         priced = DistanceSpec(instance.x, self.ranges, self.categorical, norm_weights, self.program.costs)
         distance = priced.for_search()
-        if self.single_domains is None:
-            self.single_domains = SingleDomains.of(self.domains)
-        spaces = feasible_space(self.domains, instance.x, grounded.group_filters, distance, self.single_domains)
+        spaces = feasible_space(self.domains, instance.x, grounded.group_filters, distance, self.one_feature_domains())
         required = required_groups(grounded, self.domains, instance.x)
         return Problem(self, instance, grounded, distance, spaces, required, priced)
 

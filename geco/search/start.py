@@ -60,7 +60,7 @@ def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Can
         return Candidates.empty(d, G)
     proj = Projection(
         setting.seed_index(desired), setting.domains, ctx.spaces, ctx.x, problem.required,
-        problem.reported_distance,
+        problem.reported_distance, setting.one_feature_domains(),
     )  # fmt: skip
     status = proj.row_status()
     first_broken = _first_broken_rule(proj, ctx, len(status))

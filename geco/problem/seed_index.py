@@ -177,12 +177,25 @@ class Projection:
             out |= self.status.take(codes)
         return out
 
-    def lower_bounds(self) -> np.ndarray:
-        """(N,) the additive lower bound of each projected row's distance."""
-        out = np.zeros(len(self.index))
+    def additive_sums(self) -> np.ndarray:
+        """(N,) each projected row's sum of its groups' additive terms (see :meth:`lower_bounds`)."""
+        total = np.zeros(len(self.index))
         for codes in self.index.codes:
-            out += self.additive.take(codes)
-        return out * (1.0 - _SLACK)
+            total += self.additive.take(codes)
+        return total
+
+    def lower_bounds(self, sums: np.ndarray, idx: np.ndarray | None = None, skip_groups: Sequence[int] = ()) -> np.ndarray:
+        """The additive lower bound of the distance of projected rows ``idx`` (default all)
+        from their :meth:`additive_sums` ``sums``, leaving out ``skip_groups`` (groups
+        something else may still change)."""
+        if len(skip_groups) == 0:
+            return sums * (1.0 - _SLACK)
+        skipped = np.zeros(len(sums))
+        for g in skip_groups:
+            codes = self.index.codes[g]
+            skipped += self.additive.take(codes if idx is None else codes.take(idx))
+        # the difference of two sums rounds by a few ulps of the larger one
+        return np.maximum(0.0, (sums - skipped) * (1.0 - _SLACK) - _SLACK * sums)
 
     def tight_bounds(self, idx: np.ndarray, skip_groups: Sequence[int] = ()) -> np.ndarray:
         """The distance of each projected row ``idx`` summed group by group (another order than

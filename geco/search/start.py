@@ -78,10 +78,12 @@ def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Can
     moved, from_cascade = moved[alive], from_cascade[alive]
     fixed_at = np.cumsum(from_cascade) - 1  # row of ``fixed`` holding each repaired one
     tied = sorted({imp.group for imp in ctx.implications} | {int(g) for t in ctx.ties for g in t.groups})
-    lower_all = proj.lower_bounds()
+    sums = proj.additive_sums()
+    lower_all = proj.lower_bounds(sums)
     lower = lower_all[moved]
     if from_cascade.any():  # their tied groups may have been redrawn: bounded without them
-        lower[from_cascade] = proj.tight_bounds(moved[from_cascade], tied)
+        mine = moved[from_cascade]
+        lower[from_cascade] = proj.lower_bounds(sums[mine], mine, tied)
 
     def moved_rows(pos: np.ndarray) -> Candidates:
         rows, changed = proj.rows(moved[pos])

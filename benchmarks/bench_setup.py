@@ -10,7 +10,7 @@ noise falls on both); the table gives the median CPU ms per phase (``time.thread
 calling thread's) and of the whole call (``time.process_time``: every thread's), per tree, and
 whether both trees gave the same counterfactuals.
 
-    python benchmarks/bench_setup.py --before /path/to/main/checkout [--n 20] [--wide-rows 1000000]
+    python benchmarks/bench_setup.py --before /path/to/main/checkout [--n 20] [--n-wide 10] [--wide-rows 1000000]
 
 Settings: Credit XGBoost 120x4 and Adult RF-100 (one-hot pipelines, the bundled rules), and the
 wide table of ``make_wide.py`` (RF-50 depth 8 behind an OrdinalEncoder, its own rules).
@@ -116,6 +116,7 @@ def main() -> None:
     ap.add_argument("--after", type=Path, default=HERE.parent)
     ap.add_argument("--settings", default="credit-xgb,adult-rf,wide")
     ap.add_argument("--n", type=int, default=20)
+    ap.add_argument("--n-wide", type=int, default=10, help="rows of the wide table (each takes ~0.3 s)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--wide-rows", type=int, default=1_000_000)
     ap.add_argument("--worker")
@@ -130,9 +131,10 @@ def main() -> None:
     ]
     for setting in args.settings.split(","):
         runs: dict[str, list[dict]] = {name: [] for name in trees}
+        n = args.n_wide if setting == "wide" else args.n
         for _ in range(args.rounds):
             for name, tree in trees.items():
-                runs[name] += run_tree(tree, setting, args.n, args.wide_rows)
+                runs[name] += run_tree(tree, setting, n, args.wide_rows)
                 print(setting, name, "done", flush=True)
         digests = {name: [r["answer_digest"] for r in rows] for name, rows in runs.items()}
         same = digests["before"] == digests["after"]
@@ -149,8 +151,8 @@ def main() -> None:
     wide = f"wide = make_wide({args.wide_rows}, 115)"
     body = (
         "CPU ms per explanation, median over "
-        f"{args.n * args.rounds} explanations per tree ({args.n} undesired rows x {args.rounds} "
-        "rounds, trees alternating, one process each); AVX-512: yes. instance = `_frame` + "
+        f"{args.n} undesired rows ({args.n_wide} on the wide table) x {args.rounds} rounds per "
+        "tree (trees alternating, one process each); AVX-512: yes. instance = `_frame` + "
         "`Setting.instance`, problem = `Setting.problem` (grounding, feasible spaces), seeds = "
         "`seed_candidates`, answer = `answers.explanation`; set-up = the sum of those four (the "
         f"rest of explain is the search). {wide}. before = `{trees['before']}`, after = this tree.\n\n"

@@ -11,8 +11,8 @@ reads them per row with one gather. Rows are classified and bounded without bein
 those the bound cannot rule out are projected and priced (:func:`nearest_bounded`).
 
 The bound: GeCo's distance ``w0*l0/n + w1*l1/n + w2*sqrt(l2/n) + w3*linf`` is at least
-``(w0*l0 + (w1+w2+w3)*l1)/n`` (``sqrt(l2/n) >= l1/n`` by the power-mean inequality and
-``linf >= l1/n``; priced differences too), which is a sum over groups.
+``(w0*l0 + (w1+w2)*l1)/n + w3*linf`` (``sqrt(l2/n) >= l1/n`` by the power-mean inequality;
+priced differences too): a sum over groups and a largest one over groups.
 """
 
 from __future__ import annotations
@@ -166,8 +166,9 @@ class Projection:
         w = spec.weights
         #: per tuple: (w0*l0 + w1*l1)/n, l2 and linf (the tight bound's), rows contiguous
         self.terms = np.ascontiguousarray(terms[:, :3])
-        #: per tuple, its share of the additive lower bound (see the module docstring)
-        self.additive = terms[:, 0] + (w[2] + w[3]) * terms[:, 3]
+        #: per tuple, its share of the additive part of the lower bound (see ``lower_bounds``)
+        self.additive = terms[:, 0] + w[2] * terms[:, 3]
+        self.linf = np.ascontiguousarray(terms[:, 2])
 
     def row_status(self) -> np.ndarray:
         """(N,) per desired row, the OR of its groups' status bits (:data:`NOT_AS_IS`,
@@ -178,25 +179,30 @@ class Projection:
         return out
 
     def additive_sums(self) -> np.ndarray:
-        """(N,) each projected row's sum of its groups' additive terms (see :meth:`lower_bounds`)."""
-        total = np.zeros(len(self.index))
+        """(N, 2) per projected row: the sum of its groups' additive terms and their largest
+        linf (see :meth:`lower_bounds`)."""
+        out = np.zeros((len(self.index), 2))
+        total, top = out[:, 0], out[:, 1]
         for codes in self.index.codes:
             total += self.additive.take(codes)
-        return total
+            np.maximum(top, self.linf.take(codes), out=top)
+        return out
 
     def lower_bounds(self, sums: np.ndarray, idx: np.ndarray | None = None, skip_groups: Sequence[int] = ()) -> np.ndarray:
-        """The additive lower bound of the distance of projected rows ``idx`` (default all)
-        from their :meth:`additive_sums` ``sums``, leaving out ``skip_groups`` (groups
-        something else may still change)."""
+        """A lower bound of the distance of projected rows ``idx`` (default all) from their
+        :meth:`additive_sums` ``sums``: ``(w0*l0 + (w1+w2)*l1)/n + w3*linf`` (the module
+        docstring's bound, with linf itself), leaving out ``skip_groups`` (groups something
+        else may still change: linf falls back to its additive share)."""
+        w3 = self.spec.weights[3]
         if len(skip_groups) == 0:
-            return sums * (1.0 - _SLACK)
+            return (sums[:, 0] + w3 * sums[:, 1]) * (1.0 - _SLACK)
         skipped = np.zeros(len(sums))
         for g in skip_groups:
             codes = self.index.codes[g]
             skipped += self.additive.take(codes if idx is None else codes.take(idx))
-        # the difference of two sums rounds by a few ulps of the larger one
-        return np.maximum(0.0, (sums - skipped) * (1.0 - _SLACK) - _SLACK * sums)
-
+        # the others' additive terms alone (their linf is not known without the skipped
+        # groups'); the difference of two sums rounds by a few ulps of the larger one
+        return np.maximum(0.0, (sums[:, 0] - skipped) * (1.0 - _SLACK) - _SLACK * sums[:, 0])
     def tight_bounds(self, idx: np.ndarray, skip_groups: Sequence[int] = ()) -> np.ndarray:
         """The distance of each projected row ``idx`` summed group by group (another order than
         the exact sums: lowered by the rounding's slack), leaving out ``skip_groups`` (groups

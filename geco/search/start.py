@@ -4,7 +4,9 @@ Seeds are the data's rows of the desired class, nearest to ``x`` first: rows tha
 rule for ``x`` as they are (proven counterfactuals), and rows moved onto the feasible space group
 by group, then repaired by the action cascade. The first batch holds half of each kind (the
 nearest of each); the search takes a batch per restart, so only the nearest
-``seeds * (1 + MAX_RESTARTS)`` of each kind are kept.
+``seeds * (1 + MAX_RESTARTS)`` of each kind are kept. :func:`seed_candidates` finds them from
+the Explainer's seed index without building every projected row; :func:`reference_seed_candidates`
+builds them all (its reference in the tests).
 """
 
 from __future__ import annotations

@@ -18,7 +18,10 @@ from geco.problem.distance import DistanceSpec
 from geco.problem.hashing import row_hashes
 from plaf_grammar.table import EncodedTable, as_table
 
-__all__ = ["GroupDomain", "GroupSpace", "feasible_space", "group_domains", "implication_spaces", "project", "restrict"]
+__all__ = [
+    "GroupDomain", "GroupSpace", "SingleDomains", "feasible_space", "group_domains", "implication_spaces",
+    "project", "restrict", "spaces_of_singles",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class GroupSpace:
     distance: np.ndarray  # (K,) distance of "x with only this group changed", ascending
     #: every tuple of the group's domain but x's own is feasible (no rule removed any)
     whole_domain: bool = False
+    #: (K,) each value's row in the group's domain (``GroupDomain.values``); None: not known
+    domain_index: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.values)
@@ -105,14 +110,64 @@ def _distinct_tuples(data: EncodedTable, feats: np.ndarray) -> tuple[np.ndarray,
     return data.take(first)[:, feats], counts
 
 
-def _space(domain: GroupDomain, values, weights, dist_spec: DistanceSpec, whole_domain: bool) -> GroupSpace:
-    dist = dist_spec(domain.features, values)
+def _space(domain: GroupDomain, keep: np.ndarray, dist_spec: DistanceSpec, whole_domain: bool) -> GroupSpace:
+    """The domain's tuples where ``keep`` holds, sorted by distance (ties in domain order)."""
+    rows = np.flatnonzero(keep)
+    dist = dist_spec(domain.features, domain.values[rows])
     order = np.argsort(dist, kind="stable")
-    values, weights, dist = values[order], weights[order], dist[order]
+    rows, dist = rows[order], dist[order]
+    weights = domain.counts[rows]
     return GroupSpace(
-        domain.index, domain.names, domain.features, values, weights, np.cumsum(weights), dist,
-        whole_domain,
+        domain.index, domain.names, domain.features, domain.values[rows], weights, np.cumsum(weights),
+        dist, whole_domain, rows,
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SingleDomains:
+    """The domains of the one-feature groups laid end to end (built once per Explainer), so
+    that an instance's feasible spaces of all of them are a few passes over one flat array
+    instead of a dozen array operations per group."""
+
+    groups: np.ndarray  # (S,) the one-feature groups' indices
+    starts: np.ndarray  # (S + 1,) where each one's values start in the flat arrays
+    feature: np.ndarray  # (T,) each value's feature
+    values: np.ndarray  # (T,) the domains' values, a group's ascending
+    counts: np.ndarray  # (T,)
+
+    @classmethod
+    def of(cls, domains: Sequence[GroupDomain]) -> SingleDomains:
+        single = [dom for dom in domains if len(dom.features) == 1]
+        sizes = [len(dom.values) for dom in single]
+        return cls(
+            np.array([dom.index for dom in single], dtype=np.intp),
+            np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp),
+            np.repeat(np.array([dom.features[0] for dom in single], dtype=np.intp), sizes),
+            np.concatenate([dom.values[:, 0] for dom in single]) if single else np.zeros(0),
+            np.concatenate([dom.counts for dom in single]) if single else np.zeros(0),
+        )  # fmt: skip
+
+
+def _one_feature_distances(dist_spec: DistanceSpec, features: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per value, the distance of x with only its feature set to it: what ``dist_spec`` gives
+    for the one-column block of that feature (the same operations, value by value)."""
+    d = dist_spec.per_feature(features, values)
+    w0, w1, w2, w3 = dist_spec.weights
+    n = dist_spec.n
+    out = np.zeros(len(values))
+    if dist_spec.priced:
+        d, l0 = d[..., 0], d[..., 1]
+        if w0:
+            out += w0 * l0 / n
+    elif w0:
+        out += w0 * (d != 0) / n
+    if w1:
+        out += w1 * d / n
+    if w2:
+        out += w2 * np.sqrt(d * d / n)
+    if w3:
+        out += w3 * d
+    return out
 
 
 def feasible_space(
@@ -120,10 +175,18 @@ def feasible_space(
     x: np.ndarray,
     group_filters: Sequence[Callable[[dict], np.ndarray] | None],
     dist_spec: DistanceSpec,
+    singles: SingleDomains | None = None,
 ) -> list[GroupSpace]:
-    """Per group: its domain minus ``x``'s own tuple, filtered by the group's grounded rules."""
-    spaces = []
+    """Per group: its domain minus ``x``'s own tuple, filtered by the group's grounded rules.
+    ``singles``: the one-feature groups' domains end to end (:class:`SingleDomains`; built
+    here when not given), whose spaces come from one pass over them all."""
+    spaces: list[GroupSpace | None] = [None] * len(domains)
+    singles = SingleDomains.of(domains) if singles is None else singles
+    if len(singles.groups):
+        spaces_of_singles(spaces, domains, singles, x, group_filters, dist_spec)
     for dom in domains:
+        if spaces[dom.index] is not None:
+            continue
         differs = np.any(dom.values != x[dom.features], axis=1)
         keep = differs
         flt = group_filters[dom.index]
@@ -131,16 +194,49 @@ def feasible_space(
             cols = {n: dom.values[:, j] for j, n in enumerate(dom.names)}
             keep = differs & np.asarray(flt(cols), dtype=bool)
         whole = keep is differs or bool(np.array_equal(keep, differs))
-        spaces.append(_space(dom, dom.values[keep], dom.counts[keep], dist_spec, whole))
+        spaces[dom.index] = _space(dom, keep, dist_spec, whole)
     return spaces
+
+
+def spaces_of_singles(
+    spaces: list, domains: Sequence[GroupDomain], singles: SingleDomains, x: np.ndarray,
+    group_filters: Sequence[Callable[[dict], np.ndarray] | None], dist_spec: DistanceSpec,
+) -> None:  # fmt: skip
+    """Fill ``spaces`` for the one-feature groups: what :func:`_space` gives for each, from
+    flat passes (differences, distances, one stable sort by group then distance)."""
+    differs = singles.values != x[singles.feature]
+    keep = differs.copy()
+    whole = np.ones(len(singles.groups), dtype=bool)
+    for s, g in enumerate(singles.groups):
+        flt = group_filters[g]
+        lo, hi = singles.starts[s], singles.starts[s + 1]
+        if flt is not None and keep[lo:hi].any():
+            keep[lo:hi] &= np.asarray(flt({domains[g].names[0]: singles.values[lo:hi]}), dtype=bool)
+            whole[s] = bool(np.array_equal(keep[lo:hi], differs[lo:hi]))
+    at = np.flatnonzero(keep)
+    dist = _one_feature_distances(dist_spec, singles.feature[at], singles.values[at])
+    owner = np.searchsorted(singles.starts, at, side="right") - 1
+    order = np.lexsort((dist, owner))  # by group, then distance; ties in domain order
+    at, dist = at[order], dist[order]
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(singles.groups)))])
+    for s, g in enumerate(singles.groups):
+        lo, hi = bounds[s], bounds[s + 1]
+        rows = at[lo:hi]
+        dom = domains[g]
+        weights = singles.counts[rows]
+        spaces[g] = GroupSpace(
+            dom.index, dom.names, dom.features, singles.values[rows][:, None], weights, np.cumsum(weights),
+            dist[lo:hi], bool(whole[s]), rows - singles.starts[s],
+        )  # fmt: skip
 
 
 def restrict(space: GroupSpace, keep: np.ndarray) -> GroupSpace:
     """The part of a feasible space where ``keep`` holds (order and distances preserved)."""
     w = space.weights[keep]
+    rows = None if space.domain_index is None else space.domain_index[keep]
     return GroupSpace(
         space.index, space.names, space.features, space.values[keep], w, np.cumsum(w),
-        space.distance[keep],
+        space.distance[keep], False, rows,
     )  # fmt: skip
 
 

@@ -78,14 +78,19 @@ class Problem:
             return np.zeros(0, dtype=bool)
         return np.asarray(self.grounded.check(dict(zip(self.names, rows.T))), dtype=bool)
 
+    @property
+    def reported_distance(self) -> DistanceSpec:
+        """The distance :meth:`distances` computes (priced by the program's costs)."""
+        return self.distance if self.priced is None else self.priced
+
     def distances(self, rows: np.ndarray) -> np.ndarray:
         """GeCo's distance of each encoded full row to ``x``, priced by the program's costs."""
-        spec = self.distance if self.priced is None else self.priced
-        return spec(np.arange(len(self.x)), rows)
+        return self.reported_distance(np.arange(len(self.x)), rows)
 
     def model_proba(self, rows: np.ndarray) -> np.ndarray:
-        """The model's own P(desired) for encoded full rows (see ``Setting.model_proba``)."""
-        return self.setting.model_proba(rows)
+        """The model's own P(desired) for encoded full rows (see ``Setting.model_proba``), by
+        the engine bound to ``x`` where that is exact."""
+        return self.setting.model_proba(rows, self.scorer)
 
     def score_rows(self, rows: np.ndarray) -> np.ndarray:
         """The engine's P(desired) for encoded full rows (compiled where the model allows)."""

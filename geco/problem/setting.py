@@ -9,7 +9,7 @@ into one instance's problem.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -21,8 +21,9 @@ from codegen.registry import choose_engine
 from geco.problem.admissible import DataValues, check_data, check_instance
 from geco.problem.diagnosis import required_groups
 from geco.problem.distance import DistanceSpec, feature_ranges
-from geco.problem.feasible_space import GroupDomain, feasible_space, group_domains
+from geco.problem.feasible_space import GroupDomain, SingleDomains, feasible_space, group_domains
 from geco.problem.problem import Instance, Problem
+from geco.problem.seed_index import SeedIndex, domain_codes
 from plaf_grammar import CheckedProgram, EncodedTable, Schema
 
 __all__ = ["SEED_POOL_ROWS", "SeedPool", "Setting", "checked_program"]
@@ -73,6 +74,12 @@ class Setting:
     data_values: DataValues
     engines: EngineChoice
     seed_pool: SeedPool
+    #: the seed pool's domain codes (built at the first search) and, per set of rows a target
+    #: accepts, their index (a few targets at most: the Explainer's and per-call thresholds)
+    seed_codes: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    seed_indexes: dict[bytes, SeedIndex] = field(default_factory=dict, repr=False)
+    #: the one-feature groups' domains end to end, for the feasible spaces (built at first use)
+    single_domains: SingleDomains | None = field(default=None, repr=False)
 
     @classmethod
     def build(
@@ -127,13 +134,42 @@ class Setting:
         proba = np.concatenate([predict(rows[i : i + 8192]) for i in range(0, len(rows), 8192)])
         return SeedPool(rows, np.asarray(proba, dtype=np.float64))
 
-    def model_proba(self, rows: np.ndarray) -> np.ndarray:
+    def seed_index(self, desired: np.ndarray) -> SeedIndex:
+        """The index of the seed pool's rows where ``desired`` (a (pool,) mask) holds, built once
+        per mask (see :mod:`geco.problem.seed_index`)."""
+        key = np.packbits(desired).tobytes()
+        index = self.seed_indexes.get(key)
+        if index is None:
+            if self.seed_codes is None:
+                self.seed_codes = domain_codes(self.domains, self.seed_pool.rows)
+            codes, offsets = self.seed_codes
+            positions = np.flatnonzero(desired)
+            columns = np.ascontiguousarray(self.seed_pool.rows[positions].T)
+            index = SeedIndex(positions, columns, np.ascontiguousarray(codes[:, positions]), offsets)
+            if len(self.seed_indexes) >= 4:
+                self.seed_indexes.pop(next(iter(self.seed_indexes)))
+            self.seed_indexes[key] = index
+        return index
+
+    def one_feature_domains(self) -> SingleDomains:
+        """The one-feature groups' domains end to end (built at the first call)."""
+        if self.single_domains is None:
+            self.single_domains = SingleDomains.of(self.domains)
+        return self.single_domains
+
+    def model_proba(self, rows: np.ndarray, bound: Any = None) -> np.ndarray:
         """The model's own P(desired) for full encoded rows: from the engine when it is
         bit-identical to ``predict_proba`` (trees, the black box), else from ``predict_proba``
-        itself - a model call costs tens of milliseconds on a large forest."""
+        itself - a model call costs tens of milliseconds on a large forest. ``bound``: the
+        engine bound to an instance (``ModelScorer.bind``), which scores the rows as one block
+        with every feature free instead of binding the engine again (an exact engine's numbers
+        do not depend on the instance it is bound to)."""
         if len(rows) == 0:
             return np.empty(0)
         if self.scorer.exact:
+            if bound is not None:
+                every = tuple(range(rows.shape[1]))
+                return np.asarray(bound.score_block(every, np.ascontiguousarray(rows, dtype=np.float64)), dtype=np.float64)
             return np.asarray(self.scorer.score_rows(rows), dtype=np.float64)
         return np.asarray(self.engines.reference.predict(rows), dtype=np.float64)
 
@@ -143,7 +179,8 @@ class Setting:
         enc = self.schema.encode(x, what="instance")[0]
         check_instance(self.engines.reference.predict, self.schema, self.data_values, self.ranges, enc)
         frame = self.schema.decode(enc[None], index=x.index)
-        return Instance(enc, frame, self.scorer.bind(enc), float(self.model_proba(enc[None])[0]))
+        bound = self.scorer.bind(enc)
+        return Instance(enc, frame, bound, float(self.model_proba(enc[None], bound)[0]))
 
     def problem(self, instance: Instance, norm_weights: tuple[float, ...]) -> Problem:
         """The instance's problem: the program grounded on it, the distance to it (priced by the
@@ -152,7 +189,7 @@ class Setting:
         grounded = self.program.ground(instance.x)
         priced = DistanceSpec(instance.x, self.ranges, self.categorical, norm_weights, self.program.costs)
         distance = priced.for_search()
-        spaces = feasible_space(self.domains, instance.x, grounded.group_filters, distance)
+        spaces = feasible_space(self.domains, instance.x, grounded.group_filters, distance, self.one_feature_domains())
         required = required_groups(grounded, self.domains, instance.x)
         return Problem(self, instance, grounded, distance, spaces, required, priced)
 

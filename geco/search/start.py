@@ -4,7 +4,9 @@ Seeds are the data's rows of the desired class, nearest to ``x`` first: rows tha
 rule for ``x`` as they are (proven counterfactuals), and rows moved onto the feasible space group
 by group, then repaired by the action cascade. The first batch holds half of each kind (the
 nearest of each); the search takes a batch per restart, so only the nearest
-``seeds * (1 + MAX_RESTARTS)`` of each kind are kept.
+``seeds * (1 + MAX_RESTARTS)`` of each kind are kept. :func:`seed_candidates` finds them from
+the Explainer's seed index without building every projected row; :func:`reference_seed_candidates`
+builds them all (its reference in the tests).
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ import numpy as np
 
 from geco.problem.feasible_space import implication_spaces, project
 from geco.problem.problem import Problem
+from geco.problem.seed_index import CHANGES, NOT_AS_IS, Projection, nearest_bounded
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.loop import MAX_RESTARTS, run_search
 from geco.search.operators import Context, action_cascade
 from geco.search.population import Candidates
 
-__all__ = ["context", "nearest", "search", "seed_candidates"]
+__all__ = ["context", "nearest", "reference_seed_candidates", "search", "seed_candidates"]
 
 
 def context(problem: Problem, rng: np.random.Generator) -> Context:
@@ -47,7 +50,147 @@ def nearest(dist: np.ndarray, count: int) -> np.ndarray:
 
 
 def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Candidates:
-    """The seeds of the search, nearest first (see the module docstring)."""
+    """The seeds of the search, nearest first (see the module docstring): what
+    :func:`reference_seed_candidates` gives, random draws and rejection counts included, from
+    the Explainer's seed index (:mod:`geco.problem.seed_index`). Rows are classified and
+    bounded from their domain codes, the cascade runs on the rows it can change (see
+    :func:`_cascade`) and only the rows the distance bound cannot rule out are built and priced."""
+    d, G = len(ctx.x), ctx.n_groups
+    setting = problem.setting
+    desired = config.goal.meets(setting.seed_pool.proba)
+    if config.seeds == 0 or not desired.any():
+        return Candidates.empty(d, G)
+    proj = Projection(
+        setting.seed_index(desired), setting.domains, ctx.spaces, ctx.x, problem.required,
+        problem.reported_distance, setting.one_feature_domains(),
+    )  # fmt: skip
+    status = proj.row_status()
+    first_broken = _first_broken_rule(proj, ctx, len(status))
+    as_is = ((status & NOT_AS_IS) == 0) & (first_broken < 0)
+    proven = np.flatnonzero(as_is)
+    moved = np.flatnonzero(~as_is & ((status & CHANGES) != 0))
+    state, rejected = ctx.rng.bit_generator.state, dict(ctx.rejected)
+    cascaded = _cascade(ctx, proj, moved, first_broken[moved])
+    if cascaded is None:  # the cascade did not repair in place: start again the long way
+        ctx.rng.bit_generator.state = state
+        ctx.rejected.clear()
+        ctx.rejected.update(rejected)
+        return reference_seed_candidates(problem, ctx, config)
+    alive, fixed, from_cascade = cascaded
+    moved, from_cascade = moved[alive], from_cascade[alive]
+    fixed_at = np.cumsum(from_cascade) - 1  # row of ``fixed`` holding each repaired one
+    tied = sorted({imp.group for imp in ctx.implications} | {int(g) for t in ctx.ties for g in t.groups})
+    sums = proj.additive_sums()
+    lower_all = proj.lower_bounds(sums)
+    lower = lower_all[moved]
+    if from_cascade.any():  # their tied groups may have been redrawn: bounded without them
+        mine = moved[from_cascade]
+        lower[from_cascade] = proj.lower_bounds(sums[mine], mine, tied)
+
+    def moved_rows(pos: np.ndarray) -> Candidates:
+        rows, changed = proj.rows(moved[pos])
+        mine = from_cascade[pos]
+        rows[mine], changed[mine] = fixed.rows[fixed_at[pos[mine]]], fixed.changed[fixed_at[pos[mine]]]
+        return Candidates(rows, changed)
+
+    def moved_bounds(pos: np.ndarray) -> np.ndarray:
+        out, mine = np.empty(len(pos)), from_cascade[pos]
+        out[~mine] = proj.tight_bounds(moved[pos[~mine]])
+        out[mine] = proj.tight_bounds(moved[pos[mine]], tied)
+        return out
+
+    def proven_rows(pos: np.ndarray) -> Candidates:
+        return Candidates(*proj.rows(proven[pos]))
+
+    usable = config.seeds * (1 + MAX_RESTARTS)
+    parts, dists = [], []
+    kinds = (
+        (lower_all[proven], proven_rows, lambda pos: proj.tight_bounds(proven[pos])),
+        (lower, moved_rows, moved_bounds),
+    )
+    for lower_kind, build, tighter in kinds:
+        pos, dist = nearest_bounded(lower_kind, lambda p, b=build: problem.distances(b(p).rows), usable, tighter)
+        parts.append(build(pos))
+        dists.append(dist)
+    return _ordered(parts, dists, config.seeds, d, G)
+
+
+def _first_broken_rule(proj: Projection, ctx: Context, n: int) -> np.ndarray:
+    """(N,) per desired row, projected: the first implication it breaks (its index), else
+    ``len(implications)`` when it breaks a cross rule only, else -1 (read on the rules' own
+    columns)."""
+    rules = [p for imp in ctx.implications for p in (imp.condition, imp.consequence)] + list(ctx.cross_rules)
+    index = {name: j for j, name in enumerate(ctx.names)}
+    used = sorted({index[f] for rule in rules for f in rule.features})
+    cols = {ctx.names[j]: col for j, col in proj.columns(used).items()}
+    first = np.full(n, -1, dtype=np.intp)
+    for i, imp in enumerate(ctx.implications):
+        broken = np.asarray(imp.condition(cols), dtype=bool) & ~np.asarray(imp.consequence(cols), dtype=bool)
+        first[broken & (first < 0)] = i
+    for rule in ctx.cross_rules:
+        first[~np.asarray(rule(cols), dtype=bool) & (first < 0)] = len(ctx.implications)
+    return first
+
+
+def _cascade(ctx: Context, proj: Projection, moved: np.ndarray, first_broken: np.ndarray) -> tuple[np.ndarray, Candidates, np.ndarray] | None:
+    """The action cascade on the moved rows (desired rows ``moved``, projected), doing on
+    ``ctx`` (its random stream, its rejection counts) what the cascade on all of them does:
+    which survive, the survivors it repaired, and which moved rows it repaired.
+
+    A row that breaks no implication or cross rule passes the cascade untouched, drawing
+    nothing: it is left out. A row whose first broken implication has no value satisfying
+    its consequence is dropped by it before anything else touches it: it is counted, and
+    left out but one (which keeps the rule's place in the counts). The rest run through the
+    cascade, in order, so it draws what it draws on all rows for them. The cascade repairs
+    rows in place and drops those still breaking a rule, so the survivors are the repaired
+    rows that satisfy every implication and cross rule; None when its result says otherwise."""
+    run = first_broken >= 0
+    dropped = np.zeros(len(moved), dtype=bool)
+    extra: dict[int, int] = {}
+    for i, space in enumerate(ctx.implication_spaces):
+        at = np.flatnonzero(first_broken == i)
+        if len(space) == 0 and len(at) > 1:
+            dropped[at] = True
+            run[at[1:]] = False
+            extra[i] = len(at) - 1
+    if len(moved) and not run.any():  # one clean row: the cascade's bookkeeping as on all
+        run[0] = True
+    rows, changed = proj.rows(moved[run])
+    out = action_cascade(ctx, Candidates(rows, changed))
+    for i, n in extra.items():
+        ctx.rejected[("implication", i)] += n
+    alive = ~dropped
+    if len(out) == len(rows):
+        fixed_alive = np.ones(len(rows), dtype=bool)
+    else:
+        cols = ctx.columns(rows)
+        fixed_alive = np.ones(len(rows), dtype=bool)
+        for imp in ctx.implications:
+            fixed_alive &= ~np.asarray(imp.condition(cols), dtype=bool) | np.asarray(imp.consequence(cols), dtype=bool)
+        for rule in ctx.cross_rules:
+            fixed_alive &= np.asarray(rule(cols), dtype=bool)
+        if not (np.array_equal(rows[fixed_alive], out.rows) and np.array_equal(changed[fixed_alive], out.changed)):
+            return None
+    alive[run] = fixed_alive
+    return alive, out, run
+
+
+def _ordered(parts: list[Candidates], dists: list[np.ndarray], seeds: int, d: int, G: int) -> Candidates:
+    """Proven and moved seeds (each nearest first) in the order the search takes them: the
+    first batch half of each kind, then the rest nearest first."""
+    half = max(1, seeds // 2)
+    n_head = [min(half, len(parts[0]))]
+    n_head.append(min(seeds - n_head[0], len(parts[1])))
+    head = [part.take(np.arange(n)) for part, n in zip(parts, n_head)]
+    rest = Candidates.concat([part.take(np.arange(n, len(part))) for part, n in zip(parts, n_head)], d, G)
+    rest_dist = np.concatenate([dist[n:] for dist, n in zip(dists, n_head)])
+    rest = rest.take(np.argsort(rest_dist, kind="stable"))
+    return Candidates.concat([*head, rest], d, G)
+
+
+def reference_seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Candidates:
+    """The seeds computed the long way: every desired row projected, repaired and priced (the
+    reference :func:`seed_candidates` is tested against, and its fallback)."""
     d, G = len(ctx.x), ctx.n_groups
     pool = problem.setting.seed_pool
     desired = pool.rows[config.goal.meets(pool.proba)]
@@ -65,14 +208,7 @@ def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Can
         order = nearest(dist, usable)
         parts.append(c.take(order))
         dists.append(dist[order])
-    half = max(1, config.seeds // 2)
-    n_head = [min(half, len(parts[0]))]
-    n_head.append(min(config.seeds - n_head[0], len(parts[1])))
-    head = [part.take(np.arange(n)) for part, n in zip(parts, n_head)]
-    rest = Candidates.concat([part.take(np.arange(n, len(part))) for part, n in zip(parts, n_head)], d, G)
-    rest_dist = np.concatenate([dist[n:] for dist, n in zip(dists, n_head)])
-    rest = rest.take(np.argsort(rest_dist, kind="stable"))
-    return Candidates.concat([*head, rest], d, G)
+    return _ordered(parts, dists, config.seeds, d, G)
 
 
 def search(problem: Problem, config: SearchConfig, rng: np.random.Generator) -> tuple[SearchOutcome, Context, dict[str, Any]]:

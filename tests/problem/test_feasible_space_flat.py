@@ -1,0 +1,56 @@
+"""The one-feature groups' feasible spaces computed in flat passes over all of them are the
+spaces computed group by group: same values, weights, distances (bit for bit), order and flags,
+on the bundled data with their rules, random rules, distance weights and costs."""
+
+import numpy as np
+import pytest
+from sklearn.dummy import DummyClassifier
+
+import geco
+from geco.problem.distance import DistanceSpec
+from geco.problem.feasible_space import SingleDomains, feasible_space
+
+FIELDS = ("features", "values", "weights", "cumulative", "distance", "domain_index")
+
+
+def _assert_same(a, b, where):
+    assert len(a) == len(b)
+    for sa, sb in zip(a, b):
+        assert (sa.index, sa.names, sa.whole_domain) == (sb.index, sb.names, sb.whole_domain), where
+        for f in FIELDS:
+            x, y = getattr(sa, f), getattr(sb, f)
+            assert x.dtype == y.dtype and x.shape == y.shape, (where, sa.names, f)
+            np.testing.assert_array_equal(x, y, err_msg=f"{where} {sa.names} {f}")
+
+
+def _programs(ds):
+    numeric = [c for c in ds.X.columns if ds.X[c].dtype.kind in "if" and ds.X[c].nunique() > 2]
+    a, b = numeric[:2]
+    qa = float(ds.X[a].quantile(0.6))
+    return [
+        ds.constraints,
+        None,
+        f"increasing {a}\ncf.{b} <= x.{b} + 1\ncost up {a} 2\ncost down {b} 0.5\n",
+        f"group {a}, {b}\ncf.{a} >= {qa}\n",
+        f"decreasing {b}\ncf.{a} != {float(ds.X[a].median())}\n",
+    ]
+
+
+@pytest.mark.parametrize("name", ["adult", "credit", "compas"])
+def test_flat_one_feature_spaces_are_the_per_group_ones(name):
+    ds = geco.datasets.load_dataset(name)
+    X = ds.X.iloc[:5000]
+    model = DummyClassifier(strategy="prior").fit(X, ds.y.iloc[:5000])
+    rng = np.random.default_rng(0)
+    for program in _programs(ds):
+        ex = geco.Explainer(model, X, program, engine="blackbox")
+        singles, none = SingleDomains.of(ex.domains), SingleDomains.of([])
+        assert len(singles.groups) > 0
+        for r in rng.choice(len(X), 15, replace=False):
+            x = ex.setting.instance(X.iloc[[int(r)]]).x
+            grounded = ex.program.ground(x)
+            for w in [(0.25, 0.25, 0.25, 0.25), (0.0, 1.0, 0.0, 0.0), (0.1, 0.2, 0.3, 0.4), (1.0, 0.0, 0.0, 0.0)]:
+                spec = DistanceSpec(x, ex.ranges, ex.categorical, w, ex.program.costs).for_search()
+                flat = feasible_space(ex.domains, x, grounded.group_filters, spec, singles)
+                per_group = feasible_space(ex.domains, x, grounded.group_filters, spec, none)
+                _assert_same(flat, per_group, f"{name} row {r} weights {w} program {program!r}")

@@ -1,0 +1,139 @@
+"""The seeds from the Explainer's seed index are the seeds computed the long way: the same rows,
+changed groups and order, the same random draws and rule counts left behind, on the bundled
+data with their rules and with random programs (fixed, monotone, grouped, filtered,
+implications whose consequence may have no value, cross rules that tie groups, costs)."""
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+
+import geco
+import plaf_grammar
+from geco.models import one_hot_pipeline
+from geco.problem.diagnosis import empty_space_reason
+from geco.problem.seed_index import nearest_bounded
+from geco.search.start import context, reference_seed_candidates, seed_candidates
+
+ROWS = {"adult": 8000, "credit": 12000, "compas": None}
+
+
+@pytest.fixture(scope="module", params=sorted(ROWS))
+def bundled(request):
+    ds = geco.datasets.load_dataset(request.param)
+    X, y = ds.X, ds.y
+    if ROWS[request.param]:
+        X, y = X.iloc[: ROWS[request.param]], y.iloc[: ROWS[request.param]]
+    model = one_hot_pipeline(X, RandomForestClassifier(15, max_depth=6, random_state=0, n_jobs=1)).fit(X, y)
+    return ds, X, model
+
+
+def _same_seeds(explainer: geco.Explainer, X: pd.DataFrame, rows, **overrides) -> int:
+    """Assert both ways give the same seeds and leave the same state on rows ``rows`` of ``X``;
+    returns how many rows had seeds to compare."""
+    compared = 0
+    cfg = replace(explainer.config, **overrides)
+    for r in rows:
+        problem = explainer.problem(X.iloc[[int(r)]], norm_weights=cfg.norm_weights)
+        if empty_space_reason(problem):
+            continue
+        fast, slow = (context(problem, np.random.default_rng(int(r))) for _ in range(2))
+        a, b = seed_candidates(problem, fast, cfg), reference_seed_candidates(problem, slow, cfg)
+        np.testing.assert_array_equal(a.rows, b.rows, err_msg=f"row {r}")
+        np.testing.assert_array_equal(a.changed, b.changed, err_msg=f"row {r}")
+        assert list(fast.rejected.items()) == list(slow.rejected.items()), f"row {r}"
+        assert fast.rng.bit_generator.state == slow.rng.bit_generator.state, f"row {r}"
+        compared += len(a) > 0
+    return compared
+
+
+def _undesired(explainer: geco.Explainer, X: pd.DataFrame, n: int, seed: int) -> np.ndarray:
+    p = explainer.setting.model_proba(explainer.table.take(slice(None)))
+    rows = np.flatnonzero(~explainer.config.goal.meets(p))
+    return np.random.default_rng(seed).choice(rows, min(n, len(rows)), replace=False)
+
+
+def test_bundled_rules_give_the_reference_seeds(bundled):
+    ds, X, model = bundled
+    explainer = geco.Explainer(model, X, ds.constraints, ds.desired_class)
+    rows = _undesired(explainer, X, 40, 0)
+    assert _same_seeds(explainer, X, rows) >= 30
+    assert _same_seeds(explainer, X, rows[:10], seeds=4, threshold=0.7) >= 5  # another target, batch
+    assert _same_seeds(explainer, X, rows[:10], norm_weights=(0.0, 1.0, 0.0, 0.0)) >= 5
+
+
+def _random_program(schema: plaf_grammar.Schema, X: pd.DataFrame, rng: np.random.Generator) -> str:
+    """A PLAF program over ``schema``'s features drawn at random (it may not check)."""
+    names = list(schema.names)
+    numeric = [n for n in names if pd.api.types.is_numeric_dtype(X[n]) and X[n].nunique() > 1]
+    pick = lambda pool, k: list(rng.choice(pool, min(k, len(pool)), replace=False))  # noqa: E731
+    q = lambda n: f'"{n}"' if not n.isidentifier() else n  # noqa: E731
+    lines = []
+    grouped = pick(names, int(rng.integers(0, 2)) * int(rng.integers(2, 4)))
+    if grouped:
+        lines.append("group " + ", ".join(map(q, grouped)))
+    for word, k in (("fixed", rng.integers(0, 3)), ("increasing", rng.integers(0, 3)), ("decreasing", rng.integers(0, 2))):
+        chosen = [n for n in pick(numeric if word != "fixed" else names, int(k)) if n not in grouped]
+        if chosen:
+            lines.append(f"{word} " + ", ".join(map(q, chosen)))
+    for _ in range(int(rng.integers(0, 3))):
+        a, b = pick(numeric, 2)
+        step = float(np.round(rng.uniform(0, 0.2) * (X[a].max() - X[a].min()), 2))
+        kind = rng.integers(0, 3)
+        if kind == 0:  # often no value of b meets it: the cascade drops the candidate
+            lines.append(f"if cf.{q(a)} > x.{q(a)} + {step} then cf.{q(b)} < x.{q(b)}")
+        elif kind == 1:
+            lines.append(f"if cf.{q(a)} != x.{q(a)} then cf.{q(b)} >= x.{q(b)}")
+        else:
+            lines.append(f"if cf.{q(a)} < x.{q(a)} then cf.{q(b)} <= x.{q(b)} + {step}")
+    if rng.random() < 0.5:
+        a = pick(numeric, 1)[0]
+        lines.append(f"cf.{q(a)} <= {float(X[a].quantile(rng.uniform(0.3, 0.9)))}")
+    if rng.random() < 0.4:
+        a, b = pick(numeric, 2)
+        span = float(X[a].max() - X[a].min() + X[b].max() - X[b].min())
+        lines.append(f"cf.{q(a)} + cf.{q(b)} <= x.{q(a)} + x.{q(b)} + {np.round(rng.uniform(0, 0.3) * span, 3)}")
+    if rng.random() < 0.3:
+        a = pick(numeric, 1)[0]
+        lines.append(f"cost up {q(a)} {float(np.round(rng.uniform(0.5, 3), 2))}")
+    return "\n".join(lines) + "\n"
+
+
+def test_random_programs_give_the_reference_seeds(bundled):
+    ds, X, model = bundled
+    rng = np.random.default_rng(len(X))
+    base = geco.Explainer(model, X, None, ds.desired_class, engine="blackbox")
+    checked = 0
+    for _ in range(40):
+        text = _random_program(base.schema, X, rng)
+        try:
+            explainer = geco.Explainer(model, X, text, ds.desired_class, engine="blackbox")
+        except plaf_grammar.PLAFError:
+            continue
+        checked += 1
+        rows = _undesired(explainer, X, 8, int(rng.integers(1 << 30)))
+        _same_seeds(explainer, X, rows)
+        if checked == 12:
+            break
+    assert checked >= 8
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_nearest_bounded_is_the_stable_sort_of_the_exact_distances(seed):
+    rng = np.random.default_rng(seed)
+    n, count = int(rng.integers(1, 400)), int(rng.integers(1, 40))
+    exact = np.round(rng.exponential(size=n), int(rng.integers(0, 3)))  # many ties
+    lower = exact * rng.uniform(0, 1, n) * (rng.random(n) < 0.8)
+    calls = []
+
+    def priced(pos):
+        calls.append(len(pos))
+        return exact[pos]
+
+    tighter = (lambda pos: np.maximum(lower[pos], exact[pos] * 0.9)) if seed % 2 else None
+    pos, dist = nearest_bounded(lower, priced, count, tighter)
+    want = np.argsort(exact, kind="stable")[:count]
+    np.testing.assert_array_equal(pos, want)
+    np.testing.assert_array_equal(dist, exact[want])

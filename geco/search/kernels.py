@@ -16,7 +16,15 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["by_keys", "group_distances", "new_rows", "selection", "smallest"]
+__all__ = [
+    "by_keys",
+    "crossover",
+    "group_distances",
+    "new_rows",
+    "selection",
+    "smallest",
+    "walk_back",
+]
 
 _jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 
@@ -330,3 +338,85 @@ def group_distances(
     changed = np.ascontiguousarray(changed)
     return _group_distances(rows, changed, gof, x, scale, cap, priced, up, down, w, float(n_features),
                             changed.shape[1])  # fmt: skip
+
+
+@_jit
+def _crossover(rows, changed, x, gof, u):
+    p, d = rows.shape
+    g = changed.shape[1]
+    n = p * (p - 1) // 2
+    out = np.empty((n, d))
+    out_changed = np.empty((n, g), dtype=np.bool_)
+    pick = np.empty(g, dtype=np.bool_)
+    t = 0
+    for i in range(p - 1):
+        for j in range(i + 1, p):
+            for c in range(g):
+                mi, mj = changed[i, c], changed[j, c]
+                pick[c] = mi and (not mj or u[t, c] < 0.5)
+                out_changed[t, c] = mi or mj
+            for c in range(d):
+                if pick[gof[c]]:
+                    out[t, c] = rows[i, c]
+                elif changed[j, gof[c]]:
+                    out[t, c] = rows[j, c]
+                else:
+                    out[t, c] = x[c]
+            t += 1
+    return out, out_changed
+
+
+def crossover(rows: np.ndarray, changed: np.ndarray, x: np.ndarray, gof: np.ndarray, u: np.ndarray):
+    """One child per pair (i < j, ``np.triu_indices`` order) of parents, as
+    :func:`geco.search.operators.crossover` builds it from its draws ``u`` (pairs, G)."""
+    return _crossover(np.ascontiguousarray(rows), np.ascontiguousarray(changed), x, gof, u)
+
+
+@_jit
+def _walk_back(rows, changed, count, x, gof, u):
+    n, d = rows.shape
+    g = changed.shape[1]
+    rounds = u.shape[0]
+    top = 0
+    for i in range(n):
+        top = max(top, count[i])
+    levels = 0
+    while (top >> (levels + 1)) >= 1:
+        levels += 1
+    per_round = 0
+    for s in range(levels):
+        for i in range(n):
+            if (count[i] >> (s + 1)) >= 1:
+                per_round += 1
+    out = np.empty((rounds * per_round, d))
+    out_changed = np.empty((rounds * per_round, g), dtype=np.bool_)
+    rank = np.empty((n, g), dtype=np.intp)
+    keys = np.empty(g)
+    t = 0
+    for r in range(rounds):
+        for i in range(n):
+            for c in range(g):
+                keys[c] = u[r, i, c] if changed[i, c] else np.inf
+            order = np.argsort(keys)
+            for k in range(g):
+                rank[i, order[k]] = k
+        for s in range(levels):
+            for i in range(n):
+                size = count[i] >> (s + 1)
+                if size < 1:
+                    continue
+                for c in range(g):
+                    out_changed[t, c] = changed[i, c] and not rank[i, c] < size
+                for c in range(d):
+                    gc = gof[c]
+                    revert = changed[i, gc] and rank[i, gc] < size
+                    out[t, c] = x[c] if revert else rows[i, c]
+                t += 1
+    return out, out_changed
+
+
+def walk_back(rows: np.ndarray, changed: np.ndarray, count: np.ndarray, x: np.ndarray, gof: np.ndarray,
+              u: np.ndarray):  # fmt: skip
+    """The children of :func:`geco.search.operators.walk_back` for parents changing
+    ``count >= 2`` groups, from its draws ``u`` (rounds, parents, G), in its order."""
+    return _walk_back(np.ascontiguousarray(rows), np.ascontiguousarray(changed), count, x, gof, u)

@@ -140,6 +140,9 @@ def crossover(ctx: Context, parents: Candidates) -> Candidates:
     d, G = len(ctx.x), ctx.n_groups
     if p < 2:
         return Candidates.empty(d, G)
+    if ctx.kernels is not None:
+        u = ctx.rng.random((p * (p - 1) // 2, G))
+        return Candidates(*ctx.kernels.crossover(parents.rows, parents.changed, ctx.x, ctx.group_of_feature, u))
     i, j = np.triu_indices(p, k=1)
     mi, mj = parents.changed[i], parents.changed[j]
     pick_i = mi & (~mj | (ctx.rng.random(mi.shape) < 0.5))
@@ -238,6 +241,9 @@ def walk_back(ctx: Context, parents: Candidates, rounds: int = 2) -> Candidates:
     if len(who) == 0:
         return Candidates.empty(d, G)
     rows, changed, count = parents.rows[who], parents.changed[who], n_changed[who]
+    if ctx.kernels is not None:
+        u = np.stack([ctx.rng.random(changed.shape) for _ in range(rounds)])
+        return Candidates(*ctx.kernels.walk_back(rows, changed, count, ctx.x, ctx.group_of_feature, u))
     sizes = []
     size = count // 2
     while (size >= 1).any():

@@ -33,6 +33,69 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
+# numba's own sorts cost seconds each to compile on first use; these plain loops cost little
+
+
+@_jit
+def _stable_order(keys):
+    """Indices sorting ``keys`` ascending, equal keys in index order (as a stable argsort):
+    bottom-up merge sort."""
+    n = len(keys)
+    a = np.arange(n)
+    b = np.empty(n, dtype=np.intp)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, t = lo, mid, lo
+            while i < mid and j < hi:
+                if keys[a[j]] < keys[a[i]]:
+                    b[t] = a[j]
+                    j += 1
+                else:
+                    b[t] = a[i]
+                    i += 1
+                t += 1
+            while i < mid:
+                b[t] = a[i]
+                i += 1
+                t += 1
+            while j < hi:
+                b[t] = a[j]
+                j += 1
+                t += 1
+        a, b = b, a
+        width *= 2
+    return a
+
+
+@_jit
+def _insertion_order(keys, order, k):
+    """``order[:k]`` sorted by ``keys`` (stable), in place: for the few entries of one row."""
+    for t in range(1, k):
+        v = order[t]
+        p = t
+        while p > 0 and keys[v] < keys[order[p - 1]]:
+            order[p] = order[p - 1]
+            p -= 1
+        order[p] = v
+
+
+@_jit
+def _true_indices(mask):
+    count = 0
+    for v in mask:
+        count += v
+    out = np.empty(count, dtype=np.intp)
+    t = 0
+    for i in range(len(mask)):
+        if mask[i]:
+            out[t] = i
+            t += 1
+    return out
+
+
 @_jit
 def _mix(z):
     """splitmix64's finaliser (as geco.problem.hashing's)."""
@@ -204,8 +267,10 @@ def _selection(words, scores, dist, estab, q, k):
                 break
         owner[i] = b
     n_blocks = b + 1 if n else 0
-    is_cf = scores == dist
-    order = np.argsort(scores, kind="mergesort")
+    is_cf = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        is_cf[i] = scores[i] == dist[i]
+    order = _stable_order(scores)
     top = min(q, n)
     head = min(k, top)
     converged = head > 0
@@ -217,7 +282,7 @@ def _selection(words, scores, dist, estab, q, k):
         keep[order[t]] = True
     _niche(order, owner, n_blocks, q, 2 * k, is_cf, True, keep)
     _niche(order, owner, n_blocks, q, q // 4, is_cf, False, keep)
-    return np.flatnonzero(keep), converged
+    return _true_indices(keep), converged
 
 
 def selection(words: np.ndarray, scores: np.ndarray, dist: np.ndarray, estab: np.ndarray, q: int,
@@ -250,7 +315,15 @@ def _by_keys(exp, weights, start, lim, m):
             at[p] = c
             if filled < m:
                 filled += 1
-        out[i] = np.sort(at)
+        for t in range(m):
+            out[i, t] = at[t]
+        for t in range(1, m):  # the picks in column order
+            v = out[i, t]
+            p = t
+            while p > 0 and v < out[i, p - 1]:
+                out[i, p] = out[i, p - 1]
+                p -= 1
+            out[i, p] = v
     return out
 
 
@@ -278,9 +351,9 @@ def _smallest(keys, allowed, count):
             for t in range(k):
                 out[i, order[t]] = True
             continue
-        rank = np.argsort(keys[i, order[:k]], kind="mergesort")
+        _insertion_order(keys[i], order, k)
         for t in range(count):
-            out[i, order[rank[t]]] = True
+            out[i, order[t]] = True
     return out
 
 
@@ -392,12 +465,15 @@ def _walk_back(rows, changed, count, x, gof, u):
     out_changed = np.empty((rounds * per_round, g), dtype=np.bool_)
     rank = np.empty((n, g), dtype=np.intp)
     keys = np.empty(g)
+    order = np.empty(g, dtype=np.intp)
     t = 0
     for r in range(rounds):
         for i in range(n):
             for c in range(g):
                 keys[c] = u[r, i, c] if changed[i, c] else np.inf
-            order = np.argsort(keys)
+            for k in range(g):
+                order[k] = k
+            _insertion_order(keys, order, g)
             for k in range(g):
                 rank[i, order[k]] = k
         for s in range(levels):

@@ -73,6 +73,8 @@ class SearchConfig:
             raise ValueError(f"seeds must be >= 0, got {self.seeds!r}")
         if not isinstance(self.diversity, (int, float, np.number)) or not 0.0 <= self.diversity <= 1.0:
             raise ValueError(f"diversity must be in [0, 1], got {self.diversity!r}")
+        if not isinstance(self.native, (bool, np.bool_)):
+            raise ValueError(f"native must be True or False, got {self.native!r}")
         budget = self.time_budget
         if budget is not None and (
             isinstance(budget, bool) or not isinstance(budget, (int, float, np.number))

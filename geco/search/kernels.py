@@ -17,6 +17,7 @@ import numba as nb
 import numpy as np
 
 __all__ = [
+    "block_best",
     "by_keys",
     "crossover",
     "group_distances",
@@ -496,3 +497,37 @@ def walk_back(rows: np.ndarray, changed: np.ndarray, count: np.ndarray, x: np.nd
     """The children of :func:`geco.search.operators.walk_back` for parents changing
     ``count >= 2`` groups, from its draws ``u`` (rounds, parents, G), in its order."""
     return _walk_back(np.ascontiguousarray(rows), np.ascontiguousarray(changed), count, x, gof, u)
+
+
+@_jit
+def _block_best(starts, n, score, top):
+    n_blocks = len(starts)
+    total = 0
+    for b in range(n_blocks):
+        end = starts[b + 1] if b + 1 < n_blocks else n
+        total += min(top, end - starts[b])
+    out = np.empty(total, dtype=np.intp)
+    t = 0
+    for b in range(n_blocks):
+        lo = starts[b]
+        end = starts[b + 1] if b + 1 < n_blocks else n
+        if top == 1:
+            best = lo
+            for i in range(lo + 1, end):
+                if score[i] < score[best]:
+                    best = i
+            out[t] = best
+            t += 1
+            continue
+        order = _stable_order(score[lo:end])
+        for k in range(min(top, end - lo)):
+            out[t] = lo + order[k]
+            t += 1
+    return out
+
+
+def block_best(starts: np.ndarray, n: int, score: np.ndarray, top: int = 1) -> np.ndarray:
+    """The ``top`` lowest-scored rows of each block (rows ``starts[b]`` up to the next start,
+    of ``n`` rows), blocks in order, each block's by score (ties: row order): what
+    ``np.lexsort((score, owner))`` keeps of each block's first ``top``."""
+    return _block_best(np.asarray(starts, dtype=np.intp), int(n), score, int(top))

@@ -442,10 +442,13 @@ class GeneticSearch:
 
     def archive_best(self, new: Pool, starts: np.ndarray, ok: np.ndarray) -> None:
         """Offer the archive the best counterfactual (``ok`` rows) of each Δ of ``new``."""
-        sizes = np.diff(np.append(starts, len(new)))
         cf_score = np.where(ok, new.score, np.inf)
-        owner = np.repeat(np.arange(len(starts)), sizes)
-        first = np.lexsort((cf_score, owner))[starts]
+        if self.kernels is not None:
+            first = self.kernels.block_best(starts, len(new), cf_score)
+        else:
+            sizes = np.diff(np.append(starts, len(new)))
+            owner = np.repeat(np.arange(len(starts)), sizes)
+            first = np.lexsort((cf_score, owner))[starts]
         has = np.flatnonzero(np.isfinite(cf_score[first]))
         best = first[has]
         self.archive.offer(new.block_keys(starts[has]), new.rows[best], new.changed[best], new.hashes[best],
@@ -475,10 +478,13 @@ class GeneticSearch:
         if len(population) == 0:
             return Candidates.empty(self.d, self.g), np.empty(0, dtype=bool)
         starts = population.starts()
-        sizes = np.diff(np.append(starts, len(population)))
-        owner = np.repeat(np.arange(len(starts)), sizes)
-        order = np.lexsort((population.score, owner))
-        idx = order[np.arange(len(population)) - np.repeat(starts, sizes) < top]
+        if self.kernels is not None:
+            idx = self.kernels.block_best(starts, len(population), population.score, top)
+        else:
+            sizes = np.diff(np.append(starts, len(population)))
+            owner = np.repeat(np.arange(len(starts)), sizes)
+            order = np.lexsort((population.score, owner))
+            idx = order[np.arange(len(population)) - np.repeat(starts, sizes) < top]
         is_cf = population.score[idx] == population.dist[idx]
         return Candidates(population.rows[idx], population.changed[idx]), is_cf
 

@@ -297,3 +297,22 @@ def test_selection_equals_the_reference_on_many_deltas(q, k):
     estab[:] = True
     dist[order[:k]] = scores[order[:k]]
     assert kernels.selection(words, scores, dist, estab, q, k)[1]
+
+
+def test_native_must_be_a_bool():
+    with pytest.raises(ValueError, match="native must be True or False"):
+        SearchConfig(native="yes").validate()
+
+
+@pytest.mark.parametrize("top", [1, 2, 5])
+def test_block_best_equals_lexsort(top):
+    rng = np.random.default_rng(top)
+    n = 500
+    owner = np.sort(rng.integers(0, 120, n))
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    score = rng.integers(0, 6, n) / 4  # many ties
+    score[rng.random(n) < 0.2] = np.inf
+    sizes = np.diff(np.append(starts, n))
+    order = np.lexsort((score, np.repeat(np.arange(len(starts)), sizes)))
+    expected = order[np.arange(n) - np.repeat(starts, sizes) < top]
+    _same(kernels.block_best(starts, n, score, top), expected, f"top {top}")

@@ -19,6 +19,7 @@ from geco.search import kernels
 from geco.search.config import SearchConfig
 from geco.search.loop import GeneticSearch, compiled_kernels, niche
 from geco.search.operators import Context, group_distances
+from geco.search.population import block_starts, key_order
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
 from plaf_grammar import FeatureCosts
@@ -273,16 +274,18 @@ def _toy_spaces(rng):
     )
 
 
-@pytest.mark.parametrize(("q", "k"), [(4, 1), (20, 3), (100, 5)])
-def test_selection_equals_the_reference_on_many_deltas(q, k):
-    """Many Δ of a few rows each, ties in the scores: the top q, both niches and convergence."""
+@pytest.mark.parametrize(("q", "k", "n_words"), [(4, 1, 1), (20, 3, 1), (100, 5, 1), (20, 3, 2)])
+def test_selection_equals_the_reference_on_many_deltas(q, k, n_words):
+    """Many Δ of a few rows each, ties in the scores: the top q, both niches and convergence
+    (keys of one and of two 64-bit words)."""
     rng = np.random.default_rng(q)
     n = 600
-    words = np.sort(rng.integers(0, 300, n).astype(np.uint64))[:, None]
+    words = rng.integers(0, 18, (n, n_words)).astype(np.uint64)
+    words = words[key_order(words)]
     dist = rng.integers(0, 50, n) / 50
     scores = np.where(rng.random(n) < 0.5, dist, 1 + dist + rng.integers(0, 5, n) / 10)
     estab = rng.random(n) < 0.9
-    starts = np.flatnonzero(np.r_[True, words[1:, 0] != words[:-1, 0]])
+    starts = block_starts(words)
     owner = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
     order = np.argsort(scores, kind="stable")
     keep = np.zeros(n, dtype=bool)

@@ -97,6 +97,14 @@ class DistanceSpec:
         scaled = FeatureCosts(c.names, tuple(u / top for u in c.up), tuple(d / top for d in c.down), c.rules)
         return DistanceSpec(self.x, self.ranges, self.categorical, self.weights, scaled)
 
+    def cell_terms(self) -> tuple:
+        """What a compiled pass needs to compute :meth:`cells` and :meth:`of_cells` itself: x,
+        each feature's scale and cap, whether costs apply, the up and down costs (x's shape
+        when unpriced, unused), the four weights and the number of features."""
+        up = self._up if self.priced else self.x
+        down = self._down if self.priced else self.x
+        return self.x, self._scale, self._cap, self.priced, up, down, self.weights, self.n
+
     def priced_differences(self, cols: np.ndarray, values: np.ndarray, xv: np.ndarray, d: np.ndarray) -> np.ndarray:
         """Normalised differences ``d`` of ``values`` in columns ``cols`` (``xv``: x's values
         there; all three broadcast together) with their costs: ``d`` times the cost of the

@@ -17,7 +17,13 @@ class SearchConfig:
     ``time_budget`` (documented on :class:`geco.Explainer`). The loop counts ``time_budget``
     from its own start; the Explainer hands it what is left of the explanation's budget.
     ``target``: what a counterfactual must reach (None: P(desired) > ``threshold``); read it
-    as :attr:`goal`."""
+    as :attr:`goal`.
+
+    ``native``: run the generation's bookkeeping (de-duplication, distances, key words,
+    selection, distinct draws) in compiled kernels (:mod:`geco.search.kernels`, numba), with
+    the same draws and results as the numpy reference (``native=False``). The environment
+    variable ``GECO_SEARCH_NATIVE=0`` turns the kernels off for every search; without numba
+    the reference runs."""
 
     k: int = 5
     q: int = 100
@@ -34,6 +40,7 @@ class SearchConfig:
     diversity: float = 0.1
     time_budget: float | None = None
     target: Target | None = None
+    native: bool = True
 
     @property
     def goal(self) -> Target:
@@ -66,6 +73,8 @@ class SearchConfig:
             raise ValueError(f"seeds must be >= 0, got {self.seeds!r}")
         if not isinstance(self.diversity, (int, float, np.number)) or not 0.0 <= self.diversity <= 1.0:
             raise ValueError(f"diversity must be in [0, 1], got {self.diversity!r}")
+        if not isinstance(self.native, (bool, np.bool_)):
+            raise ValueError(f"native must be True or False, got {self.native!r}")
         budget = self.time_budget
         if budget is not None and (
             isinstance(budget, bool) or not isinstance(budget, (int, float, np.number))

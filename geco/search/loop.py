@@ -39,6 +39,7 @@ can be replaced on its own. :func:`run_search` is the functional entry point.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -75,7 +76,7 @@ from geco.search.trade import concentrate, step_in, trade
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer
 
-__all__ = ["MAX_RESTARTS", "GeneticSearch", "Stagnation", "niche", "run_search"]
+__all__ = ["MAX_RESTARTS", "GeneticSearch", "Stagnation", "compiled_kernels", "niche", "run_search"]
 
 
 #: restarts (fresh seeds and samples) before a search without counterfactual gives up
@@ -97,6 +98,18 @@ POLISH_ROUNDS = 30
 #: polishing also concentrates each of those counterfactuals' change on a few of its groups
 #: (geco.search.trade.concentrate), CONCENTRATE_CHILDREN children each
 CONCENTRATE_CHILDREN = 32
+
+
+def compiled_kernels(enabled: bool = True):
+    """The compiled kernels (:mod:`geco.search.kernels`, imported here, not with geco) when
+    ``enabled``, numba is there and ``GECO_SEARCH_NATIVE`` is not "0"; else None (numpy)."""
+    if not enabled or os.environ.get("GECO_SEARCH_NATIVE", "1") == "0":
+        return None
+    try:
+        from geco.search import kernels
+    except ImportError:
+        return None
+    return kernels
 
 
 def niche(order: np.ndarray, owner: np.ndarray, n_blocks: int, q: int, count: int,
@@ -181,6 +194,9 @@ class GeneticSearch:
         self.best_prob = 0.0
         self.deadline = None if config.time_budget is None else time.perf_counter() + config.time_budget
         self.timed_out = False
+        self.kernels = compiled_kernels(config.native)
+        ctx.kernels = self.kernels
+        self.cell_terms = dist_spec.cell_terms()
 
     def out_of_time(self) -> bool:
         """Whether the run's time budget is spent (never without one); remembered in
@@ -263,6 +279,8 @@ class GeneticSearch:
         equal to an earlier new one or to a population member, with their distances, in Δ order."""
         with self.timer("cascade"):
             cands = action_cascade(self.ctx, cands)
+        if self.kernels is not None and not self.full:
+            return self.to_pool_compiled(cands, population)
         with self.timer("dedupe"):
             r, c, v, diff = self.differing_cells(cands.rows, cands.changed)
             n = len(cands)
@@ -279,6 +297,20 @@ class GeneticSearch:
             keep = first[key_order(words[first])]
             # rows hold x outside their changed groups, as the Δ-representation stores them: every
             # operator builds them so (tests/search check each), so no pass restores it here
+            m = len(keep)
+            return Pool(cands.rows[keep], cands.changed[keep], words[keep], hashes[keep], np.empty(m), dist[keep],
+                        np.empty(m), np.zeros(m, dtype=bool))  # fmt: skip
+
+    def to_pool_compiled(self, cands: Candidates, population: Pool) -> Pool:
+        """:meth:`to_pool` after the cascade, hashes, distances and key words in one compiled
+        pass (the "dedupe" phase then holds the distances too)."""
+        with self.timer("dedupe"):
+            gof = self.ctx.group_of_feature
+            hashes, dist, first, words = self.kernels.new_rows(
+                cands.rows, cands.changed, gof, self.cell_terms, population.hashes
+            )
+        with self.timer("blocks"):
+            keep = first[key_order(words[first])]
             m = len(keep)
             return Pool(cands.rows[keep], cands.changed[keep], words[keep], hashes[keep], np.empty(m), dist[keep],
                         np.empty(m), np.zeros(m, dtype=bool))  # fmt: skip
@@ -317,7 +349,14 @@ class GeneticSearch:
             words = np.concatenate([population.words, new.words])[merged]
             scores = np.concatenate([population.score, new.score])[merged]
             estab = np.concatenate([population.established, new.established])[merged]
-            is_cf = scores == np.concatenate([population.dist, new.dist])[merged]
+            dist = np.concatenate([population.dist, new.dist])[merged]
+            if self.kernels is not None:
+                kept, converged = self.kernels.selection(words, scores, dist, estab, cfg.q, cfg.k)
+                out = Pool.gather(population, new, merged[kept])
+                out.established = np.ones(len(out), dtype=bool)
+                self.note_peak(population, new)
+                return out, converged
+            is_cf = scores == dist
             starts = block_starts(words)
             owner = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
             order = np.argsort(scores, kind="stable")
@@ -403,10 +442,13 @@ class GeneticSearch:
 
     def archive_best(self, new: Pool, starts: np.ndarray, ok: np.ndarray) -> None:
         """Offer the archive the best counterfactual (``ok`` rows) of each Δ of ``new``."""
-        sizes = np.diff(np.append(starts, len(new)))
         cf_score = np.where(ok, new.score, np.inf)
-        owner = np.repeat(np.arange(len(starts)), sizes)
-        first = np.lexsort((cf_score, owner))[starts]
+        if self.kernels is not None:
+            first = self.kernels.block_best(starts, len(new), cf_score)
+        else:
+            sizes = np.diff(np.append(starts, len(new)))
+            owner = np.repeat(np.arange(len(starts)), sizes)
+            first = np.lexsort((cf_score, owner))[starts]
         has = np.flatnonzero(np.isfinite(cf_score[first]))
         best = first[has]
         self.archive.offer(new.block_keys(starts[has]), new.rows[best], new.changed[best], new.hashes[best],
@@ -436,10 +478,13 @@ class GeneticSearch:
         if len(population) == 0:
             return Candidates.empty(self.d, self.g), np.empty(0, dtype=bool)
         starts = population.starts()
-        sizes = np.diff(np.append(starts, len(population)))
-        owner = np.repeat(np.arange(len(starts)), sizes)
-        order = np.lexsort((population.score, owner))
-        idx = order[np.arange(len(population)) - np.repeat(starts, sizes) < top]
+        if self.kernels is not None:
+            idx = self.kernels.block_best(starts, len(population), population.score, top)
+        else:
+            sizes = np.diff(np.append(starts, len(population)))
+            owner = np.repeat(np.arange(len(starts)), sizes)
+            order = np.lexsort((population.score, owner))
+            idx = order[np.arange(len(population)) - np.repeat(starts, sizes) < top]
         is_cf = population.score[idx] == population.dist[idx]
         return Candidates(population.rows[idx], population.changed[idx]), is_cf
 

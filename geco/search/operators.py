@@ -55,6 +55,8 @@ class Context:
     rng: np.random.Generator
     #: candidates each rule dropped in the cascade: ("implication" | "cross", rule index) -> count
     rejected: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: the compiled kernels (geco.search.kernels) the operators may use, None for numpy only
+    kernels: object | None = None
 
     @property
     def n_groups(self) -> int:
@@ -92,14 +94,16 @@ def _distinct_children(ctx: Context, parents: Candidates, src: np.ndarray, group
                        m: int, limit: np.ndarray | None = None) -> Candidates:
     """For each pair (parent ``src[i]``, ``group[i]``): children with ``m`` distinct weighted
     samples of the group (among its first ``limit[i]`` values when given)."""
-    idx, valid = ctx.stacked.draw_distinct(ctx.rng, group, m, limit)
+    idx, valid = ctx.stacked.draw_distinct(ctx.rng, group, m, limit, ctx.kernels)
     width = idx.shape[1]
     keep = valid.reshape(-1)
     return _children(ctx, parents, np.repeat(src, width)[keep], np.repeat(group, width)[keep], idx[valid])
 
 
-def _at_random(rng: np.random.Generator, allowed: np.ndarray, count: int) -> np.ndarray:
+def _at_random(rng: np.random.Generator, allowed: np.ndarray, count: int, kernels=None) -> np.ndarray:
     """Per row, ``count`` random ones of the ``allowed`` columns (all of them if fewer)."""
+    if kernels is not None:
+        return kernels.smallest(rng.random(allowed.shape), allowed, count)
     keys = np.where(allowed, rng.random(allowed.shape), np.inf)
     return allowed & (np.argsort(np.argsort(keys, axis=1), axis=1) < count)
 
@@ -122,7 +126,7 @@ def mutation(ctx: Context, parents: Candidates, m_mut: int, breadth: int | None 
     d, G = len(ctx.x), ctx.n_groups
     open_ = ~parents.changed & ctx.has_space[None, :]
     if breadth is not None and len(parents) and open_.sum(axis=1).max() > breadth:
-        open_ = _at_random(ctx.rng, open_, breadth)
+        open_ = _at_random(ctx.rng, open_, breadth, ctx.kernels)
     group, src = np.nonzero(open_.T)
     if len(src) == 0:
         return Candidates.empty(d, G)
@@ -136,6 +140,9 @@ def crossover(ctx: Context, parents: Candidates) -> Candidates:
     d, G = len(ctx.x), ctx.n_groups
     if p < 2:
         return Candidates.empty(d, G)
+    if ctx.kernels is not None:
+        u = ctx.rng.random((p * (p - 1) // 2, G))
+        return Candidates(*ctx.kernels.crossover(parents.rows, parents.changed, ctx.x, ctx.group_of_feature, u))
     i, j = np.triu_indices(p, k=1)
     mi, mj = parents.changed[i], parents.changed[j]
     pick_i = mi & (~mj | (ctx.rng.random(mi.shape) < 0.5))
@@ -150,6 +157,8 @@ def group_distances(ctx: Context, rows: np.ndarray, changed: np.ndarray, dist_sp
     """(rows, G): the distance of "x with only group g changed as in the row", for every row
     and group it changes (0 elsewhere), from the cells where the rows differ from x. Equal to
     the feasible spaces' ``distance`` for the same values."""
+    if ctx.kernels is not None:
+        return ctx.kernels.group_distances(rows, changed, ctx.group_of_feature, dist_spec.cell_terms())
     G = ctx.n_groups
     r, c, _, diff = dist_spec.cells(rows, changed[:, ctx.group_of_feature])
     key = r * G + ctx.group_of_feature[c]
@@ -186,7 +195,7 @@ def selective_mutation(
     stacked = ctx.stacked
     focus = parents.changed
     if breadth is not None and focus.sum(axis=1).max() > breadth:
-        focus = _at_random(ctx.rng, focus, breadth)
+        focus = _at_random(ctx.rng, focus, breadth, ctx.kernels)
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
     src, group = np.nonzero(parents.changed & ctx.has_space[None, :])
     near = focus[src, group]
@@ -232,6 +241,9 @@ def walk_back(ctx: Context, parents: Candidates, rounds: int = 2) -> Candidates:
     if len(who) == 0:
         return Candidates.empty(d, G)
     rows, changed, count = parents.rows[who], parents.changed[who], n_changed[who]
+    if ctx.kernels is not None:
+        u = np.stack([ctx.rng.random(changed.shape) for _ in range(rounds)])
+        return Candidates(*ctx.kernels.walk_back(rows, changed, count, ctx.x, ctx.group_of_feature, u))
     sizes = []
     size = count // 2
     while (size >= 1).any():
@@ -255,7 +267,7 @@ def grow(ctx: Context, parents: Candidates, n_new: int) -> Candidates:
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0 or n_new < 1:
         return Candidates.empty(d, G)
-    pick = _at_random(ctx.rng, ~parents.changed & ctx.has_space[None, :], n_new)
+    pick = _at_random(ctx.rng, ~parents.changed & ctx.has_space[None, :], n_new, ctx.kernels)
     ok = pick.any(axis=1)
     rows, changed, pick = parents.rows[ok], parents.changed[ok], pick[ok]
     who, group = np.nonzero(pick)

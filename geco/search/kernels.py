@@ -1,0 +1,533 @@
+"""The search's per-generation bookkeeping compiled with numba: one pass per phase instead of a
+few dozen numpy calls on small per-Δ arrays, which is where the loop's time went.
+
+Each kernel computes exactly what the numpy code it stands for computes (same sums in the same
+order, same tie rules); the random draws stay in numpy, made by the callers as before and passed
+in, so the random stream and therefore the explanations are the same. The numpy code stays the
+reference (``SearchConfig.native=False``); tests/search/test_kernels.py runs both side by side.
+
+This module imports numba: import it lazily, where a search starts (``import geco`` must not pay
+for numba). Kernels are compiled on first use and cached on disk (``cache=True``: beside this
+file, or in numba's user cache directory when the package directory is read-only).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = [
+    "block_best",
+    "by_keys",
+    "crossover",
+    "group_distances",
+    "new_rows",
+    "selection",
+    "smallest",
+    "walk_back",
+]
+
+_jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+# numba's own sorts cost seconds each to compile on first use; these plain loops cost little
+
+
+@_jit
+def _stable_order(keys):
+    """Indices sorting ``keys`` ascending, equal keys in index order (as a stable argsort):
+    bottom-up merge sort."""
+    n = len(keys)
+    a = np.arange(n)
+    b = np.empty(n, dtype=np.intp)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, t = lo, mid, lo
+            while i < mid and j < hi:
+                if keys[a[j]] < keys[a[i]]:
+                    b[t] = a[j]
+                    j += 1
+                else:
+                    b[t] = a[i]
+                    i += 1
+                t += 1
+            while i < mid:
+                b[t] = a[i]
+                i += 1
+                t += 1
+            while j < hi:
+                b[t] = a[j]
+                j += 1
+                t += 1
+        a, b = b, a
+        width *= 2
+    return a
+
+
+@_jit
+def _insertion_order(keys, order, k):
+    """``order[:k]`` sorted by ``keys`` (stable), in place: for the few entries of one row."""
+    for t in range(1, k):
+        v = order[t]
+        p = t
+        while p > 0 and keys[v] < keys[order[p - 1]]:
+            order[p] = order[p - 1]
+            p -= 1
+        order[p] = v
+
+
+@_jit
+def _true_indices(mask):
+    count = 0
+    for v in mask:
+        count += v
+    out = np.empty(count, dtype=np.intp)
+    t = 0
+    for i in range(len(mask)):
+        if mask[i]:
+            out[t] = i
+            t += 1
+    return out
+
+
+@_jit
+def _mix(z):
+    """splitmix64's finaliser (as geco.problem.hashing's)."""
+    z ^= z >> np.uint64(30)
+    z *= _M1
+    z ^= z >> np.uint64(27)
+    z *= _M2
+    z ^= z >> np.uint64(31)
+    return z
+
+
+@_jit
+def _combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features):
+    """A distance from its sums, in ``DistanceSpec.of_cells``'s order of operations (a row
+    without cells has ``mx`` 0, which adds nothing)."""
+    out = 0.0
+    if w0:
+        out += w0 * l0 / n_features
+    if w1:
+        out += w1 * s1 / n_features
+    if w2:
+        out += w2 * np.sqrt(s2 / n_features)
+    if w3:
+        out += w3 * mx
+    return out
+
+
+@_jit
+def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features):
+    """Per row, over the cells of its changed groups (column order): the cell hash (wrapping sum
+    of mixed cells, as ``cell_hashes``) and the distance (as ``DistanceSpec.of_cells`` over
+    ``DistanceSpec.cells``: sequential sums, the max of the differences). Branch-free over the
+    columns: an unchanged column adds 0 to every sum, which leaves sums of non-negative terms
+    exactly as they were."""
+    n, d = rows.shape
+    w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
+    salt = np.empty(d, dtype=np.uint64)
+    for j in range(d):
+        salt[j] = _mix(np.uint64(j) + _GOLDEN)
+    hashes = np.zeros(n, dtype=np.uint64)
+    dist = np.zeros(n)
+    for i in range(n):
+        h = np.uint64(0)
+        l0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        mx = 0.0
+        for j in range(d):
+            on = changed[i, gof[j]]
+            v = rows[i, j]
+            xc = x[j]
+            diff = min(abs(v - xc) / scale[j], cap[j])
+            if priced:
+                cost = up[j] if v > xc else down[j]
+                l0 += cost if on and diff != 0 else 0.0
+                diff = diff * cost
+            else:
+                l0 += 1.0 if on and diff != 0 else 0.0
+            diff = diff if on else 0.0
+            s1 += diff
+            s2 += diff * diff
+            mx = max(mx, diff)
+            h += _mix(bits[i, j] ^ salt[j]) & (np.uint64(0) - np.uint64(on))
+        hashes[i] = h
+        dist[i] = _combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features)
+    return hashes, dist
+
+
+@_jit
+def _fresh(old_hashes, hashes):
+    """Indices (ascending) of the rows whose hash is neither an old one nor an earlier row's:
+    the first occurrences ``np.unique(concat(old, new), return_index=True)`` keeps of new rows.
+    An open-addressing set of the hashes seen, so no sort."""
+    size = 16
+    while size < 2 * (len(old_hashes) + len(hashes)):
+        size *= 2
+    mask = np.uint64(size - 1)
+    table = np.zeros(size, dtype=np.uint64)
+    used = np.zeros(size, dtype=np.bool_)
+    for hv in old_hashes:
+        slot = _mix(hv) & mask
+        while used[slot] and table[slot] != hv:
+            slot = (slot + np.uint64(1)) & mask
+        used[slot] = True
+        table[slot] = hv
+    keep = np.empty(len(hashes), dtype=np.intp)
+    kept = 0
+    for i in range(len(hashes)):
+        hv = hashes[i]
+        slot = _mix(hv) & mask
+        while used[slot] and table[slot] != hv:
+            slot = (slot + np.uint64(1)) & mask
+        if used[slot]:
+            continue
+        used[slot] = True
+        table[slot] = hv
+        keep[kept] = i
+        kept += 1
+    return keep[:kept]
+
+
+@_jit
+def _key_words(changed, n_words):
+    n, g = changed.shape
+    out = np.zeros((n, n_words), dtype=np.uint64)
+    for i in range(n):
+        for j in range(g):
+            if changed[i, j]:
+                out[i, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+    return out
+
+
+@_jit
+def _new_rows(
+    bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, old_hashes, n_words
+):
+    hashes, dist = _cells_pass(
+        bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features
+    )
+    return hashes, dist, _fresh(old_hashes, hashes), _key_words(changed, n_words)
+
+
+def new_rows(rows: np.ndarray, changed: np.ndarray, gof: np.ndarray, spec: tuple, old_hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """For new candidates (Δ-representation rows): their cell hashes, distances, the indices of
+    those not equal to an ``old_hashes`` row or an earlier new one (ascending), and their key
+    words. ``spec``: :meth:`geco.problem.distance.DistanceSpec.cell_terms`."""
+    x, scale, cap, priced, up, down, w, n_features = spec
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    bits = (rows + 0.0).view(np.uint64)
+    n_words = max(1, -(-changed.shape[1] // 64))
+    return _new_rows(bits, rows, np.ascontiguousarray(changed), gof, x, scale, cap, priced, up, down, w,
+                     float(n_features), old_hashes, n_words)  # fmt: skip
+
+
+@_jit
+def _niche(order, owner, n_blocks, q, count, qualifies, use_qualifies, keep):
+    """Mark in ``keep`` what ``geco.search.loop.niche`` returns."""
+    if len(order) <= q:
+        return
+    seen = np.zeros(n_blocks, dtype=np.bool_)
+    for t in range(q):
+        seen[owner[order[t]]] = True
+    met = np.zeros(n_blocks, dtype=np.bool_)
+    taken = 0
+    for t in range(q, len(order)):
+        if taken >= count:
+            break
+        i = order[t]
+        if use_qualifies and not qualifies[i]:
+            continue
+        b = owner[i]
+        if met[b]:
+            continue
+        met[b] = True
+        if not seen[b]:
+            keep[i] = True
+            taken += 1
+
+
+@_jit
+def _selection(words, scores, dist, estab, q, k):
+    n, n_words = words.shape
+    owner = np.zeros(n, dtype=np.intp)
+    b = 0
+    for i in range(1, n):
+        for c in range(n_words):
+            if words[i, c] != words[i - 1, c]:
+                b += 1
+                break
+        owner[i] = b
+    n_blocks = b + 1 if n else 0
+    is_cf = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        is_cf[i] = scores[i] == dist[i]
+    order = _stable_order(scores)
+    top = min(q, n)
+    head = min(k, top)
+    converged = head > 0
+    for t in range(head):
+        if not (estab[order[t]] and is_cf[order[t]]):
+            converged = False
+    keep = np.zeros(n, dtype=np.bool_)
+    for t in range(top):
+        keep[order[t]] = True
+    _niche(order, owner, n_blocks, q, 2 * k, is_cf, True, keep)
+    _niche(order, owner, n_blocks, q, q // 4, is_cf, False, keep)
+    return _true_indices(keep), converged
+
+
+def selection(words: np.ndarray, scores: np.ndarray, dist: np.ndarray, estab: np.ndarray, q: int,
+              k: int) -> tuple[np.ndarray, bool]:  # fmt: skip
+    """What :meth:`geco.search.loop.GeneticSearch.select` decides on the merged rows (in key
+    order): the positions it keeps (ascending) and whether the run converged."""
+    keep, converged = _selection(np.ascontiguousarray(words), scores, dist, estab, int(q), int(k))
+    return keep, bool(converged)
+
+
+@_jit
+def _by_keys(exp, weights, start, lim, m):
+    n = exp.shape[0]
+    out = np.empty((n, m), dtype=np.intp)
+    best = np.empty(m)
+    at = np.empty(m, dtype=np.intp)
+    for i in range(n):
+        filled = 0
+        for c in range(lim[i]):
+            key = exp[i, c] / weights[start[i] + c]
+            if filled == m and not key < best[m - 1]:
+                continue
+            # insert into the sorted m smallest so far (equal keys: the earlier column first)
+            p = filled if filled < m else m - 1
+            while p > 0 and key < best[p - 1]:
+                best[p] = best[p - 1]
+                at[p] = at[p - 1]
+                p -= 1
+            best[p] = key
+            at[p] = c
+            if filled < m:
+                filled += 1
+        for t in range(m):
+            out[i, t] = at[t]
+        for t in range(1, m):  # the picks in column order
+            v = out[i, t]
+            p = t
+            while p > 0 and v < out[i, p - 1]:
+                out[i, p] = out[i, p - 1]
+                p -= 1
+            out[i, p] = v
+    return out
+
+
+def by_keys(
+    exp: np.ndarray, weights: np.ndarray, start: np.ndarray, lim: np.ndarray, m: int
+) -> np.ndarray:
+    """The ``m`` smallest keys ``exp / w`` of each row's first ``lim`` columns (``lim > m``), as
+    sorted column indices (what :meth:`geco.search.stacked.StackedSpaces.by_keys` computes with
+    numpy's argpartition; exact ties, of probability 0, may pick differently)."""
+    return _by_keys(exp, weights, start, lim, int(m))
+
+
+@_jit
+def _smallest(keys, allowed, count):
+    n, g = keys.shape
+    out = np.zeros((n, g), dtype=np.bool_)
+    order = np.empty(g, dtype=np.intp)
+    for i in range(n):
+        k = 0
+        for j in range(g):
+            if allowed[i, j]:
+                order[k] = j
+                k += 1
+        if k <= count:
+            for t in range(k):
+                out[i, order[t]] = True
+            continue
+        _insertion_order(keys[i], order, k)
+        for t in range(count):
+            out[i, order[t]] = True
+    return out
+
+
+def smallest(keys: np.ndarray, allowed: np.ndarray, count: int) -> np.ndarray:
+    """Per row, the ``count`` ``allowed`` columns of smallest ``keys`` (all when fewer; ties:
+    the earlier column), as ``geco.search.operators``' random pick with numpy ranks does."""
+    return _smallest(np.ascontiguousarray(keys), np.ascontiguousarray(allowed), int(count))
+
+
+@_jit
+def _group_distances(rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, n_groups):
+    n, d = rows.shape
+    out = np.zeros((n, n_groups))
+    l0 = np.zeros(n_groups)
+    s1 = np.zeros(n_groups)
+    s2 = np.zeros(n_groups)
+    mx = np.zeros(n_groups)
+    has = np.zeros(n_groups, dtype=np.bool_)
+    for i in range(n):
+        l0[:] = 0.0
+        s1[:] = 0.0
+        s2[:] = 0.0
+        has[:] = False
+        for j in range(d):
+            g = gof[j]
+            if not changed[i, g]:
+                continue
+            v = rows[i, j]
+            xc = x[j]
+            diff = min(abs(v - xc) / scale[j], cap[j])
+            if priced:
+                cost = up[j] if v > xc else down[j]
+                l0[g] += cost if diff != 0 else 0.0
+                diff = diff * cost
+            else:
+                l0[g] += 1.0 if diff != 0 else 0.0
+            s1[g] += diff
+            s2[g] += diff * diff
+            if not has[g] or diff > mx[g]:
+                mx[g] = diff
+            has[g] = True
+        for g in range(n_groups):
+            if has[g]:
+                out[i, g] = _combine(l0[g], s1[g], s2[g], mx[g], w[0], w[1], w[2], w[3], n_features)
+    return out
+
+
+def group_distances(
+    rows: np.ndarray, changed: np.ndarray, gof: np.ndarray, spec: tuple
+) -> np.ndarray:
+    """(rows, G): the distance of x with only group g changed as in the row, for the groups each
+    row changes (0 elsewhere), as :func:`geco.search.operators.group_distances`."""
+    x, scale, cap, priced, up, down, w, n_features = spec
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    changed = np.ascontiguousarray(changed)
+    return _group_distances(rows, changed, gof, x, scale, cap, priced, up, down, w, float(n_features),
+                            changed.shape[1])  # fmt: skip
+
+
+@_jit
+def _crossover(rows, changed, x, gof, u):
+    p, d = rows.shape
+    g = changed.shape[1]
+    n = p * (p - 1) // 2
+    out = np.empty((n, d))
+    out_changed = np.empty((n, g), dtype=np.bool_)
+    pick = np.empty(g, dtype=np.bool_)
+    t = 0
+    for i in range(p - 1):
+        for j in range(i + 1, p):
+            for c in range(g):
+                mi, mj = changed[i, c], changed[j, c]
+                pick[c] = mi and (not mj or u[t, c] < 0.5)
+                out_changed[t, c] = mi or mj
+            for c in range(d):
+                if pick[gof[c]]:
+                    out[t, c] = rows[i, c]
+                elif changed[j, gof[c]]:
+                    out[t, c] = rows[j, c]
+                else:
+                    out[t, c] = x[c]
+            t += 1
+    return out, out_changed
+
+
+def crossover(rows: np.ndarray, changed: np.ndarray, x: np.ndarray, gof: np.ndarray, u: np.ndarray):
+    """One child per pair (i < j, ``np.triu_indices`` order) of parents, as
+    :func:`geco.search.operators.crossover` builds it from its draws ``u`` (pairs, G)."""
+    return _crossover(np.ascontiguousarray(rows), np.ascontiguousarray(changed), x, gof, u)
+
+
+@_jit
+def _walk_back(rows, changed, count, x, gof, u):
+    n, d = rows.shape
+    g = changed.shape[1]
+    rounds = u.shape[0]
+    top = 0
+    for i in range(n):
+        top = max(top, count[i])
+    levels = 0
+    while (top >> (levels + 1)) >= 1:
+        levels += 1
+    per_round = 0
+    for s in range(levels):
+        for i in range(n):
+            if (count[i] >> (s + 1)) >= 1:
+                per_round += 1
+    out = np.empty((rounds * per_round, d))
+    out_changed = np.empty((rounds * per_round, g), dtype=np.bool_)
+    rank = np.empty((n, g), dtype=np.intp)
+    keys = np.empty(g)
+    order = np.empty(g, dtype=np.intp)
+    t = 0
+    for r in range(rounds):
+        for i in range(n):
+            for c in range(g):
+                keys[c] = u[r, i, c] if changed[i, c] else np.inf
+            for k in range(g):
+                order[k] = k
+            _insertion_order(keys, order, g)
+            for k in range(g):
+                rank[i, order[k]] = k
+        for s in range(levels):
+            for i in range(n):
+                size = count[i] >> (s + 1)
+                if size < 1:
+                    continue
+                for c in range(g):
+                    out_changed[t, c] = changed[i, c] and not rank[i, c] < size
+                for c in range(d):
+                    gc = gof[c]
+                    revert = changed[i, gc] and rank[i, gc] < size
+                    out[t, c] = x[c] if revert else rows[i, c]
+                t += 1
+    return out, out_changed
+
+
+def walk_back(rows: np.ndarray, changed: np.ndarray, count: np.ndarray, x: np.ndarray, gof: np.ndarray,
+              u: np.ndarray):  # fmt: skip
+    """The children of :func:`geco.search.operators.walk_back` for parents changing
+    ``count >= 2`` groups, from its draws ``u`` (rounds, parents, G), in its order."""
+    return _walk_back(np.ascontiguousarray(rows), np.ascontiguousarray(changed), count, x, gof, u)
+
+
+@_jit
+def _block_best(starts, n, score, top):
+    n_blocks = len(starts)
+    total = 0
+    for b in range(n_blocks):
+        end = starts[b + 1] if b + 1 < n_blocks else n
+        total += min(top, end - starts[b])
+    out = np.empty(total, dtype=np.intp)
+    t = 0
+    for b in range(n_blocks):
+        lo = starts[b]
+        end = starts[b + 1] if b + 1 < n_blocks else n
+        if top == 1:
+            best = lo
+            for i in range(lo + 1, end):
+                if score[i] < score[best]:
+                    best = i
+            out[t] = best
+            t += 1
+            continue
+        order = _stable_order(score[lo:end])
+        for k in range(min(top, end - lo)):
+            out[t] = lo + order[k]
+            t += 1
+    return out
+
+
+def block_best(starts: np.ndarray, n: int, score: np.ndarray, top: int = 1) -> np.ndarray:
+    """The ``top`` lowest-scored rows of each block (rows ``starts[b]`` up to the next start,
+    of ``n`` rows), blocks in order, each block's by score (ties: row order): what
+    ``np.lexsort((score, owner))`` keeps of each block's first ``top``."""
+    return _block_best(np.asarray(starts, dtype=np.intp), int(n), score, int(top))

@@ -1,0 +1,321 @@
+"""The compiled kernels (geco.search.kernels) against the numpy reference: on the same problems
+and draws, the same children, pools (hashes, distances, keys), scores, selections, archive and
+random stream, generation by generation, and the same explanations; and each kernel alone on
+random inputs, priced distances included."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import xgboost as xgb
+from sklearn.ensemble import RandomForestClassifier
+
+import geco
+from geco.datasets import load_dataset
+from geco.models import one_hot_pipeline
+from geco.problem.distance import DistanceSpec
+from geco.problem.feasible_space import feasible_space, group_domains
+from geco.problem.hashing import cell_hashes
+from geco.search import kernels
+from geco.search.config import SearchConfig
+from geco.search.loop import GeneticSearch, compiled_kernels, niche
+from geco.search.operators import Context, group_distances
+from geco.search.population import block_starts, key_order
+from geco.search.stacked import StackedSpaces
+from geco.search.start import context, seed_candidates
+from plaf_grammar import FeatureCosts
+
+# adult.plaf's rules plus a cost and a rule tying two groups (a cross rule the cascade repairs)
+ADULT_EXTRA = "\ncost up hours_per_week 2\ncf.hours_per_week >= cf.age - 30\n"
+TIE = "abs(cf.a - cf.b) <= 0.011"
+
+
+def _tied_proba(frame: pd.DataFrame) -> np.ndarray:
+    a, b, c = (frame[n].to_numpy() for n in "abc")
+    p = 0.1 + 0.2 * (a >= 0.7) + 0.2 * (b >= 0.7) + 0.2 * (c >= 0.6)
+    return np.column_stack([1 - p, p])
+
+
+def _forest(X, y):
+    return one_hot_pipeline(
+        X, RandomForestClassifier(30, max_depth=8, random_state=0, n_jobs=1)
+    ).fit(X, y)
+
+
+def _boosted(X, y):
+    model = xgb.XGBClassifier(n_estimators=40, max_depth=4, n_jobs=1, random_state=0)
+    return one_hot_pipeline(X, model).fit(X, y)
+
+
+def _bundled(name, fit, extra=""):
+    ds = load_dataset(name)
+    X, y = ds.X.iloc[:4000], ds.y.iloc[:4000]
+    model = fit(X, y)
+    constraints = (
+        ds.constraints.read_text() + extra
+        if hasattr(ds.constraints, "read_text")
+        else ds.constraints
+    )
+    explainer = geco.Explainer(model, X, constraints)
+    rows = np.flatnonzero(model.predict_proba(X)[:, 1] < 0.5)[:3]
+    return explainer, [X.iloc[[r]] for r in rows]
+
+
+def _tied():
+    rng = np.random.default_rng(7)
+    grid = np.round(np.arange(0, 1.0001, 0.02), 2)
+    X = pd.DataFrame(rng.choice(grid, size=(2000, 5)), columns=list("abcde"))
+    x = pd.DataFrame([[0.3, 0.3, 0.3, 0.5, 0.5]], columns=list("abcde"))
+    return geco.Explainer(_tied_proba, X, TIE), [x]
+
+
+CASES = {
+    "adult-rf-plaf": lambda: _bundled("adult", _forest),
+    "adult-rf-cost-tie": lambda: _bundled("adult", _forest, ADULT_EXTRA),
+    "credit-xgb-plaf": lambda: _bundled("credit", _boosted),
+    "compas-rf-plaf": lambda: _bundled("compas", _forest),
+    "tied-groups": _tied,
+}
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def case(request):
+    return CASES[request.param]()
+
+
+def _search(problem, config, seed, native):
+    ctx = context(problem, np.random.default_rng(seed))
+    config = SearchConfig(**{**config.__dict__, "native": native})
+    seeds = seed_candidates(problem, ctx, config)
+    scorer = problem.setting.scorer
+    return GeneticSearch(ctx, problem.scorer, problem.distance, config, problem.required, seeds,
+                         scorer.merge_below, scorer.merge_min_blocks)  # fmt: skip
+
+
+def _same(a, b, what):
+    """Equal arrays (or dataclasses of arrays, or tuples of them), bit for bit."""
+    if hasattr(a, "__dataclass_fields__"):
+        for name in a.__dataclass_fields__:
+            _same(getattr(a, name), getattr(b, name), f"{what}.{name}")
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b), what
+        for i, (u, v) in enumerate(zip(a, b)):
+            _same(u, v, f"{what}[{i}]")
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape, what
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), what
+    else:
+        assert a == b, what
+
+
+def _archive(search):
+    a = search.archive
+    return (
+        list(a.keys),
+        *(
+            getattr(a, f)[: a.n]
+            for f in ("rows", "changed", "words", "hashes", "prob", "dist", "score")
+        ),
+    )
+
+
+def test_kernels_load():
+    assert compiled_kernels() is kernels
+    assert compiled_kernels(False) is None
+
+
+def test_generations_match_the_reference_phase_by_phase(case):
+    """Both paths in lockstep: after every phase the same output and the same random state."""
+    explainer, rows = case
+    for i, x in enumerate(rows):
+        problem = explainer.problem(x)
+        ref, nat = (_search(problem, explainer.config, 100 + i, native) for native in (False, True))
+        assert ref.kernels is None and nat.kernels is kernels
+        pops = []
+        for s in (ref, nat):
+            first = s.to_pool(s.initial_population(), s.empty())
+            pops.append(s.select(s.empty(), s.evaluate(first))[0])
+        _same(*pops, "initial population")
+        growth = 1
+        for gen in range(6):
+            step = []
+            for s, pop in zip((ref, nat), pops):
+                cands = s.breed(pop, growth)
+                new = s.evaluate(s.to_pool(cands, pop))
+                selected, converged = s.select(pop, new)
+                kept, options = s.keep_options(selected)
+                polish = s.polish_candidates(kept) if len(s.archive) else None
+                step.append((cands, new, selected, converged, kept, options, polish, _archive(s),
+                             s.ctx.rng.bit_generator.state, dict(s.ctx.rejected)))  # fmt: skip
+            for name, u, v in zip(("children", "pool", "selection", "converged", "kept", "options", "polish",
+                                   "archive", "rng", "rejected"), *step):  # fmt: skip
+                _same(u, v, f"row {i} generation {gen}: {name}")
+            pops = [step[0][4], step[1][4]]
+            growth = 2 if gen == 3 else 1  # a restart's growth once
+
+
+def test_explanations_match_the_reference(case):
+    explainer, rows = case
+    for i, x in enumerate(rows):
+        ref = explainer.explain(x, random_state=i, native=False)
+        nat = explainer.explain(x, random_state=i)
+        pd.testing.assert_frame_equal(ref.counterfactuals, nat.counterfactuals)
+        for key in ("candidates_scored", "generations", "polish_rounds", "restarts", "stop"):
+            assert ref.stats[key] == nat.stats[key], key
+
+
+def test_environment_switch_selects_the_reference(monkeypatch):
+    monkeypatch.setenv("GECO_SEARCH_NATIVE", "0")
+    assert compiled_kernels() is None
+
+
+# --------------------------------------------------------------------------- kernels alone
+
+
+def _spec(rng, d, priced):
+    x = rng.integers(0, 6, d).astype(float)
+    categorical = rng.random(d) < 0.3
+    costs = None
+    if priced:
+        names = tuple(f"f{j}" for j in range(d))
+        costs = FeatureCosts(
+            names, tuple(rng.uniform(0.2, 1, d)), tuple(rng.uniform(0.2, 1, d)), ()
+        )
+    return DistanceSpec(x, rng.uniform(1, 9, d), categorical, (0.1, 0.2, 0.3, 0.4), costs)
+
+
+def _candidates(rng, x, n, gof, G):
+    changed = rng.random((n, G)) < 0.3
+    rows = np.tile(x, (n, 1))
+    mask = changed[:, gof]
+    rows[mask] = rng.integers(0, 6, int(mask.sum())) * 1.0
+    rows[n // 2 :] = rows[: n - n // 2]  # duplicates
+    changed[n // 2 :] = changed[: n - n // 2]
+    return rows, changed
+
+
+@pytest.mark.parametrize(("priced", "G"), [(False, 7), (True, 7), (False, 70)])
+def test_new_rows_equal_hashes_distances_and_first_rows(priced, G):
+    rng = np.random.default_rng(G + priced)
+    d = G + 3
+    gof = np.sort(np.concatenate([np.arange(G), rng.integers(0, G, 3)])).astype(np.intp)
+    spec = _spec(rng, d, priced)
+    rows, changed = _candidates(rng, spec.x, 600, gof, G)
+    r, c, v, diff = spec.cells(rows, changed[:, gof])
+    hashes = cell_hashes(r, c, v, len(rows))
+    old = hashes[rng.integers(0, len(rows), 40)]
+    _, first = np.unique(np.concatenate([old, hashes]), return_index=True)
+    first = np.sort(first[first >= len(old)] - len(old))
+    got = kernels.new_rows(rows, changed, gof, spec.cell_terms(), old)
+    _same(got[0], hashes, "hashes")
+    _same(got[1], spec.of_cells(r, diff, len(rows)), "distances")
+    _same(got[2], first, "first rows")
+    words = np.zeros((len(rows), max(1, -(-G // 64))), dtype=np.uint64)
+    for j in range(G):
+        words[changed[:, j], j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    _same(got[3], words, "key words")
+
+
+@pytest.mark.parametrize("priced", [False, True])
+def test_group_distances_equal_the_reference(priced):
+    rng = np.random.default_rng(3 + priced)
+    G, d = 6, 9
+    gof = np.array([0, 0, 1, 2, 2, 2, 3, 4, 5], dtype=np.intp)
+    spec = _spec(rng, d, priced)
+    rows, changed = _candidates(rng, spec.x, 300, gof, G)
+    ctx = Context(spec.x, tuple(f"f{j}" for j in range(d)), [None] * G, gof, [], [], [], rng)
+    expected = group_distances(ctx, rows, changed, spec)
+    ctx.kernels = kernels
+    _same(group_distances(ctx, rows, changed, spec), expected, "group distances")
+
+
+def test_smallest_keys_equal_numpy_ranks():
+    rng = np.random.default_rng(5)
+    allowed = rng.random((400, 20)) < 0.5
+    keys = rng.random(allowed.shape)
+    for count in (1, 3, 8, 25):
+        ranked = np.where(allowed, keys, np.inf)
+        expected = allowed & (np.argsort(np.argsort(ranked, axis=1), axis=1) < count)
+        _same(kernels.smallest(keys, allowed, count), expected, f"count {count}")
+
+
+def test_by_keys_equal_numpy_partition():
+    rng = np.random.default_rng(6)
+    weights = rng.uniform(0.1, 3, 500)
+    start = rng.integers(0, 300, 200)
+    lim = rng.integers(6, 200, 200)
+    exp = rng.standard_exponential((200, int(lim.max())))
+    cols = np.arange(exp.shape[1])
+    inside = cols[None, :] < lim[:, None]
+    keys = np.where(inside, exp / weights[np.where(inside, start[:, None] + cols, 0)], np.inf)
+    for m in (1, 5):
+        expected = np.sort(np.argpartition(keys, m - 1, axis=1)[:, :m], axis=1)
+        _same(kernels.by_keys(exp, weights, start, lim, m), expected, f"m {m}")
+
+
+def test_stacked_distinct_draws_equal_with_kernels():
+    rng = np.random.default_rng(8)
+    spaces = _toy_spaces(rng)
+    st = StackedSpaces.of(spaces)
+    group = rng.integers(0, len(spaces), 500)
+    a = st.draw_distinct(np.random.default_rng(1), group, 5)
+    b = st.draw_distinct(np.random.default_rng(1), group, 5, None, kernels)
+    _same(a, b, "draws")
+
+
+def _toy_spaces(rng):
+    """Feasible spaces of a few one-feature groups of 3 to 400 values (both draw paths)."""
+    sizes = (3, 12, 60, 400)
+    names = [f"g{i}" for i in range(len(sizes))]
+    data = np.column_stack([rng.integers(0, s, 3000) for s in sizes]).astype(float)
+    x = np.zeros(len(sizes))
+    spec = DistanceSpec(x, np.array(sizes, dtype=float), np.zeros(len(sizes), dtype=bool))
+    return feasible_space(
+        group_domains([(n,) for n in names], names, data), x, [None] * len(sizes), spec
+    )
+
+
+@pytest.mark.parametrize(("q", "k", "n_words"), [(4, 1, 1), (20, 3, 1), (100, 5, 1), (20, 3, 2)])
+def test_selection_equals_the_reference_on_many_deltas(q, k, n_words):
+    """Many Δ of a few rows each, ties in the scores: the top q, both niches and convergence
+    (keys of one and of two 64-bit words)."""
+    rng = np.random.default_rng(q)
+    n = 600
+    words = rng.integers(0, 18, (n, n_words)).astype(np.uint64)
+    words = words[key_order(words)]
+    dist = rng.integers(0, 50, n) / 50
+    scores = np.where(rng.random(n) < 0.5, dist, 1 + dist + rng.integers(0, 5, n) / 10)
+    estab = rng.random(n) < 0.9
+    starts = block_starts(words)
+    owner = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
+    order = np.argsort(scores, kind="stable")
+    keep = np.zeros(n, dtype=bool)
+    keep[order[:q]] = True
+    keep[niche(order, owner, len(starts), q, 2 * k, qualifies=scores == dist)] = True
+    keep[niche(order, owner, len(starts), q, q // 4)] = True
+    head = order[:k]
+    converged = bool(np.all(estab[head]) and np.all(scores[head] == dist[head]))
+    got, got_converged = kernels.selection(words, scores, dist, estab, q, k)
+    _same(got, np.flatnonzero(keep), "kept rows")
+    assert got_converged == converged
+    estab[:] = True
+    dist[order[:k]] = scores[order[:k]]
+    assert kernels.selection(words, scores, dist, estab, q, k)[1]
+
+
+def test_native_must_be_a_bool():
+    with pytest.raises(ValueError, match="native must be True or False"):
+        SearchConfig(native="yes").validate()
+
+
+@pytest.mark.parametrize("top", [1, 2, 5])
+def test_block_best_equals_lexsort(top):
+    rng = np.random.default_rng(top)
+    n = 500
+    owner = np.sort(rng.integers(0, 120, n))
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    score = rng.integers(0, 6, n) / 4  # many ties
+    score[rng.random(n) < 0.2] = np.inf
+    sizes = np.diff(np.append(starts, n))
+    order = np.lexsort((score, np.repeat(np.arange(len(starts)), sizes)))
+    expected = order[np.arange(n) - np.repeat(starts, sizes) < top]
+    _same(kernels.block_best(starts, n, score, top), expected, f"top {top}")

@@ -21,8 +21,10 @@ class SearchConfig:
 
     ``native``: run the generation's bookkeeping (de-duplication, distances, key words,
     selection, distinct draws) in compiled kernels (:mod:`geco.search.kernels`, numba), with
-    the same draws and results as the numpy reference (``native=False``). The environment
-    variable ``GECO_SEARCH_NATIVE=0`` turns the kernels off for every search; without numba
+    the same draws and results as the numpy reference (``native=False``, the default: loading
+    the kernels costs ~2 s CPU per process and compiling them ~18 s once per install, more than
+    they save on a few explanations). Install ``geco-cf[native]`` for them. The environment
+    variable ``GECO_SEARCH_NATIVE=1`` turns them on for every search, ``0`` off; without numba
     the reference runs."""
 
     k: int = 5
@@ -40,7 +42,7 @@ class SearchConfig:
     diversity: float = 0.1
     time_budget: float | None = None
     target: Target | None = None
-    native: bool = True
+    native: bool = False
 
     @property
     def goal(self) -> Target:

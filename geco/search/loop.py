@@ -102,8 +102,10 @@ CONCENTRATE_CHILDREN = 32
 
 def compiled_kernels(enabled: bool = True):
     """The compiled kernels (:mod:`geco.search.kernels`, imported here, not with geco) when
-    ``enabled``, numba is there and ``GECO_SEARCH_NATIVE`` is not "0"; else None (numpy)."""
-    if not enabled or os.environ.get("GECO_SEARCH_NATIVE", "1") == "0":
+    ``enabled`` or ``GECO_SEARCH_NATIVE`` is "1", unless it is "0", and numba is there; else
+    None (the numpy reference)."""
+    switch = os.environ.get("GECO_SEARCH_NATIVE", "")
+    if switch == "0" or not (enabled or switch == "1"):
         return None
     try:
         from geco.search import kernels

@@ -157,7 +157,7 @@ def test_explanations_match_the_reference(case):
     explainer, rows = case
     for i, x in enumerate(rows):
         ref = explainer.explain(x, random_state=i, native=False)
-        nat = explainer.explain(x, random_state=i)
+        nat = explainer.explain(x, random_state=i, native=True)
         pd.testing.assert_frame_equal(ref.counterfactuals, nat.counterfactuals)
         for key in ("candidates_scored", "generations", "polish_rounds", "restarts", "stop"):
             assert ref.stats[key] == nat.stats[key], key
@@ -166,6 +166,17 @@ def test_explanations_match_the_reference(case):
 def test_environment_switch_selects_the_reference(monkeypatch):
     monkeypatch.setenv("GECO_SEARCH_NATIVE", "0")
     assert compiled_kernels() is None
+
+
+def test_environment_switch_turns_the_kernels_on(monkeypatch):
+    monkeypatch.setenv("GECO_SEARCH_NATIVE", "1")
+    assert compiled_kernels(False) is kernels
+
+
+def test_the_reference_is_the_default():
+    """The kernels cost seconds to load per process, so a search asks for them."""
+    assert SearchConfig().native is False
+    assert compiled_kernels(SearchConfig().native) is None
 
 
 # --------------------------------------------------------------------------- kernels alone

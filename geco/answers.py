@@ -25,10 +25,17 @@ from geco.problem.setting import Setting
 from geco.result import Explanation
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.diversity import pick_distinct
+from geco.search.exact import ExactBudget, exact_search, relative_gap
 from geco.search.target import Target
 from plaf_grammar import CheckedProgram
 
-__all__ = ["already_desired_reason", "constraints_record", "explanation", "nothing_to_search"]
+__all__ = [
+    "already_desired_reason",
+    "constraints_record",
+    "exact_explanation",
+    "explanation",
+    "nothing_to_search",
+]
 
 
 def already_desired_reason(target: Target, score: float, threshold: float) -> str:
@@ -82,11 +89,17 @@ def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any
     if already_desired:
         return empty
     # x is the only row left (if any); its probability, up a hair for the rounding of a model call
-    bound = min(1.0, float(instance.probability) + 1e-12) if target is None or certifiable(target) else None
+    bound = (
+        min(1.0, float(instance.probability) + 1e-12)
+        if target is None or certifiable(target)
+        else None
+    )
     return replace(empty, outcome="proven_none", bound=bound)
 
 
-def model_decisions(setting: Setting, outcome: SearchOutcome, target: Target) -> tuple[SearchOutcome, np.ndarray]:
+def model_decisions(
+    setting: Setting, outcome: SearchOutcome, target: Target
+) -> tuple[SearchOutcome, np.ndarray]:
     """The final candidates, and which of them are counterfactuals by the model's own numbers
     (``predict_proba``, the margin or ``predict``). The rows an inexact engine's error bound
     cannot place (score within the bound of the target's edge, or NaN) get the model's own
@@ -100,7 +113,9 @@ def model_decisions(setting: Setting, outcome: SearchOutcome, target: Target) ->
     return replace(outcome, prob=prob), target.meets(prob)
 
 
-def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, cfg: SearchConfig) -> tuple[np.ndarray, np.ndarray, int]:
+def pick_counterfactuals(
+    problem: Problem, rows: np.ndarray, cand: np.ndarray, cfg: SearchConfig
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Up to k distinct counterfactuals among ``cand`` (indices into ``rows``, best first),
     each confirmed by the model's own probabilities; a candidate a compiled engine scored above
     the threshold but the model does not is dropped and the next one taken. Returns the picks,
@@ -108,7 +123,9 @@ def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, c
     setting, dropped = problem.setting, 0
     cand = np.asarray(cand, dtype=np.intp)
     while len(cand):
-        sel = pick_distinct(rows[cand], problem.x, cfg.k, cfg.diversity, setting.ranges, setting.categorical)
+        sel = pick_distinct(
+            rows[cand], problem.x, cfg.k, cfg.diversity, setting.ranges, setting.categorical
+        )
         prob = problem.model_proba(rows[cand[sel]])
         good = cfg.goal.meets(prob)
         if good.all():
@@ -118,7 +135,9 @@ def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, c
     return np.empty(0, dtype=np.intp), np.empty(0), dropped
 
 
-def best_attempts(problem: Problem, rows: np.ndarray, ok: np.ndarray, k: int, target: Target) -> tuple[np.ndarray, np.ndarray]:
+def best_attempts(
+    problem: Problem, rows: np.ndarray, ok: np.ndarray, k: int, target: Target
+) -> tuple[np.ndarray, np.ndarray]:
     """Without a counterfactual: the best k feasible candidates, the one closest to the target
     among them (the most probable), closest first."""
     pool = np.flatnonzero(ok)
@@ -148,9 +167,10 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     if len(picked):
         flags = np.ones(len(picked), dtype=bool)
         if len(picked) < cfg.k:
-            reason = (
-                f"only {len(picked)} distinct counterfactual(s) found (k = {cfg.k}"
-                + (f", diversity = {cfg.diversity}; diversity=0 lists the plain top k)" if cfg.diversity else ")")
+            reason = f"only {len(picked)} distinct counterfactual(s) found (k = {cfg.k}" + (
+                f", diversity = {cfg.diversity}; diversity=0 lists the plain top k)"
+                if cfg.diversity
+                else ")"
             )
     else:
         picked, prob = best_attempts(problem, rows, ok, cfg.k, goal)
@@ -229,3 +249,77 @@ def certified(problem: Problem, first: float | None, reason: str, threshold: flo
     stats["certificate_calls"] = calls
     stats["seconds_certificate"] = time.perf_counter() - t0
     return verdict, bound, gap, reason
+
+
+def search_incumbent(
+    problem: Problem, outcome: SearchOutcome, goal: Target
+) -> tuple[np.ndarray, float] | None:
+    """The search's closest counterfactual confirmed by the model's own numbers (an encoded full
+    row and its probability), None when it found none: exact mode starts from it."""
+    outcome, is_cf = model_decisions(problem.setting, outcome, goal)
+    cand = np.flatnonzero(is_cf & problem.satisfies(outcome.rows))
+    if not len(cand):
+        return None
+    cand = cand[np.argsort(problem.distances(outcome.rows[cand]), kind="stable")][:8]
+    prob = problem.model_proba(outcome.rows[cand])
+    good = np.flatnonzero(goal.meets(prob))
+    return (outcome.rows[cand[good[0]]], float(prob[good[0]])) if len(good) else None
+
+
+def with_row(
+    problem: Problem, outcome: SearchOutcome, row: np.ndarray, prob: float
+) -> SearchOutcome:
+    """``outcome`` with ``row`` (a counterfactual, its model probability ``prob``) first."""
+    dist = float(problem.distance(np.arange(len(problem.x)), row[None])[0])
+    changed = np.array([np.any(row[s.features] != problem.x[s.features]) for s in problem.spaces])
+    return replace(
+        outcome, rows=np.vstack([row, outcome.rows]), changed=np.vstack([changed, outcome.changed]),
+        prob=np.r_[prob, outcome.prob], dist=np.r_[dist, outcome.dist], score=np.r_[dist, outcome.score],
+    )  # fmt: skip
+
+
+def exact_explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: SearchConfig,
+                      stats: dict[str, Any], t_start: float, budget: ExactBudget) -> Explanation:  # fmt: skip
+    """The explanation of exact mode (:mod:`geco.search.exact`): branch and bound from the
+    search's best; its optimum is the first counterfactual and ``gap`` the relative distance gap
+    still open (0.0: proven optimal). Exhausting every allowed row without a counterfactual
+    proves there is none."""
+    goal = cfg.goal
+    if not certifiable(goal):
+        raise ValueError(
+            f"exact=True needs a probability target for one desired class (the bounds speak of it); got {goal.describe()}"
+        )
+    if budget.seconds is None and cfg.time_budget is not None:
+        budget = replace(
+            budget, seconds=max(0.0, cfg.time_budget - (time.perf_counter() - t_start))
+        )
+    incumbent = search_incumbent(problem, outcome, goal)
+    found = exact_search(problem, goal, cfg.threshold, budget, incumbent)
+    if found.improved:
+        outcome = with_row(problem, outcome, found.row, found.prob)
+    stats["exact"] = {
+        "stop": found.stop, "nodes": found.nodes, "candidates": found.candidates,
+        "bound_calls": found.bound_calls, "seconds": found.seconds,
+        "improved": found.improved,
+    }  # fmt: skip
+    result = explanation(problem, outcome, rejected, cfg, stats, t_start)
+    if found.row is not None:
+        result.gap = relative_gap(found.distance, found.floor)
+        if not found.proven:
+            why = (
+                f"stopped at its {'node' if found.stop == 'nodes' else 'time'} budget" if found.stop != "optimal"
+                else f"enumerated rows changing at most {budget.max_groups} group(s)"
+            )  # fmt: skip
+            note = f"exact mode {why}: the best found, its distance within {result.gap:.1%} of the optimum's"
+            result.reason = f"{result.reason}; {note}" if result.reason else note
+    elif found.proven and result.outcome != "proven_none":
+        bound = found.reach if result.bound is None else min(result.bound, found.reach)
+        why = (
+            "no counterfactual exists within the rules: exact mode enumerated or bounded every allowed row, "
+            "and none reaches the desired class"
+        )
+        result = replace(
+            result, outcome="proven_none", bound=bound, reason=f"{why}; the search: {result.reason}"
+        )
+    stats["seconds_total"] = time.perf_counter() - t_start
+    return result

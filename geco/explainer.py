@@ -30,12 +30,13 @@ from geco.problem.problem import Problem
 from geco.problem.setting import Setting
 from geco.result import Explanation
 from geco.search import SearchConfig
+from geco.search.exact import ExactBudget
 from geco.search.start import search
 from geco.search.target import Target
 from geco.targets import stated_target
 from plaf_grammar import Schema, SchemaError
 
-__all__ = ["ENGINES", "Explainer", "load"]
+__all__ = ["ENGINES", "Explainer", "exact_budget", "load"]
 
 
 def model_columns(model: Any, X: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -84,6 +85,18 @@ def budget_left(cfg: SearchConfig, t_start: float) -> SearchConfig:
     if cfg.time_budget is None:
         return cfg
     return replace(cfg, time_budget=max(0.0, cfg.time_budget - (time.perf_counter() - t_start)))
+
+
+def exact_budget(exact: Any) -> ExactBudget | None:
+    """What ``explain(exact=...)`` asks for: None (False: the heuristic search alone), the
+    default budget (True: no limit but the call's ``time_budget``) or the given ExactBudget."""
+    if exact is False or exact is None:
+        return None
+    if exact is True:
+        return ExactBudget()
+    if isinstance(exact, ExactBudget):
+        return exact
+    raise TypeError(f"exact must be True, False or a geco.ExactBudget, got {exact!r}")
 
 
 class Explainer:
@@ -215,9 +228,13 @@ class Explainer:
             )  # fmt: skip
         if categorical is not None:
             if schema is not None:
-                raise ValueError("give categorical= or schema=, not both (declare the kinds in the schema)")
+                raise ValueError(
+                    "give categorical= or schema=, not both (declare the kinds in the schema)"
+                )
             schema = categorical_schema(X, categorical, self.ignored_columns)
-        self.setting = Setting.build(model, X, constraints, self.stated_target.output, engine, schema)
+        self.setting = Setting.build(
+            model, X, constraints, self.stated_target.output, engine, schema
+        )
         target = self.stated_target.target(self.config.threshold, self.setting.seed_pool.proba)
         self.config = replace(self.config, target=target)
 
@@ -302,7 +319,9 @@ class Explainer:
         elif isinstance(x, dict):
             x = pd.DataFrame([x])
         if not isinstance(x, pd.DataFrame):
-            raise TypeError(f"x must be a one-row DataFrame, a Series or a dict, got {type(x).__name__}")
+            raise TypeError(
+                f"x must be a one-row DataFrame, a Series or a dict, got {type(x).__name__}"
+            )
         if len(x) != 1:
             raise ValueError(f"explain() takes exactly one row, got {len(x)}; use explain_many()")
         ignored = set(self.ignored_columns)
@@ -315,7 +334,9 @@ class Explainer:
         return x.drop(columns=[c for c in x.columns if c not in self.schema]).infer_objects()
 
     def _config(self, overrides: dict[str, Any]) -> SearchConfig:
-        fields = set(SearchConfig.__dataclass_fields__) - {"target"}  # set by the Explainer's arguments
+        fields = set(SearchConfig.__dataclass_fields__) - {
+            "target"
+        }  # set by the Explainer's arguments
         bad = set(overrides) - fields
         if bad:
             raise TypeError(f"unknown option(s) {sorted(bad)}; valid: {sorted(fields)}")
@@ -332,16 +353,34 @@ class Explainer:
         cfg = self._config(dict(overrides))
         return self.setting.problem(self.setting.instance(self._frame(x)), cfg.norm_weights)
 
-    def explain(self, x: Any, *, random_state: Any = None, **overrides: Any) -> Explanation:
+    def explain(
+        self,
+        x: Any,
+        *,
+        random_state: Any = None,
+        exact: bool | ExactBudget = False,
+        **overrides: Any,
+    ) -> Explanation:
         """Counterfactual explanations for one instance (a one-row DataFrame or Series).
 
         Options override the Explainer's knobs for this call. ``random_state`` (int or
         ``numpy.random.Generator``) makes the result reproducible. When no counterfactual is
         found, ``success`` is False and ``reason`` says why: the rule that removes every value
         of a group ``x`` must change, or that the model never reaches the desired class within
-        what the rules allow (with the best candidates, whose probabilities the reason quotes)."""
+        what the rules allow (with the best candidates, whose probabilities the reason quotes).
+
+        ``exact=True`` (or a :class:`geco.ExactBudget` of seconds, nodes, groups) then runs branch
+        and bound from the search's best (:mod:`geco.search.exact`): the first counterfactual is
+        the closest one within the rules and ``gap`` 0.0, or, at the budget, the best found and
+        the relative distance gap still open; ``stats["exact"]`` says what it cost."""
         t_start = time.perf_counter()
+        budget = exact_budget(exact)
         cfg = self._config(dict(overrides))
+        if budget is not None and not answers.certifiable(cfg.goal):
+            raise ValueError(
+                f"exact=True needs a probability target for one desired class (the bounds speak of it), "
+                f"not {cfg.goal.describe()}"
+            )
         instance = self.setting.instance(self._frame(x))
         rng = np.random.default_rng(random_state)
         stats: dict[str, Any] = cost_stats(self.setting.program)
@@ -358,10 +397,17 @@ class Explainer:
         stats["seconds_feasible_space"] = time.perf_counter() - t0
         why = empty_space_reason(problem)
         if why:
-            return answers.nothing_to_search(self.setting, instance, stats, t_start, why, target=goal)
+            return answers.nothing_to_search(
+                self.setting, instance, stats, t_start, why, target=goal
+            )
         outcome, ctx, seconds = search(problem, budget_left(cfg, t_start), rng)
         stats.update(seconds)
-        result = answers.explanation(problem, outcome, ctx.rejected, cfg, stats, t_start)
+        if budget is None:
+            result = answers.explanation(problem, outcome, ctx.rejected, cfg, stats, t_start)
+        else:
+            result = answers.exact_explanation(
+                problem, outcome, ctx.rejected, cfg, stats, t_start, budget
+            )
         if outcome.stop == "time_budget" and result.success:
             note = (
                 f"the search stopped at its time budget ({cfg.time_budget:g} s) after "
@@ -415,7 +461,9 @@ class Explainer:
         instance = self.setting.instance(self._frame(x))
         unknown = [f for f in delta if f not in self.schema]
         if unknown:
-            raise SchemaError(f"unknown feature(s) in delta: {unknown}; features: {list(self.schema.names)}")
+            raise SchemaError(
+                f"unknown feature(s) in delta: {unknown}; features: {list(self.schema.names)}"
+            )
         idx = tuple(sorted(self.schema.index(f) for f in delta))
         if not self.scorer.compiled:
             why = self.setting.engines.fallback_reason or "engine='blackbox' was requested"

@@ -29,13 +29,7 @@ from geco.search.exact import ExactBudget, exact_search, relative_gap
 from geco.search.target import Target
 from plaf_grammar import CheckedProgram
 
-__all__ = [
-    "already_desired_reason",
-    "constraints_record",
-    "exact_explanation",
-    "explanation",
-    "nothing_to_search",
-]
+__all__ = ["already_desired_reason", "constraints_record", "exact_explanation", "explanation", "nothing_to_search"]
 
 
 def already_desired_reason(target: Target, score: float, threshold: float) -> str:
@@ -89,17 +83,11 @@ def nothing_to_search(setting: Setting, instance: Instance, stats: dict[str, Any
     if already_desired:
         return empty
     # x is the only row left (if any); its probability, up a hair for the rounding of a model call
-    bound = (
-        min(1.0, float(instance.probability) + 1e-12)
-        if target is None or certifiable(target)
-        else None
-    )
+    bound = min(1.0, float(instance.probability) + 1e-12) if target is None or certifiable(target) else None
     return replace(empty, outcome="proven_none", bound=bound)
 
 
-def model_decisions(
-    setting: Setting, outcome: SearchOutcome, target: Target
-) -> tuple[SearchOutcome, np.ndarray]:
+def model_decisions(setting: Setting, outcome: SearchOutcome, target: Target) -> tuple[SearchOutcome, np.ndarray]:
     """The final candidates, and which of them are counterfactuals by the model's own numbers
     (``predict_proba``, the margin or ``predict``). The rows an inexact engine's error bound
     cannot place (score within the bound of the target's edge, or NaN) get the model's own
@@ -113,9 +101,7 @@ def model_decisions(
     return replace(outcome, prob=prob), target.meets(prob)
 
 
-def pick_counterfactuals(
-    problem: Problem, rows: np.ndarray, cand: np.ndarray, cfg: SearchConfig
-) -> tuple[np.ndarray, np.ndarray, int]:
+def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, cfg: SearchConfig) -> tuple[np.ndarray, np.ndarray, int]:
     """Up to k distinct counterfactuals among ``cand`` (indices into ``rows``, best first),
     each confirmed by the model's own probabilities; a candidate a compiled engine scored above
     the threshold but the model does not is dropped and the next one taken. Returns the picks,
@@ -123,9 +109,7 @@ def pick_counterfactuals(
     setting, dropped = problem.setting, 0
     cand = np.asarray(cand, dtype=np.intp)
     while len(cand):
-        sel = pick_distinct(
-            rows[cand], problem.x, cfg.k, cfg.diversity, setting.ranges, setting.categorical
-        )
+        sel = pick_distinct(rows[cand], problem.x, cfg.k, cfg.diversity, setting.ranges, setting.categorical)
         prob = problem.model_proba(rows[cand[sel]])
         good = cfg.goal.meets(prob)
         if good.all():
@@ -135,9 +119,7 @@ def pick_counterfactuals(
     return np.empty(0, dtype=np.intp), np.empty(0), dropped
 
 
-def best_attempts(
-    problem: Problem, rows: np.ndarray, ok: np.ndarray, k: int, target: Target
-) -> tuple[np.ndarray, np.ndarray]:
+def best_attempts(problem: Problem, rows: np.ndarray, ok: np.ndarray, k: int, target: Target) -> tuple[np.ndarray, np.ndarray]:
     """Without a counterfactual: the best k feasible candidates, the one closest to the target
     among them (the most probable), closest first."""
     pool = np.flatnonzero(ok)
@@ -167,10 +149,9 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     if len(picked):
         flags = np.ones(len(picked), dtype=bool)
         if len(picked) < cfg.k:
-            reason = f"only {len(picked)} distinct counterfactual(s) found (k = {cfg.k}" + (
-                f", diversity = {cfg.diversity}; diversity=0 lists the plain top k)"
-                if cfg.diversity
-                else ")"
+            reason = (
+                f"only {len(picked)} distinct counterfactual(s) found (k = {cfg.k}"
+                + (f", diversity = {cfg.diversity}; diversity=0 lists the plain top k)" if cfg.diversity else ")")
             )
     else:
         picked, prob = best_attempts(problem, rows, ok, cfg.k, goal)
@@ -305,7 +286,10 @@ def exact_explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, 
     result = explanation(problem, outcome, rejected, cfg, stats, t_start)
     if found.row is not None:
         result.gap = relative_gap(found.distance, found.floor)
-        if not found.proven:
+        if found.proven:
+            note = "exact mode: #1 is the closest counterfactual within the rules (proven, gap 0)"
+            result.reason = f"{result.reason}; {note}" if result.reason else note
+        else:
             why = (
                 f"stopped at its {'node' if found.stop == 'nodes' else 'time'} budget" if found.stop != "optimal"
                 else f"enumerated rows changing at most {budget.max_groups} group(s)"

@@ -228,13 +228,9 @@ class Explainer:
             )  # fmt: skip
         if categorical is not None:
             if schema is not None:
-                raise ValueError(
-                    "give categorical= or schema=, not both (declare the kinds in the schema)"
-                )
+                raise ValueError("give categorical= or schema=, not both (declare the kinds in the schema)")
             schema = categorical_schema(X, categorical, self.ignored_columns)
-        self.setting = Setting.build(
-            model, X, constraints, self.stated_target.output, engine, schema
-        )
+        self.setting = Setting.build(model, X, constraints, self.stated_target.output, engine, schema)
         target = self.stated_target.target(self.config.threshold, self.setting.seed_pool.proba)
         self.config = replace(self.config, target=target)
 
@@ -319,9 +315,7 @@ class Explainer:
         elif isinstance(x, dict):
             x = pd.DataFrame([x])
         if not isinstance(x, pd.DataFrame):
-            raise TypeError(
-                f"x must be a one-row DataFrame, a Series or a dict, got {type(x).__name__}"
-            )
+            raise TypeError(f"x must be a one-row DataFrame, a Series or a dict, got {type(x).__name__}")
         if len(x) != 1:
             raise ValueError(f"explain() takes exactly one row, got {len(x)}; use explain_many()")
         ignored = set(self.ignored_columns)
@@ -334,9 +328,7 @@ class Explainer:
         return x.drop(columns=[c for c in x.columns if c not in self.schema]).infer_objects()
 
     def _config(self, overrides: dict[str, Any]) -> SearchConfig:
-        fields = set(SearchConfig.__dataclass_fields__) - {
-            "target"
-        }  # set by the Explainer's arguments
+        fields = set(SearchConfig.__dataclass_fields__) - {"target"}  # set by the Explainer's arguments
         bad = set(overrides) - fields
         if bad:
             raise TypeError(f"unknown option(s) {sorted(bad)}; valid: {sorted(fields)}")
@@ -354,12 +346,7 @@ class Explainer:
         return self.setting.problem(self.setting.instance(self._frame(x)), cfg.norm_weights)
 
     def explain(
-        self,
-        x: Any,
-        *,
-        random_state: Any = None,
-        exact: bool | ExactBudget = False,
-        **overrides: Any,
+        self, x: Any, *, random_state: Any = None, exact: bool | ExactBudget = False, **overrides: Any
     ) -> Explanation:
         """Counterfactual explanations for one instance (a one-row DataFrame or Series).
 
@@ -378,8 +365,8 @@ class Explainer:
         cfg = self._config(dict(overrides))
         if budget is not None and not answers.certifiable(cfg.goal):
             raise ValueError(
-                f"exact=True needs a probability target for one desired class (the bounds speak of it), "
-                f"not {cfg.goal.describe()}"
+                "exact=True needs a probability target for one desired class (the bounds speak "
+                f"of it), not {cfg.goal.describe()}"
             )
         instance = self.setting.instance(self._frame(x))
         rng = np.random.default_rng(random_state)
@@ -397,9 +384,7 @@ class Explainer:
         stats["seconds_feasible_space"] = time.perf_counter() - t0
         why = empty_space_reason(problem)
         if why:
-            return answers.nothing_to_search(
-                self.setting, instance, stats, t_start, why, target=goal
-            )
+            return answers.nothing_to_search(self.setting, instance, stats, t_start, why, target=goal)
         outcome, ctx, seconds = search(problem, budget_left(cfg, t_start), rng)
         stats.update(seconds)
         if budget is None:
@@ -427,6 +412,7 @@ class Explainer:
         client: Any = None,
         as_frame: bool = False,
         chunk_size: int | None = None,
+        exact: bool | ExactBudget = False,
         **overrides: Any,
     ) -> list[Explanation] | pd.DataFrame:
         """One explanation per row of ``X``, in ``X``'s order (see :mod:`geco.batch`).
@@ -442,10 +428,12 @@ class Explainer:
         of ``n_jobs`` workers made for this call (needs ``geco-cf[dask]``). ``progress``: a tqdm bar
         on stderr for batches longer than a second in a terminal. ``as_frame``: return one tidy
         DataFrame (:func:`geco.batch.explanations_frame`) instead of the list. ``chunk_size``:
-        rows per task (default: up to 16). Other options override the knobs as in ``explain``."""
+        rows per task (default: up to 16). ``exact`` and the other options act as in ``explain``."""
         from geco.batch import explanations_frame, iter_explain
 
         self._config(dict(overrides))  # a bad option: one error now, not a failed row per row
+        if exact_budget(exact) is not None:  # exact mode per row (a bad value: one error now)
+            overrides = {**overrides, "exact": exact}
         results = list(
             iter_explain(
                 self, X, n_jobs=n_jobs, backend=backend, progress=progress, random_state=random_state,
@@ -461,9 +449,7 @@ class Explainer:
         instance = self.setting.instance(self._frame(x))
         unknown = [f for f in delta if f not in self.schema]
         if unknown:
-            raise SchemaError(
-                f"unknown feature(s) in delta: {unknown}; features: {list(self.schema.names)}"
-            )
+            raise SchemaError(f"unknown feature(s) in delta: {unknown}; features: {list(self.schema.names)}")
         idx = tuple(sorted(self.schema.index(f) for f in delta))
         if not self.scorer.compiled:
             why = self.setting.engines.fallback_reason or "engine='blackbox' was requested"

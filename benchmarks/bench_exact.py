@@ -44,7 +44,9 @@ def brute_force(problem, threshold: float = 0.5, max_groups: int = 2) -> float:
     groups that satisfies the program and that the model's own ``predict_proba`` puts above
     ``threshold`` (inf: none)."""
     required = tuple(int(g) for g in np.flatnonzero(problem.required))
-    optional = [g for g in range(len(problem.spaces)) if g not in required and len(problem.spaces[g])]
+    optional = [
+        g for g in range(len(problem.spaces)) if g not in required and len(problem.spaces[g])
+    ]
     if any(len(problem.spaces[g]) == 0 for g in required) or len(required) > max_groups:
         return float("inf")
     best = float("inf")
@@ -67,9 +69,9 @@ def brute_force(problem, threshold: float = 0.5, max_groups: int = 2) -> float:
     return best
 
 
-def _timed(fn):
+def _timed(fn, *args, **kwargs):
     w, c = time.perf_counter(), time.process_time()
-    out = fn()
+    out = fn(*args, **kwargs)
     return out, time.perf_counter() - w, time.process_time() - c
 
 
@@ -83,14 +85,31 @@ def run(n_rows: int) -> str:
     for r in rows:
         x = data.X.iloc[[r]]
         bf = brute_force(explainer.problem(x))
-        heur, hw, hc = _timed(lambda: explainer.explain(x, random_state=r, k=1))
-        two, tw, tc = _timed(lambda: explainer.explain(x, random_state=r, k=1, exact=ExactBudget(max_groups=2)))
-        full, fw, fc = _timed(lambda: explainer.explain(x, random_state=r, k=1, exact=True))
+        heur, hw, hc = _timed(explainer.explain, x, random_state=r, k=1)
+        two, tw, tc = _timed(
+            explainer.explain, x, random_state=r, k=1, exact=ExactBudget(max_groups=2)
+        )
+        full, fw, fc = _timed(explainer.explain, x, random_state=r, k=1, exact=True)
 
         def dist(e):
             return float(e.counterfactuals["distance"].iloc[0]) if e.success else float("inf")
 
-        rec.append((bf, dist(heur), dist(two), dist(full), hw, hc, tw, tc, fw, fc, full.gap, full.stats["exact"]))
+        rec.append(
+            (
+                bf,
+                dist(heur),
+                dist(two),
+                dist(full),
+                hw,
+                hc,
+                tw,
+                tc,
+                fw,
+                fc,
+                full.gap,
+                full.stats["exact"],
+            )
+        )
         print(f"row {r}: brute {bf:.5f} heur {dist(heur):.5f} exact2 {dist(two):.5f} exact {dist(full):.5f} "
               f"({hw:.3f} / {tw:.3f} / {fw:.3f} s) gap {full.gap}", flush=True)  # fmt: skip
     a = np.array([t[:10] for t in rec], dtype=np.float64)
@@ -110,7 +129,9 @@ def run(n_rows: int) -> str:
         return f"{np.median(a[:, col]):.3f} / {np.percentile(a[:, col], 90):.3f}"
 
     cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    name = next((ln.split(":", 1)[1].strip() for ln in cpu.splitlines() if ln.startswith("Model name")), "?")
+    name = next(
+        (ln.split(":", 1)[1].strip() for ln in cpu.splitlines() if ln.startswith("Model name")), "?"
+    )
     lines = [
         f"Adult, default random forest (100 trees, depth 10), bundled program, the first {len(rec)} undesired "
         f"rows among the first 3000; {name} (AVX-512: yes), 2 cores shared with other jobs (wall times noisy; CPU "
@@ -144,7 +165,10 @@ def write_readme(body: str) -> None:
     if pattern.search(text):
         text = pattern.sub(lambda _: block, text, count=1)
     else:
-        text = text.rstrip("\n") + f"\n\n## bench_exact.py: exact mode against brute force\n\n{block}\n"
+        text = (
+            text.rstrip("\n")
+            + f"\n\n## bench_exact.py: exact mode against brute force\n\n{block}\n"
+        )
     path.write_text(text)
 
 

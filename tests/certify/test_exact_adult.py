@@ -32,7 +32,9 @@ def test_exact_against_brute_force(name, brute_force):
     data = geco.datasets.load_dataset(name)
     X, y = data.X.iloc[:3000], data.y.iloc[:3000]
     model = one_hot_pipeline(X, RandomForestClassifier(20, max_depth=6, random_state=0)).fit(X, y)
-    explainer = geco.Explainer(model, X, constraints=data.constraints, desired_class=data.desired_class)
+    explainer = geco.Explainer(
+        model, X, constraints=data.constraints, desired_class=data.desired_class
+    )
     col = list(model.classes_).index(data.desired_class)
     rows = np.flatnonzero(model.predict_proba(X)[:, col] <= 0.5)[:3]
     for r in rows:
@@ -45,7 +47,9 @@ def test_exact_against_brute_force(name, brute_force):
             assert two.counterfactuals["distance"].iloc[0] == pytest.approx(optimum, rel=1e-9)
             assert full.gap == 0.0
             assert full.counterfactuals["distance"].iloc[0] <= optimum * (1 + 1e-9)
-            first = explainer.schema.encode(full.counterfactuals[list(explainer.schema.names)].iloc[:1])
+            first = explainer.schema.encode(
+                full.counterfactuals[list(explainer.schema.names)].iloc[:1]
+            )
             assert problem.satisfies(first).all() and (problem.model_proba(first) > 0.5).all()
         else:
             assert not two.success or two.gap > 0.0  # a farther answer changes 3+ groups

@@ -129,6 +129,26 @@ class _Parts:
             + w3 * total[..., 3]
         )
 
+    def within(self, groups: tuple[int, ...], limit: float) -> list[np.ndarray] | None:
+        """Per group of ``groups``, the indices of its tuples that can be part of a row closer
+        than ``limit`` (the tuple's parts with every other group's least; None: some group has
+        none): the cross product shrinks before it is formed."""
+        if not np.isfinite(limit):
+            return [np.arange(len(self.parts[g])) for g in groups]
+        least = self.least[list(groups)]
+        out = []
+        for i, g in enumerate(groups):
+            rest = np.delete(least, i, axis=0)
+            total = self.parts[g].copy()
+            total[:, :3] += rest[:, :3].sum(axis=0)
+            if len(rest):
+                np.maximum(total[:, 3], rest[:, 3].max(), out=total[:, 3])
+            keep = np.flatnonzero(self.combine(total) < limit)
+            if not len(keep):
+                return None
+            out.append(keep)
+        return out
+
     def floor(self, groups: tuple[int, ...]) -> float:
         """A lower bound on the distance of any row changing (at least) ``groups``."""
         if not groups:
@@ -183,15 +203,18 @@ class _Exact:
     def enumerate(self, groups: tuple[int, ...]) -> None:
         """The rows changing exactly ``groups``: the closest that is a counterfactual, if closer
         than the incumbent, becomes the incumbent (see the module docstring)."""
-        sizes = np.array([len(self.spaces[g]) for g in groups], dtype=np.int64)
+        limit = self.best * (1 + SLACK)
+        kept = self.parts.within(groups, limit)
+        if kept is None:
+            return
+        sizes = np.array([len(k) for k in kept], dtype=np.int64)
         total = int(np.prod(sizes))
         feats = np.concatenate([self.spaces[g].features for g in groups])
         order = np.argsort(feats, kind="stable")
         delta = tuple(int(f) for f in feats[order])
-        limit = self.best * (1 + SLACK)
         for start in range(0, total, CHUNK):
             flat = np.arange(start, min(total, start + CHUNK), dtype=np.int64)
-            picks = np.unravel_index(flat, tuple(sizes))
+            picks = [k[pick] for k, pick in zip(kept, np.unravel_index(flat, tuple(sizes)))]
             summed = np.zeros((len(flat), 4))
             for g, pick in zip(groups, picks):
                 p = self.parts.parts[g][pick]

@@ -200,19 +200,22 @@ class _Exact:
         return None if b is None else float(b)
 
     # ---------------------------------------------------------------- one set
-    def enumerate(self, groups: tuple[int, ...]) -> None:
+    def enumerate(self, groups: tuple[int, ...]) -> bool:
         """The rows changing exactly ``groups``: the closest that is a counterfactual, if closer
-        than the incumbent, becomes the incumbent (see the module docstring)."""
+        than the incumbent, becomes the incumbent (see the module docstring). False when the
+        time budget ran out before every row was seen."""
         limit = self.best * (1 + SLACK)
         kept = self.parts.within(groups, limit)
         if kept is None:
-            return
+            return True
         sizes = np.array([len(k) for k in kept], dtype=np.int64)
         total = int(np.prod(sizes))
         feats = np.concatenate([self.spaces[g].features for g in groups])
         order = np.argsort(feats, kind="stable")
         delta = tuple(int(f) for f in feats[order])
         for start in range(0, total, CHUNK):
+            if start and self.deadline is not None and time.perf_counter() >= self.deadline:
+                return False
             flat = np.arange(start, min(total, start + CHUNK), dtype=np.int64)
             picks = [k[pick] for k, pick in zip(kept, np.unravel_index(flat, tuple(sizes)))]
             summed = np.zeros((len(flat), 4))
@@ -227,6 +230,7 @@ class _Exact:
             keep = keep[np.argsort(dist[keep], kind="stable")]
             if self._score_sorted(groups, [pk[keep] for pk in picks], delta, order):
                 limit = self.best * (1 + SLACK)
+        return True
 
     def _score_sorted(self, groups: tuple[int, ...], picks: list[np.ndarray], delta: tuple[int, ...],
                       order: np.ndarray) -> bool:  # fmt: skip
@@ -292,6 +296,8 @@ class _Exact:
 
     # ---------------------------------------------------------------- the walk
     def run(self, t_start: float) -> ExactResult:
+        seconds = self.budget.seconds
+        self.deadline = None if seconds is None else t_start + seconds
         G = len(self.spaces)
         optional = [g for g in range(G) if g not in self.required and len(self.spaces[g])]
         if any(len(self.spaces[g]) == 0 for g in self.required):
@@ -331,8 +337,10 @@ class _Exact:
                 alone = self.upper(groups, ()) if free else sub
                 if alone is not None and alone < self.threshold:
                     self.reach = max(self.reach, alone)
-                else:
-                    self.enumerate(groups)
+                elif not self.enumerate(groups):  # out of time within this set: it stays open
+                    heapq.heappush(heap, (floor, -1, groups, len(optional)))
+                    stop = "time"
+                    break
             for i in range(nxt, len(optional)):
                 child = tuple(sorted((*groups, optional[i])))
                 f = self.parts.floor(child)

@@ -86,6 +86,8 @@ def test_node_budget_leaves_a_valid_best_and_a_gap(bench):
     is kept with gap > 0, the counterfactual still valid."""
     seen = 0
     for seed in range(60):
+        if seen >= 4:
+            break
         case = bench.random_case(3000 + seed)
         explainer = _explainer(case)
         for row in _undesired(explainer, case, 2):
@@ -123,3 +125,30 @@ def test_bad_exact_argument():
         explainer.explain(data.X.iloc[[0]], exact="yes")
     with pytest.raises(ValueError, match="ExactBudget.nodes"):
         ExactBudget(nodes=0)
+
+
+def test_time_budget_leaves_a_valid_best_and_a_gap(bench):
+    """No time at all: the search's best is kept, valid, with an honest gap > 0."""
+    seen = 0
+    for seed in range(60):
+        if seen >= 4:
+            break
+        case = bench.random_case(3000 + seed)
+        explainer = _explainer(case)
+        for row in _undesired(explainer, case, 2):
+            x = case.X.iloc[[row]]
+            full = explainer.explain(x, random_state=0, exact=True)
+            if full.outcome != "found" or full.stats["exact"]["nodes"] < 3:
+                continue
+            cut = explainer.explain(x, random_state=0, exact=ExactBudget(seconds=1e-9))
+            if cut.outcome != "found":
+                continue
+            seen += 1
+            assert cut.stats["exact"]["stop"] == "time" and "time budget" in cut.reason
+            assert cut.gap is not None and 0.0 < cut.gap <= 1.0
+            first = _encoded(explainer, cut)
+            problem = explainer.problem(x)
+            assert problem.satisfies(first).all() and (problem.model_proba(first) > 0.5).all()
+            lo = cut.counterfactuals["distance"].iloc[0] * (1 - cut.gap)
+            assert full.counterfactuals["distance"].iloc[0] >= lo - 1e-12
+    assert seen >= 3

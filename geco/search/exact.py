@@ -159,20 +159,20 @@ class _Parts:
 
 
 class _Exact:
+    """One run of the branch and bound: the incumbent, the bounds and the walk."""
+
     def __init__(self, problem: Problem, goal: Target, threshold: float, budget: ExactBudget,
                  incumbent: tuple[np.ndarray, float] | None):  # fmt: skip
         self.problem = problem
         self.goal = goal
         self.threshold = threshold
         self.budget = budget
-        self.setting = problem.setting
         self.scorer = problem.scorer  # bound to x: scores Δ blocks
         self.engine = problem.setting.scorer
         self.parts = _Parts(problem)
         self.spaces = problem.spaces
         self.required = tuple(int(g) for g in np.flatnonzero(problem.required))
         self.allowed = allowed_tuples(problem)
-        self.own = [problem.x[s.features][None] for s in problem.spaces]
         self.best_row: np.ndarray | None = None
         self.best = np.inf
         self.best_prob = float("nan")

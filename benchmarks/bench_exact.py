@@ -257,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", type=int, default=40, help="undesired Adult rows")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument(
+        "--versus-rows", type=int, default=15, help="rows per setting against the heuristic"
+    )
+    ap.add_argument(
         "--share-rows",
         type=int,
         default=30,

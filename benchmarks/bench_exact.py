@@ -269,10 +269,14 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     table = run(args.rows)
     print(table)
-    versus = versus_heuristic(args.versus_rows)
+    versus = versus_heuristic(args.versus_rows) if args.versus_rows else ""
     table += (
-        "\n\nExact mode against the heuristic search elsewhere (default random forest; "
-        f"strict = bench_certify.py's strict program):\n\n{versus}"
+        ""
+        if not versus
+        else (
+            "\n\nExact mode against the heuristic search elsewhere (default random forest; "
+            f"strict = bench_certify.py's strict program):\n\n{versus}"
+        )
     )
     shares = certificate_share(args.share_rows)
     table += (

@@ -270,10 +270,9 @@ def exact_explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, 
         raise ValueError(
             f"exact=True needs a probability target for one desired class (the bounds speak of it); got {goal.describe()}"
         )
-    if budget.seconds is None and cfg.time_budget is not None:
-        budget = replace(
-            budget, seconds=max(0.0, cfg.time_budget - (time.perf_counter() - t_start))
-        )
+    if cfg.time_budget is not None:
+        left = max(1e-9, cfg.time_budget - (time.perf_counter() - t_start))
+        budget = replace(budget, seconds=left if budget.seconds is None else min(left, budget.seconds))
     incumbent = search_incumbent(problem, outcome, goal)
     found = exact_search(problem, goal, cfg.threshold, budget, incumbent)
     if found.improved:

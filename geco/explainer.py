@@ -87,13 +87,18 @@ def budget_left(cfg: SearchConfig, t_start: float) -> SearchConfig:
     return replace(cfg, time_budget=max(0.0, cfg.time_budget - (time.perf_counter() - t_start)))
 
 
+#: seconds of branch and bound ``explain(exact=True)`` may spend (ExactBudget(seconds=None): no limit)
+EXACT_SECONDS = 10.0
+
+
 def exact_budget(exact: Any) -> ExactBudget | None:
     """What ``explain(exact=...)`` asks for: None (False: the heuristic search alone), the
-    default budget (True: no limit but the call's ``time_budget``) or the given ExactBudget."""
+    default budget (True: ``EXACT_SECONDS`` of branch and bound, less if the call's
+    ``time_budget`` ends first) or the given ExactBudget."""
     if exact is False or exact is None:
         return None
     if exact is True:
-        return ExactBudget()
+        return ExactBudget(seconds=EXACT_SECONDS)
     if isinstance(exact, ExactBudget):
         return exact
     raise TypeError(f"exact must be True, False or a geco.ExactBudget, got {exact!r}")

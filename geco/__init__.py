@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from geco.laws import suggest
     from geco.report import report
     from geco.result import Explanation
+    from geco.search.exact import ExactBudget
 
 __all__ = [
-    "ENGINES", "BlackBoxScorer", "Explainer", "Explanation", "UnsupportedModelError", "datasets", "load", "report",
+    "ENGINES", "BlackBoxScorer", "ExactBudget", "Explainer", "Explanation", "UnsupportedModelError", "datasets", "load", "report",
     "suggest",
 ]  # fmt: skip
 __version__ = "0.1.0"
@@ -36,6 +37,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "UnsupportedModelError": ("codegen", "UnsupportedModel"),
     "datasets": ("geco.datasets", None),
     "Explainer": ("geco.explainer", "Explainer"),
+    "ExactBudget": ("geco.search.exact", "ExactBudget"),
     "load": ("geco.explainer", "load"),
     "report": ("geco.report", "report"),
     "Explanation": ("geco.result", "Explanation"),

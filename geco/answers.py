@@ -25,10 +25,11 @@ from geco.problem.setting import Setting
 from geco.result import Explanation
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.diversity import pick_distinct
+from geco.search.exact import ExactBudget, exact_search, relative_gap
 from geco.search.target import Target
 from plaf_grammar import CheckedProgram
 
-__all__ = ["already_desired_reason", "constraints_record", "explanation", "nothing_to_search"]
+__all__ = ["already_desired_reason", "constraints_record", "exact_explanation", "explanation", "nothing_to_search"]
 
 
 def already_desired_reason(target: Target, score: float, threshold: float) -> str:
@@ -229,3 +230,79 @@ def certified(problem: Problem, first: float | None, reason: str, threshold: flo
     stats["certificate_calls"] = calls
     stats["seconds_certificate"] = time.perf_counter() - t0
     return verdict, bound, gap, reason
+
+
+def search_incumbent(
+    problem: Problem, outcome: SearchOutcome, goal: Target
+) -> tuple[np.ndarray, float] | None:
+    """The search's closest counterfactual confirmed by the model's own numbers (an encoded full
+    row and its probability), None when it found none: exact mode starts from it."""
+    outcome, is_cf = model_decisions(problem.setting, outcome, goal)
+    cand = np.flatnonzero(is_cf & problem.satisfies(outcome.rows))
+    if not len(cand):
+        return None
+    cand = cand[np.argsort(problem.distances(outcome.rows[cand]), kind="stable")][:8]
+    prob = problem.model_proba(outcome.rows[cand])
+    good = np.flatnonzero(goal.meets(prob))
+    return (outcome.rows[cand[good[0]]], float(prob[good[0]])) if len(good) else None
+
+
+def with_row(
+    problem: Problem, outcome: SearchOutcome, row: np.ndarray, prob: float
+) -> SearchOutcome:
+    """``outcome`` with ``row`` (a counterfactual, its model probability ``prob``) first."""
+    dist = float(problem.distance(np.arange(len(problem.x)), row[None])[0])
+    changed = np.array([np.any(row[s.features] != problem.x[s.features]) for s in problem.spaces])
+    return replace(
+        outcome, rows=np.vstack([row, outcome.rows]), changed=np.vstack([changed, outcome.changed]),
+        prob=np.r_[prob, outcome.prob], dist=np.r_[dist, outcome.dist], score=np.r_[dist, outcome.score],
+    )  # fmt: skip
+
+
+def exact_explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: SearchConfig,
+                      stats: dict[str, Any], t_start: float, budget: ExactBudget) -> Explanation:  # fmt: skip
+    """The explanation of exact mode (:mod:`geco.search.exact`): branch and bound from the
+    search's best; its optimum is the first counterfactual and ``gap`` the relative distance gap
+    still open (0.0: proven optimal). Exhausting every allowed row without a counterfactual
+    proves there is none."""
+    goal = cfg.goal
+    if not certifiable(goal):
+        raise ValueError(
+            f"exact=True needs a probability target for one desired class (the bounds speak of it); got {goal.describe()}"
+        )
+    if cfg.time_budget is not None:
+        left = max(1e-9, cfg.time_budget - (time.perf_counter() - t_start))
+        budget = replace(budget, seconds=left if budget.seconds is None else min(left, budget.seconds))
+    incumbent = search_incumbent(problem, outcome, goal)
+    found = exact_search(problem, goal, cfg.threshold, budget, incumbent)
+    if found.improved:
+        outcome = with_row(problem, outcome, found.row, found.prob)
+    stats["exact"] = {
+        "stop": found.stop, "nodes": found.nodes, "candidates": found.candidates,
+        "bound_calls": found.bound_calls, "seconds": found.seconds,
+        "improved": found.improved,
+    }  # fmt: skip
+    result = explanation(problem, outcome, rejected, cfg, stats, t_start)
+    if found.row is not None:
+        result.gap = relative_gap(found.distance, found.floor)
+        if found.proven:
+            note = "exact mode: #1 is the closest counterfactual within the rules (proven, gap 0)"
+            result.reason = f"{result.reason}; {note}" if result.reason else note
+        else:
+            why = (
+                f"stopped at its {'node' if found.stop == 'nodes' else 'time'} budget" if found.stop != "optimal"
+                else f"enumerated rows changing at most {budget.max_groups} group(s)"
+            )  # fmt: skip
+            note = f"exact mode {why}: the best found, its distance within {result.gap:.1%} of the optimum's"
+            result.reason = f"{result.reason}; {note}" if result.reason else note
+    elif found.proven and result.outcome != "proven_none":
+        bound = found.reach if result.bound is None else min(result.bound, found.reach)
+        why = (
+            "no counterfactual exists within the rules: exact mode enumerated or bounded every allowed row, "
+            "and none reaches the desired class"
+        )
+        result = replace(
+            result, outcome="proven_none", bound=bound, reason=f"{why}; the search: {result.reason}"
+        )
+    stats["seconds_total"] = time.perf_counter() - t_start
+    return result

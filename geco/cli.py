@@ -295,7 +295,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         args.row = first if not getattr(args, "dropped_rows", None) else int(X.index[first])
         print(f"(--row not given: row {args.row} is the first the model does not score "
               f"{desired!r})", file=sys.stderr)
-    result = explainer.explain(_row(args, X), random_state=args.seed)
+    result = explainer.explain(_row(args, X), random_state=args.seed, exact=args.exact)
     if out_format is not None:
         writer = _open_writer(args.out, out_format, {"engine": explainer.engine}, append=False)
         writer.write(result)
@@ -442,6 +442,7 @@ def _explain_batch(args, explainer, X, out_format: str | None, meta: dict) -> in
     results = iter_explain(
         explainer, X, n_jobs=args.n_jobs, backend=args.backend, progress=not args.no_progress,
         random_state=args.seed, client=client, positions=todo if args.resume else None,
+        overrides={"exact": True} if args.exact else None,
     )  # fmt: skip
     if out_format is not None:
         writer = _open_writer(args.out, out_format, meta, append=args.resume)
@@ -671,6 +672,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-generations", type=int, dest="max_generations")
     p.add_argument("--time-budget", type=float, dest="time_budget", metavar="SECONDS",
                    help="stop each explanation's search after this many seconds, with the best so far")
+    p.add_argument("--exact", action="store_true", help="branch and bound to the closest "
+                   "counterfactual within the rules after the search (gap 0.0 = proven optimal; "
+                   "--time-budget bounds it too)")  # fmt: skip
     p.add_argument("--threshold", type=float, help="the desired class's probability cutoff: "
                    "a counterfactual has p > THRESHOLD (default 0.5)")  # fmt: skip
     p.add_argument("--desired-range", type=_parse_range, dest="desired_range", metavar="LO:HI",

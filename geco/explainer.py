@@ -30,12 +30,13 @@ from geco.problem.problem import Problem
 from geco.problem.setting import Setting
 from geco.result import Explanation
 from geco.search import SearchConfig
+from geco.search.exact import ExactBudget
 from geco.search.start import search
 from geco.search.target import Target
 from geco.targets import stated_target
 from plaf_grammar import Schema, SchemaError
 
-__all__ = ["ENGINES", "Explainer", "load"]
+__all__ = ["ENGINES", "Explainer", "exact_budget", "load"]
 
 
 def model_columns(model: Any, X: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -84,6 +85,23 @@ def budget_left(cfg: SearchConfig, t_start: float) -> SearchConfig:
     if cfg.time_budget is None:
         return cfg
     return replace(cfg, time_budget=max(0.0, cfg.time_budget - (time.perf_counter() - t_start)))
+
+
+#: seconds of branch and bound ``explain(exact=True)`` may spend (ExactBudget(seconds=None): no limit)
+EXACT_SECONDS = 10.0
+
+
+def exact_budget(exact: Any) -> ExactBudget | None:
+    """What ``explain(exact=...)`` asks for: None (False: the heuristic search alone), the
+    default budget (True: ``EXACT_SECONDS`` of branch and bound, less if the call's
+    ``time_budget`` ends first) or the given ExactBudget."""
+    if exact is False or exact is None:
+        return None
+    if exact is True:
+        return ExactBudget(seconds=EXACT_SECONDS)
+    if isinstance(exact, ExactBudget):
+        return exact
+    raise TypeError(f"exact must be True, False or a geco.ExactBudget, got {exact!r}")
 
 
 class Explainer:
@@ -332,16 +350,29 @@ class Explainer:
         cfg = self._config(dict(overrides))
         return self.setting.problem(self.setting.instance(self._frame(x)), cfg.norm_weights)
 
-    def explain(self, x: Any, *, random_state: Any = None, **overrides: Any) -> Explanation:
+    def explain(
+        self, x: Any, *, random_state: Any = None, exact: bool | ExactBudget = False, **overrides: Any
+    ) -> Explanation:
         """Counterfactual explanations for one instance (a one-row DataFrame or Series).
 
         Options override the Explainer's knobs for this call. ``random_state`` (int or
         ``numpy.random.Generator``) makes the result reproducible. When no counterfactual is
         found, ``success`` is False and ``reason`` says why: the rule that removes every value
         of a group ``x`` must change, or that the model never reaches the desired class within
-        what the rules allow (with the best candidates, whose probabilities the reason quotes)."""
+        what the rules allow (with the best candidates, whose probabilities the reason quotes).
+
+        ``exact=True`` (or a :class:`geco.ExactBudget` of seconds, nodes, groups) then runs branch
+        and bound from the search's best (:mod:`geco.search.exact`): the first counterfactual is
+        the closest one within the rules and ``gap`` 0.0, or, at the budget, the best found and
+        the relative distance gap still open; ``stats["exact"]`` says what it cost."""
         t_start = time.perf_counter()
+        budget = exact_budget(exact)
         cfg = self._config(dict(overrides))
+        if budget is not None and not answers.certifiable(cfg.goal):
+            raise ValueError(
+                "exact=True needs a probability target for one desired class (the bounds speak "
+                f"of it), not {cfg.goal.describe()}"
+            )
         instance = self.setting.instance(self._frame(x))
         rng = np.random.default_rng(random_state)
         stats: dict[str, Any] = cost_stats(self.setting.program)
@@ -361,7 +392,12 @@ class Explainer:
             return answers.nothing_to_search(self.setting, instance, stats, t_start, why, target=goal)
         outcome, ctx, seconds = search(problem, budget_left(cfg, t_start), rng)
         stats.update(seconds)
-        result = answers.explanation(problem, outcome, ctx.rejected, cfg, stats, t_start)
+        if budget is None:
+            result = answers.explanation(problem, outcome, ctx.rejected, cfg, stats, t_start)
+        else:
+            result = answers.exact_explanation(
+                problem, outcome, ctx.rejected, cfg, stats, t_start, budget
+            )
         if outcome.stop == "time_budget" and result.success:
             note = (
                 f"the search stopped at its time budget ({cfg.time_budget:g} s) after "
@@ -381,6 +417,7 @@ class Explainer:
         client: Any = None,
         as_frame: bool = False,
         chunk_size: int | None = None,
+        exact: bool | ExactBudget = False,
         **overrides: Any,
     ) -> list[Explanation] | pd.DataFrame:
         """One explanation per row of ``X``, in ``X``'s order (see :mod:`geco.batch`).
@@ -396,10 +433,12 @@ class Explainer:
         of ``n_jobs`` workers made for this call (needs ``geco-cf[dask]``). ``progress``: a tqdm bar
         on stderr for batches longer than a second in a terminal. ``as_frame``: return one tidy
         DataFrame (:func:`geco.batch.explanations_frame`) instead of the list. ``chunk_size``:
-        rows per task (default: up to 16). Other options override the knobs as in ``explain``."""
+        rows per task (default: up to 16). ``exact`` and the other options act as in ``explain``."""
         from geco.batch import explanations_frame, iter_explain
 
         self._config(dict(overrides))  # a bad option: one error now, not a failed row per row
+        if exact_budget(exact) is not None:  # exact mode per row (a bad value: one error now)
+            overrides = {**overrides, "exact": exact}
         results = list(
             iter_explain(
                 self, X, n_jobs=n_jobs, backend=backend, progress=progress, random_state=random_state,

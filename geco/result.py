@@ -55,7 +55,9 @@ class Explanation:
     (none found, none proven; also an instance already desired, or an error). ``bound``: a sound
     upper bound on the model's P(desired) over every change the rules allow (None where the
     engine cannot bound the model - the black box - or nothing was searched). ``gap``: how far
-    the first counterfactual's distance may be above the smallest possible (None: not known)."""
+    the first counterfactual's distance may be above the smallest possible (None: not known); with
+    ``explain(exact=True)`` relative to that distance, ``(distance - lower bound) / distance``,
+    and 0.0 once exact mode proved it the closest."""
 
     x: pd.DataFrame
     counterfactuals: pd.DataFrame

@@ -162,7 +162,8 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         )  # fmt: skip
     first = float(problem.distances(rows[picked[:1]])[0]) if flags.any() else None
     if certifiable(goal):
-        verdict, bound, gap, reason = certified(problem, first, reason, cfg.threshold, stats)
+        verdict, bound, gap, reason = certified(problem, first, reason, cfg.threshold, stats,
+                                                 budget_spent=outcome.stop == "time_budget")  # fmt: skip
     else:
         verdict, bound, gap = ("found" if flags.any() else "not_found"), None, None
     frame = setting.schema.decode(rows[picked])
@@ -204,15 +205,18 @@ def certifiable(goal: Target) -> bool:
 
 
 def certified(problem: Problem, first: float | None, reason: str, threshold: float,
-              stats: dict[str, Any]) -> tuple[str, float | None, float | None, str]:  # fmt: skip
+              stats: dict[str, Any], budget_spent: bool = False) -> tuple[str, float | None, float | None, str]:  # fmt: skip
     """(outcome, bound, gap, reason) of a finished search; ``first``: the first counterfactual's
     distance (None: none found). Found: the bound of the rules' box (one engine call) and the gap
-    to a lower bound on any counterfactual's distance (one more). Not found: the certificate;
+    to a lower bound on any counterfactual's distance (one more); skipped (bound and gap None)
+    when the search's time budget is spent, since they only inform. Not found: the certificate;
     proven none puts its sentence (and the rule that makes it so) first, the search's own reason
     after it; no bound says so after the reason."""
     t0 = time.perf_counter()
     gap = None
-    if first is not None:
+    if first is not None and budget_spent:
+        bound, calls, verdict = None, 0, "found"
+    elif first is not None:
         bound, calls = bound_rows(problem, threshold, budget=1)
         verdict = "found"
         floor = distance_lower_bound(problem, threshold)

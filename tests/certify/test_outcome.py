@@ -123,3 +123,15 @@ def test_cli_exits_4_for_proven_none_and_3_without_a_bound(people, tmp_path, cap
     assert main([*base, "--engine", "blackbox"]) == EXIT_NOT_FOUND == 3
     capsys.readouterr()
     assert main(base[:-2]) == EXIT_OK
+
+
+def test_a_spent_time_budget_skips_the_found_answers_bound(people):
+    """The bound and gap of a found answer only inform: a search stopped by its time budget
+    answers without them, the same search without a budget carries them."""
+    X, _, model, bad, _ = people
+    explainer = geco.Explainer(model, X)
+    e = explainer.explain(X.iloc[[bad[0]]], random_state=0, time_budget=1e-6)
+    assert e.stats["stop"] == "time_budget" and e.outcome == "found"
+    assert e.bound is None and e.gap is None and e.stats["certificate_calls"] == 0
+    full = explainer.explain(X.iloc[[bad[0]]], random_state=0)
+    assert full.bound is not None and full.gap is not None

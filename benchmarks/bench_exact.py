@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import re
 import subprocess
 import sys
 import time
@@ -30,6 +29,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from readme_table import write_block  # noqa: E402
 
 import geco  # noqa: E402
 from geco.models import default_model  # noqa: E402
@@ -238,18 +239,8 @@ def certificate_share(n_rows: int) -> str:
 
 
 def write_readme(body: str) -> None:
-    path = ROOT / "benchmarks" / "README.md"
-    text = path.read_text()
-    block = f"{MARK_BEGIN}\n{body.strip()}\n{MARK_END}"
-    pattern = re.compile(re.escape(MARK_BEGIN) + ".*?" + re.escape(MARK_END), re.S)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: block, text, count=1)
-    else:
-        text = (
-            text.rstrip("\n")
-            + f"\n\n## bench_exact.py: exact mode against brute force\n\n{block}\n"
-        )
-    path.write_text(text)
+    """Replace the table between this script's markers in benchmarks/README.md."""
+    write_block(MARK_BEGIN, MARK_END, body, heading="bench_exact.py: exact mode against brute force")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from readme_table import write_block
 
 # one thread for the native libraries imported below (threadpoolctl limits the loaded ones)
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
@@ -491,12 +492,7 @@ def cpu_line() -> str:
 
 def write_readme(body: str) -> None:
     """Replace the text between this script's markers in benchmarks/README.md."""
-    text = README.read_text()
-    block = f"{BEGIN}\n{body.strip()}\n{END}"
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"{README}: the markers {BEGIN!r} / {END!r} are missing")
-    README.write_text(pattern.sub(lambda _: block, text, count=1))
+    write_block(BEGIN, END, body)
 
 
 def main() -> None:

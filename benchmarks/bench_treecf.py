@@ -53,6 +53,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_phases import cpu_line, fitted, load_line, one_thread, undesired_rows
+from readme_table import write_block
 
 # one thread for the libraries imported later (treecf's Rust core reads RAYON_NUM_THREADS)
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
@@ -480,14 +481,8 @@ def goals(results: list[dict[str, Any]]) -> str:
 
 
 def write_readme(body: str) -> None:
-    import re
-
-    text = README.read_text()
-    block = f"{BEGIN}\n{body.strip()}\n{END}"
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"{README}: the markers {BEGIN!r} / {END!r} are missing")
-    README.write_text(pattern.sub(lambda _: block, text, count=1))
+    """Replace the text between this script's markers in benchmarks/README.md."""
+    write_block(BEGIN, END, body)
 
 
 def main() -> None:

@@ -39,3 +39,18 @@ def write_section(title: str, body: str, command: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + section
     README.write_text(text)
+
+
+def write_block(begin: str, end: str, body: str, heading: str | None = None) -> None:
+    """Replace the text between the markers ``begin`` and ``end`` of benchmarks/README.md with
+    ``body``; where they are missing, append them under ``## heading`` (None: stop, naming them)."""
+    text = README.read_text()
+    block = f"{begin}\n{body.strip()}\n{end}"
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: block, text, count=1)
+    elif heading is not None:
+        text = text.rstrip("\n") + f"\n\n## {heading}\n\n{block}\n"
+    else:
+        raise SystemExit(f"{README}: the markers {begin!r} / {end!r} are missing")
+    README.write_text(text)

@@ -5,7 +5,9 @@ Explanations run on one thread of their own, one at a time (the search is CPU-bo
 process is the unit of parallelism), so the event loop keeps answering health checks and
 refusing bad requests while a search runs. Errors are JSON ``{"detail", "field", "request_id"}``:
 400 malformed JSON, 413 too large, 422 a bad field, 401 / 403 / 429 access, 500 an error inside
-an explanation (logged with its traceback; the worker goes on)."""
+an explanation (logged with its traceback; the worker goes on). With several workers an
+``/explain`` answer closes its connection (``ServeSettings.close_after_explain``), so kept-alive
+clients spread over the workers."""
 
 from __future__ import annotations
 
@@ -228,7 +230,8 @@ def create_app(settings: ServeSettings) -> FastAPI:
             )  # fmt: skip
             return _error(500, f"{where}: the explanation failed (request {rid}; see the service log)", request)
         payload = results[0].to_dict() if job.single else [r.to_dict() for r in results]
-        return Response(json.dumps(payload, default=str), media_type="application/json")
+        headers = {"Connection": "close"} if settings.close_after_explain else None
+        return Response(json.dumps(payload, default=str), media_type="application/json", headers=headers)
 
     return app
 

@@ -44,6 +44,16 @@ class ServeSettings:
         if self.keys is not None and self.usage is None:
             object.__setattr__(self, "usage", f"{self.keys}.usage.sqlite")
 
+    @property
+    def close_after_explain(self) -> bool:
+        """Whether ``/explain`` answers close their connection: with several workers behind one
+        socket a kept-alive connection stays with the worker that accepted it, and a burst of
+        clients connecting at once can all land on one worker while the other idles. Closing
+        after each explanation (a loopback reconnect costs far less than one search) lets the
+        next request go to whichever worker accepts first - an idle one, since a busy worker's
+        event loop waits for the search thread's GIL."""
+        return self.workers > 1
+
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 

@@ -35,6 +35,7 @@ def test_one_row_equals_explain(server, local, records):
     want = local.explain(pd.DataFrame([records[0]]), random_state=7, k=3).to_dict()
     assert comparable(r.json()) == comparable(want)
     assert r.json()["success"] and len(r.json()["counterfactuals"]) <= 3
+    assert r.headers.get("connection") != "close"  # one worker: the connection is kept alive
 
 
 def test_list_equals_explain_many_seeds(server, local, records):

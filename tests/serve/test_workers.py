@@ -44,6 +44,10 @@ def test_killed_worker_is_replaced(explainer_file, tmp_path, records):
             time.sleep(0.1)
         workers = children(parent)
         assert len(workers) == 2 and ready_pids(server) == workers
+        with server.client() as c:  # an explanation closes its connection: the next may go elsewhere
+            r = c.post("/explain", json={"rows": records[0], "random_state": 0})
+            assert r.status_code == 200 and r.headers["connection"] == "close"
+            assert c.get("/health").headers.get("connection") != "close"
         victim = min(workers)
         os.kill(victim, signal.SIGKILL)
         with server.client() as c:  # the other worker answers meanwhile

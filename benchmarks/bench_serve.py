@@ -703,7 +703,8 @@ process, so they share the cores with the server) each send one undesired Adult 
 one process (n_jobs=1) and two (n_jobs=2), no HTTP. Each client keeps its connection alive, as
 an HTTP client library does; with 2 workers the service closes the connection after each
 explanation so that the clients spread over the workers (without that, clients connecting at
-once all stayed on one worker: 8 clients, 15 s: 110 answers from one worker, none from the other; 105 and 88 with the close).
+once all stayed on one worker: 8 clients, 15 s, 110 answers from one worker and none from the
+other; 105 and 88 with the close).
 
 The memory run sends 10^4 requests, each once, to a fresh 2-worker service (4 clients, a new
 connection each, one request in ten hostile, short searches) and reads the resident memory of

@@ -29,7 +29,9 @@ from geco.search.exact import ExactBudget, exact_search, relative_gap
 from geco.search.target import Target
 from plaf_grammar import CheckedProgram
 
-__all__ = ["already_desired_reason", "constraints_record", "exact_explanation", "explanation", "nothing_to_search"]
+__all__ = [
+    "already_desired_reason", "constraints_record", "exact_explanation", "explanation", "note_budget", "nothing_to_search",
+]  # fmt: skip
 
 
 def already_desired_reason(target: Target, score: float, threshold: float) -> str:
@@ -162,8 +164,9 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         )  # fmt: skip
     first = float(problem.distances(rows[picked[:1]])[0]) if flags.any() else None
     if certifiable(goal):
+        deadline = None if cfg.time_budget is None else t_start + cfg.time_budget
         verdict, bound, gap, reason = certified(problem, first, reason, cfg.threshold, stats,
-                                                 budget_spent=outcome.stop == "time_budget")  # fmt: skip
+                                                 budget_spent=outcome.stop == "time_budget", deadline=deadline)  # fmt: skip
     else:
         verdict, bound, gap = ("found" if flags.any() else "not_found"), None, None
     frame = setting.schema.decode(rows[picked])
@@ -198,6 +201,24 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     )  # fmt: skip
 
 
+def note_budget(result: Explanation, outcome: SearchOutcome, budget: float, reserve: float) -> None:
+    """Record in ``result`` what meeting the time budget cost: ``stats["budget"]`` (the budget,
+    the seconds kept for the answer, the steps left out) and, when the search stopped there, a
+    sentence in ``reason`` naming them."""
+    cuts = [*outcome.budget_cuts, *result.stats.pop("budget_skipped", [])]
+    result.stats["budget"] = {"seconds": budget, "answer_reserve": reserve, "cuts": cuts}
+    if outcome.stop == "time_budget":
+        note = f"the search stopped at its time budget ({budget:g} s) after {outcome.generations} generation(s)"
+        note += f"; left out: {', '.join(cuts)}" if cuts else ""
+    elif cuts:
+        note = f"the time budget ({budget:g} s) left out: {', '.join(cuts)}"
+    else:
+        return
+    if result.success and outcome.stop == "time_budget":
+        note += "; the answer is the best found so far"
+    result.reason = f"{result.reason}; {note}" if result.reason else note
+
+
 def certifiable(goal: Target) -> bool:
     """Whether the engines' bounds speak of this target: P(one desired class) > threshold (the
     bounds are on that probability; class sets, margins and ranges get no certificate)."""
@@ -205,17 +226,20 @@ def certifiable(goal: Target) -> bool:
 
 
 def certified(problem: Problem, first: float | None, reason: str, threshold: float,
-              stats: dict[str, Any], budget_spent: bool = False) -> tuple[str, float | None, float | None, str]:  # fmt: skip
+              stats: dict[str, Any], budget_spent: bool = False,
+              deadline: float | None = None) -> tuple[str, float | None, float | None, str]:  # fmt: skip
     """(outcome, bound, gap, reason) of a finished search; ``first``: the first counterfactual's
     distance (None: none found). Found: the bound of the rules' box (one engine call) and the gap
     to a lower bound on any counterfactual's distance (one more); skipped (bound and gap None)
-    when the search's time budget is spent, since they only inform. Not found: the certificate;
-    proven none puts its sentence (and the rule that makes it so) first, the search's own reason
-    after it; no bound says so after the reason."""
+    when the search's time budget is spent, since they only inform. Not found: the certificate,
+    which stops at ``deadline`` (``perf_counter`` seconds: the end of the time budget); proven
+    none puts its sentence (and the rule that makes it so) first, the search's own reason after
+    it; no bound says so after the reason."""
     t0 = time.perf_counter()
     gap = None
     if first is not None and budget_spent:
         bound, calls, verdict = None, 0, "found"
+        stats.setdefault("budget_skipped", []).append("the bound and gap of the answer")
     elif first is not None:
         bound, calls = bound_rows(problem, threshold, budget=1)
         verdict = "found"
@@ -223,8 +247,10 @@ def certified(problem: Problem, first: float | None, reason: str, threshold: flo
         if floor is not None:
             gap, calls = max(0.0, first - floor), calls + 1
     else:
-        cert = certify(problem, threshold)
+        cert = certify(problem, threshold, deadline=deadline)
         bound, calls = cert.bound, cert.calls
+        if cert.cut:
+            stats.setdefault("budget_skipped", []).append(cert.cut)
         if cert.proven_none:
             verdict, reason = "proven_none", f"{cert.reason}; the search: {reason}"
         else:

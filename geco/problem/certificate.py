@@ -55,7 +55,8 @@ class Certificate:
     ``bound``: a sound upper bound on the model's P(desired) over every allowed row (None: the
     engine cannot bound the model). ``proven_none``: ``bound`` is below the threshold. ``reason``:
     the sentence saying so (or why there is no bound), ``rules``: the cited rules whose removal
-    alone lifts the bound to the threshold. ``calls``/``seconds``: what it cost."""
+    alone lifts the bound to the threshold. ``calls``/``seconds``: what it cost. ``cut``: what a
+    deadline left out ("" for nothing); a bound cut short is looser, and still sound."""
 
     bound: float | None
     proven_none: bool
@@ -63,6 +64,7 @@ class Certificate:
     rules: str = ""
     calls: int = 0
     seconds: float = 0.0
+    cut: str = ""
 
 
 def _parts(flt: Any) -> list[Any]:
@@ -131,8 +133,10 @@ def allowed_tuples(problem: Problem, drop: Any = None) -> list[np.ndarray]:
 class _Boxes:
     """Branch and bound over products of per-group tuple sets (see the module docstring)."""
 
-    def __init__(self, problem: Problem, drop: Any = None):
+    def __init__(self, problem: Problem, drop: Any = None, deadline: float | None = None):
         self.problem = problem
+        self.deadline = deadline
+        self.stopped_at_deadline = False
         self.scorer = problem.setting.scorer
         self.features = [np.asarray(d.features) for d in problem.setting.domains]
         self.drop = drop
@@ -167,9 +171,9 @@ class _Boxes:
         return bool(satisfies(self.problem, row[None], self.drop)[0])
 
     def run(self, box: list[np.ndarray], threshold: float, budget: int) -> float | None:
-        """The largest bound left once every box is below ``threshold``, the budget is spent,
-        or the box with the highest bound is one row the program allows; None if the engine
-        cannot bound."""
+        """The largest bound left once every box is below ``threshold``, the budget is spent
+        (engine calls, or the deadline: ``stopped_at_deadline``), or the box with the highest
+        bound is one row the program allows; None if the engine cannot bound."""
         if any(len(t) == 0 for t in box):
             return 0.0  # no allowed row at all
         first = self.bound(box)
@@ -180,6 +184,9 @@ class _Boxes:
         while heap:
             neg, _, settled, top = heap[0]
             if -neg < threshold or settled or self.calls >= budget:
+                return -neg
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                self.stopped_at_deadline = True
                 return -neg
             heapq.heappop(heap)
             sizes = [len(t) for t in top]
@@ -216,6 +223,10 @@ def bound_rows(problem: Problem, threshold: float, budget: int = BUDGET, drop: A
     is None where the engine cannot bound the model. ``drop``: a source rule left out."""
     boxes = _Boxes(problem, drop)
     return boxes.run(allowed_tuples(problem, drop), threshold, budget), boxes.calls
+
+
+def _deadline_passed(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
 
 
 def distance_lower_bound(problem: Problem, threshold: float) -> float | None:
@@ -266,12 +277,18 @@ def format_bound(bound: float, threshold: float) -> str:
     return repr(bound)  # pragma: no cover
 
 
-def certify(problem: Problem, threshold: float, budget: int = BUDGET, blame: bool = True) -> Certificate:
+def certify(
+    problem: Problem, threshold: float, budget: int = BUDGET, blame: bool = True, deadline: float | None = None
+) -> Certificate:
     """The certificate of ``problem`` at ``threshold`` (see the module docstring). ``blame``:
     when proven, find the rules whose removal alone lifts the bound (a sixteenth of ``budget``
-    each)."""
+    each). ``deadline`` (``perf_counter`` seconds): branch and bound stops there with the
+    bound it has (sound, looser) and the rules are not blamed; ``cut`` says so."""
     t0 = time.perf_counter()
-    bound, calls = bound_rows(problem, threshold, budget)
+    boxes = _Boxes(problem, deadline=deadline)
+    bound = boxes.run(allowed_tuples(problem), threshold, budget)
+    calls = boxes.calls
+    cut = f"the certificate's branch and bound after {calls} engine call(s)" if boxes.stopped_at_deadline else ""
     if bound is None:
         why = (
             "no bound: the black-box engine cannot bound the model (it only answers for rows it is given)"
@@ -280,13 +297,16 @@ def certify(problem: Problem, threshold: float, budget: int = BUDGET, blame: boo
         )
         return Certificate(None, False, why, calls=calls, seconds=time.perf_counter() - t0)
     if not bound < threshold:
-        return Certificate(bound, False, "", calls=calls, seconds=time.perf_counter() - t0)
+        return Certificate(bound, False, "", calls=calls, seconds=time.perf_counter() - t0, cut=cut)
     reason = (
         f"no counterfactual exists within the rules: the highest probability any allowed change "
         f"reaches is at most {format_bound(bound, threshold)} < {threshold}"
     )
     lifting: list[Any] = []
-    if blame:
+    if blame and _deadline_passed(deadline):
+        cut = "finding which rule keeps the desired class out of reach"
+        reason += " (the time budget left no time to find which rule makes it so)"
+    elif blame:
         rules = program_rules(problem)
         for rule in rules:
             without, spent = bound_rows(problem, threshold, max(1, budget // 16), drop=rule)
@@ -301,7 +321,7 @@ def certify(problem: Problem, threshold: float, budget: int = BUDGET, blame: boo
         else:
             reason += " (there are no rules: no combination of the data's values reaches it)"
     cited = cite([_Cited(r) for r in lifting]) if lifting else ""
-    return Certificate(bound, True, reason, cited, calls, time.perf_counter() - t0)
+    return Certificate(bound, True, reason, cited, calls, time.perf_counter() - t0, cut)
 
 
 @dataclass(frozen=True)

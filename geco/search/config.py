@@ -111,3 +111,4 @@ class SearchOutcome:
     peak_population_bytes: int = 0
     blocks_scored: int = 0
     polish_rounds: int = 0
+    budget_cuts: tuple[str, ...] = ()  # the steps the time budget left out, as sentences

@@ -22,8 +22,9 @@ The loop stops
   (up to twice): the next seeds, a fresh initial population, and mutants that change twice as many
   groups at once; or
 * after ``max_generations``, or
-* once ``time_budget`` seconds have passed (checked before each generation and polishing round:
-  the run may overrun by one of them), with the best found so far.
+* when what is left of ``time_budget`` would not fit the next generation or polishing round
+  (predicted by the last one's cost; the first generation by the initial population's), with
+  the best found so far; ``SearchOutcome.budget_cuts`` says what was left out.
 
 Besides the population (the ``q`` best) the loop keeps an archive of the best counterfactual of
 every Δ it has seen, from which distinct options are picked (:mod:`geco.search.diversity`).
@@ -196,14 +197,22 @@ class GeneticSearch:
         self.best_prob = 0.0
         self.deadline = None if config.time_budget is None else time.perf_counter() + config.time_budget
         self.timed_out = False
+        self.budget_cuts: list[str] = []
         self.kernels = compiled_kernels(config.native)
         ctx.kernels = self.kernels
         self.cell_terms = dist_spec.cell_terms()
 
-    def out_of_time(self) -> bool:
-        """Whether the run's time budget is spent (never without one); remembered in
-        ``timed_out`` once it is."""
-        self.timed_out = self.timed_out or (self.deadline is not None and time.perf_counter() >= self.deadline)
+    def out_of_time(self, step: float = 0.0, what: str = "") -> bool:
+        """Whether what is left of the run's time budget is less than ``step`` seconds, the
+        predicted cost of the next step (never without a budget); remembered in ``timed_out``
+        once so, and ``what`` (the step left out) noted in ``budget_cuts``."""
+        if self.timed_out or self.deadline is None:
+            return self.timed_out
+        left = self.deadline - time.perf_counter()
+        if left < step or left <= 0:
+            self.timed_out = True
+            if what:
+                self.budget_cuts.append(f"{what} ({1e3 * max(left, 0.0):.1f} ms left, {1e3 * step:.1f} ms predicted)")
         return self.timed_out
 
     def run(self) -> SearchOutcome:
@@ -211,19 +220,23 @@ class GeneticSearch:
         counterfactuals, keeping the distinct options in the population; on stagnation restart
         while nothing is found, else stop; then polish."""
         cfg = self.config
+        t0 = time.perf_counter()
         population = self.add(self.empty(), self.initial_population())
+        step = time.perf_counter() - t0  # the initial population's cost predicts the first generation's
         generation, stop, restarts, growth = 0, "max_generations", 0, 1
         progress = Stagnation(self.top_scores(population), self.options(cfg.k)[0])
         if len(population) == 0:
             stop = "no_candidates"
         while len(population) and generation < max(cfg.min_generations, cfg.max_generations):
-            if self.out_of_time():
+            if self.out_of_time(step, f"generation {generation + 1}"):
                 stop = "time_budget"
                 break
+            t0 = time.perf_counter()
             new = self.evaluate(self.to_pool(self.breed(population, growth), population))
             population, converged = self.select(population, new)
             generation += 1
             population, option_scores = self.keep_options(population)
+            step = time.perf_counter() - t0
             if converged and generation >= cfg.min_generations and np.isfinite(option_scores[-1]):
                 stop = "converged"
                 break
@@ -235,9 +248,10 @@ class GeneticSearch:
                 break
             restarts, growth, progress.stalled = restarts + 1, growth * 2, 0
             population = self.restart(population)
+            step = time.perf_counter() - t0
         polished = 0
         if len(self.archive) and stop in ("converged", "stagnated"):
-            population, polished = self.polish(population)
+            population, polished = self.polish(population, step)
             stop = "time_budget" if self.timed_out else stop
         return self.outcome(population, generation, stop, restarts, polished)
 
@@ -378,19 +392,22 @@ class GeneticSearch:
         """A fresh initial population (the next seeds among it) added to ``population``."""
         return self.add(population, self.initial_population())
 
-    def polish(self, population: Pool) -> tuple[Pool, int]:
+    def polish(self, population: Pool, step: float = 0.0) -> tuple[Pool, int]:
         """Trade distance between groups (:mod:`geco.search.trade`), which the search's own moves
         cannot, until a round improves no option (any gain counts: the last steps onto a
         threshold are small ones); the population and the rounds run. Never makes the result
-        worse: the archive keeps every Δ's best."""
+        worse: the archive keeps every Δ's best. ``step``: the last generation's seconds, which
+        predict the first round's under a time budget (each later round's: the round before)."""
         best_options, stalled, rounds = self.options(self.config.k)[0], 0, 0
-        while stalled < POLISH_PATIENCE and rounds < POLISH_ROUNDS and not self.out_of_time():
+        while stalled < POLISH_PATIENCE and rounds < POLISH_ROUNDS and not self.out_of_time(step, f"polishing round {rounds + 1}"):
+            t0 = time.perf_counter()
             population = self.add(population, self.polish_candidates(population))
             rounds += 1
             population, option_scores = self.keep_options(population)
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
             best_options = np.minimum(best_options, option_scores)
             stalled = 0 if improved else stalled + 1
+            step = time.perf_counter() - t0
         return population, rounds
 
     def polish_candidates(self, population: Pool) -> Candidates:
@@ -521,6 +538,7 @@ class GeneticSearch:
             converged=stop == "converged", candidates_scored=self.candidates_scored, stop=stop, restarts=restarts,
             seeds_used=self.seeds_used, best_prob=self.best_prob, seconds=dict(self.timer.seconds),
             peak_population_bytes=self.peak_population_bytes, blocks_scored=self.blocks_scored, polish_rounds=polished,
+            budget_cuts=tuple(self.budget_cuts),
         )  # fmt: skip
 
 

@@ -1,13 +1,15 @@
-"""Seconds spent per named phase of a search, reported in ``SearchOutcome.seconds``."""
+"""Seconds spent per named phase of a search (``SearchOutcome.seconds``), and what a recurring
+step has cost lately (the reserve a time budget keeps for it)."""
 
 from __future__ import annotations
 
+import statistics
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["PhaseTimer"]
+__all__ = ["PhaseTimer", "RecentSeconds"]
 
 
 class PhaseTimer:
@@ -24,3 +26,18 @@ class PhaseTimer:
             yield
         finally:
             self.seconds[name] += time.perf_counter() - t0
+
+
+class RecentSeconds:
+    """What a recurring step has cost lately: ``estimate`` is 1.5x the median of the last
+    ``keep`` durations (``default`` before any), a reserve a time budget sets aside for it."""
+
+    def __init__(self, default: float, keep: int = 8) -> None:
+        self.default = default
+        self.recent: deque[float] = deque(maxlen=keep)
+
+    def add(self, seconds: float) -> None:
+        self.recent.append(float(seconds))
+
+    def estimate(self) -> float:
+        return 1.5 * float(statistics.median(self.recent)) if self.recent else self.default

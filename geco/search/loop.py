@@ -72,7 +72,7 @@ from geco.search.population import (
     key_words,
 )
 from geco.search.timing import PhaseTimer
-from geco.search.trade import concentrate, step_in, trade
+from geco.search.trade import concentrate, step_in, sweep, trade
 
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer
@@ -99,6 +99,9 @@ POLISH_ROUNDS = 30
 #: polishing also concentrates each of those counterfactuals' change on a few of its groups
 #: (geco.search.trade.concentrate), CONCENTRATE_CHILDREN children each
 CONCENTRATE_CHILDREN = 32
+#: the first polishing round also sweeps a partner group past the best SWEEP_PARENTS
+#: counterfactuals that change at most two groups (geco.search.trade.sweep)
+SWEEP_PARENTS = 2
 
 
 def compiled_kernels(enabled: bool = True):
@@ -401,7 +404,7 @@ class GeneticSearch:
         best_options, stalled, rounds = self.options(self.config.k)[0], 0, 0
         while stalled < POLISH_PATIENCE and rounds < POLISH_ROUNDS and not self.out_of_time(step, f"polishing round {rounds + 1}"):
             t0 = time.perf_counter()
-            population = self.add(population, self.polish_candidates(population))
+            population = self.add(population, self.polish_candidates(population, first=rounds == 0))
             rounds += 1
             population, option_scores = self.keep_options(population)
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
@@ -410,14 +413,15 @@ class GeneticSearch:
             step = time.perf_counter() - t0
         return population, rounds
 
-    def polish_candidates(self, population: Pool) -> Candidates:
+    def polish_candidates(self, population: Pool, first: bool = False) -> Candidates:
         """Trades, steps in and selective mutants of the best ``TRADE_PARENTS`` Δ's best
-        counterfactuals."""
+        counterfactuals; in the ``first`` round, the sweep of the sparse ones too."""
         parents, parent_is_cf = self.best_per_delta(population)
         by_score = np.argsort(self.best_scores(population), kind="stable")
         best_cf = parents.take(by_score[parent_is_cf[by_score]][:TRADE_PARENTS])
         with self.timer("polish"):
-            return Candidates.concat([
+            swept = sweep(self.ctx, best_cf.take(np.arange(min(SWEEP_PARENTS, len(best_cf)))), self.dist_spec) if first else None
+            return Candidates.concat([*([swept] if swept is not None else []),
                 trade(self.ctx, best_cf, self.dist_spec, TRADE_CHILDREN),
                 step_in(self.ctx, best_cf, self.dist_spec),
                 concentrate(self.ctx, best_cf, self.dist_spec, CONCENTRATE_CHILDREN),

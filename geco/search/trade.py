@@ -11,7 +11,9 @@ can be kept while the total distance falls.
 On wide data the search's answers spread over many groups; :func:`concentrate` goes the other
 way, keeping one to three of a counterfactual's changed groups and moving them farther, so a
 sparse answer the single reverts of selective mutation cannot reach (each loses the class) is
-tried too.
+tried too. :func:`sweep` tries, for a sparse counterfactual, every other group as the partner
+that lets one of its groups move less (a one-group answer is often beaten by a two-group one
+whose second group moves far), on a fixed grid instead of a random draw.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 from geco.search.operators import Context, group_distances
 from geco.search.population import Candidates
 
-__all__ = ["concentrate", "step_in", "trade"]
+__all__ = ["concentrate", "step_in", "sweep", "trade"]
 
 #: the group moving away from x goes 1..MAX_AWAY positions further, in distance order, or (a
 #: FAR_SHARE of the children) 1..all the positions left on its side
@@ -29,6 +31,11 @@ MAX_AWAY = 8
 FAR_SHARE = 0.5
 #: a concentrated child keeps at most this many of its parent's changed groups
 MAX_KEPT = 3
+#: the sweep's partner group takes the values at these fractions of its values on each side of
+#: x (in distance order: the nearest first), and the parent's group keeps these fractions of the
+#: values closer to x than its own
+SWEEP_REACH = (0.0625, 0.125, 0.25, 0.5, 0.75, 1.0)
+SWEEP_KEEP = (0.5, 0.75, 0.9)
 
 
 def _log_uniform(rng: np.random.Generator, high: np.ndarray) -> np.ndarray:
@@ -198,3 +205,69 @@ def concentrate(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -
     push = (extra > 0) & (at >= 1)
     st.assign(rows, w[push], g[push], sides.position(g[push], side[push], at[push] - 1 + extra[push]))
     return Candidates(rows, keep)
+
+
+def _spread_positions(ctx: Context, sides: _Sides, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(group, position) pairs: each group's values at the :data:`SWEEP_REACH` fractions of its
+    values on each side of ``x`` (of all its values, for a group without sides), once each."""
+    st = ctx.stacked
+    fracs = np.asarray(SWEEP_REACH)
+    h = np.repeat(groups, len(fracs))
+    frac = np.tile(fracs, len(groups))
+    out_g, out_p = [], []
+    numeric = sides.numeric[h]
+    for s in (-1.0, 1.0):
+        total = sides.count(h, np.full(len(h), s), st.size[h])
+        ok = numeric & (total > 0)
+        rank = np.maximum(np.ceil(frac[ok] * total[ok]).astype(np.intp) - 1, 0)
+        out_g.append(h[ok])
+        out_p.append(sides.position(h[ok], np.full(int(ok.sum()), s), rank))
+    other = ~numeric & (st.size[h] > 0)
+    out_g.append(h[other])
+    out_p.append(np.maximum(np.ceil(frac[other] * st.size[h[other]]).astype(np.intp) - 1, 0))
+    g, pos = np.concatenate(out_g), np.concatenate(out_p)
+    key = np.unique(g * (int(st.size.max(initial=1)) + 1) + pos)
+    return key // (int(st.size.max(initial=1)) + 1), key % (int(st.size.max(initial=1)) + 1)
+
+
+def sweep(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) -> Candidates:
+    """For each parent (a counterfactual) changing at most ``max_changed`` groups: each changed
+    group stepped part of the way towards ``x`` (keeping :data:`SWEEP_KEEP` of the values on its
+    side closer than its own), beside every other group with a feasible space at a few values
+    spread over each side of ``x`` (:data:`SWEEP_REACH`). A one-group answer whose group moves a
+    lot is often beaten by one that moves it less and a second group far, a pair the random trade
+    steps rarely draw among tens of groups; this grid covers every partner at once (about
+    30 children per partner group and changed group)."""
+    d, G = len(ctx.x), ctx.n_groups
+    n_changed = parents.changed.sum(axis=1)
+    parents = parents.take(np.flatnonzero((n_changed >= 1) & (n_changed <= max_changed)))
+    if len(parents) == 0:
+        return Candidates.empty(d, G)
+    st = ctx.stacked
+    sides = _Sides(ctx, dist_spec)
+    own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
+    # the parents with one group stepped in: every (parent, changed group, fraction)
+    group, src = np.nonzero(parents.changed.T)
+    side = sides.of_rows(group, parents.rows, src)
+    count = sides.count(group, side, st.closer(group, own[src, group]))
+    fracs = np.asarray(SWEEP_KEEP)
+    group, src, count = (np.repeat(a, len(fracs)) for a in (group, src, count))
+    rank = np.floor(np.tile(fracs, len(count) // len(fracs)) * count).astype(np.intp)
+    ok = count > 0
+    group, src, rank = group[ok], src[ok], rank[ok]
+    if len(src) == 0:
+        return Candidates.empty(d, G)
+    stepped, stepped_changed = parents.rows[src], parents.changed[src]
+    at = np.arange(len(src))
+    st.assign(stepped, at, group, sides.position(group, sides.of_rows(group, stepped, at), rank))
+    # beside every partner value the stepped row does not change yet
+    h, pos = _spread_positions(ctx, sides, np.flatnonzero(ctx.has_space))
+    v = np.repeat(np.arange(len(stepped)), len(h))
+    hh, pp = np.tile(h, len(stepped)), np.tile(pos, len(stepped))
+    free = ~stepped_changed[v, hh]
+    v, hh, pp = v[free], hh[free], pp[free]
+    rows, changed = stepped[v], stepped_changed[v]
+    at = np.arange(len(v))
+    st.assign(rows, at, hh, pp)
+    changed[at, hh] = True
+    return Candidates(rows, changed)

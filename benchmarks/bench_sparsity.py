@@ -14,7 +14,8 @@ times geco's distance; "sparse nearer", where it is nearer than geco's answer; "
 of the runs with such an answer, where one of geco's k options changes at most 3 features and is
 as near as brute force's best sparse answer; "best sparse / geco", the mean ratio of the best
 sparse distance to geco's (where a sparse answer exists); "candidates", scored per explanation.
-Writes the table into the "Sparsity" section of ``benchmarks/README.md``.
+Writes the table between the "bench_sparsity" markers of the "Sparsity" section of
+``benchmarks/README.md`` (the tables of earlier versions of the search stay above them).
 
     python benchmarks/bench_sparsity.py [--n 10] [--seeds 3] [--grid 12] [--triples 60000] [--slack 1.25]
 """
@@ -39,7 +40,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
 sys.path.insert(0, str(Path(__file__).parent))
-from readme_table import write_section
+from readme_table import machine, write_block
 
 import geco
 from geco.problem.distance import DistanceSpec
@@ -229,7 +230,8 @@ def main() -> None:
     print(body)
     if not args.no_write and only is None:
         cmd = f"python benchmarks/bench_sparsity.py --n {args.n} --seeds {args.seeds} --grid {args.grid} --triples {args.triples}"
-        write_section(SECTION, (f"{args.label}\n\n" if args.label else "") + body, cmd)
+        head = f"Last run: `{cmd}` ({machine()})" + (f"; {args.label}" if args.label else "")
+        write_block("<!-- bench_sparsity: begin -->", "<!-- bench_sparsity: end -->", f"{head}\n\n{body}", SECTION)
 
 
 if __name__ == "__main__":

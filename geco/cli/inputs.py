@@ -1,0 +1,199 @@
+"""What a command reads from its arguments: the data (bundled or a CSV, missing values refused
+or dropped), the model (a joblib file, or the default one fitted here), the row asked for."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from geco.cli.status import DATASET_NAMES, CLIError
+
+__all__ = [
+    "add_data_args", "data_rows", "default_regressor", "load_data", "load_model", "parse_label", "parse_range",
+    "positions", "refuse_duplicate_header", "row_frame", "without_missing",
+]  # fmt: skip
+
+
+def add_data_args(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--dataset", choices=DATASET_NAMES, help="a bundled data set")
+    src.add_argument("--data", type=Path, help="a CSV file with a header row")
+    p.add_argument("--target", help="label column of --data (removed from the features)")
+    p.add_argument("--desired-class", help="favourable label (default: the data set's, else 1)")
+    p.add_argument("--dropna", action="store_true", help="drop the data's rows with missing values "
+                   "(rows keep their numbers; explaining a dropped row is an error)")  # fmt: skip
+
+
+def load_data(args: argparse.Namespace):
+    """(X, y, desired_class, default constraints path, name) from --dataset or --data. Rows with
+    a missing value are refused (naming the first few), or dropped with ``--dropna`` (the rows
+    keep their numbers: ``--row``/``--rows`` count the data as given)."""
+    import pandas as pd
+
+    from geco import datasets
+
+    if args.data is not None:
+        if not args.data.exists():
+            raise CLIError(f"{args.data}: no such file")
+        refuse_duplicate_header(args.data)
+        try:
+            df = pd.read_csv(args.data)
+        except Exception as exc:
+            raise CLIError(f"{args.data}: cannot read CSV ({exc})") from exc
+        if args.target is None:
+            raise CLIError("--data needs --target (the label column)")
+        if args.target not in df.columns:
+            raise CLIError(f"--target {args.target!r} is not a column of {args.data} ({list(df.columns)})")
+        y = df.pop(args.target)
+        df, y = without_missing(df, y, args, str(args.data))
+        for c in df.columns:
+            if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype):
+                df[c] = df[c].astype("category")
+        desired = parse_label(args.desired_class, y) if args.desired_class is not None else 1
+        return df, y, desired, None, str(args.data)
+    ds = datasets.load_dataset(args.dataset or "adult")
+    X, y = without_missing(ds.X, ds.y, args, ds.name)
+    desired = ds.desired_class if args.desired_class is None else parse_label(args.desired_class, y)
+    return X, y, desired, ds.constraints, ds.name
+
+
+def refuse_duplicate_header(path: Path) -> None:
+    """pandas renames a repeated column name (``a``, ``a.1``): refuse the file instead."""
+    import csv
+
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            header = next(csv.reader(fh), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return  # pandas says what is wrong with the file
+    seen: set[str] = set()
+    dup = [name for name in header if name in seen or seen.add(name)]
+    if dup:
+        raise CLIError(f"{path}: duplicate column name(s) {sorted(set(dup))} in the header; "
+                       "give each column its own name")  # fmt: skip
+
+
+def without_missing(X, y, args: argparse.Namespace, name: str):
+    """``(X, y)`` when no value is missing; else, with ``--dropna``, both without those rows
+    (the rest keep their labels), else a CLIError naming the first few rows and the columns."""
+    missing = (X.isna().any(axis=1) | y.isna()).to_numpy()
+    if not missing.any():
+        return X, y
+    rows = [int(i) for i in missing.nonzero()[0]]
+    if not getattr(args, "dropna", False):
+        columns = [str(c) for c in X.columns[X.isna().any(axis=0).to_numpy()]]
+        columns += [str(y.name)] if y.isna().any() else []
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+        raise CLIError(f"{name}: {len(rows)} of {len(X)} rows have missing values (rows {shown}; "
+                       f"column(s) {columns}); drop those rows with --dropna")  # fmt: skip
+    print(f"(--dropna: {len(rows)} of {len(X)} rows with missing values dropped)", file=sys.stderr)
+    args.dropped_rows = set(rows)
+    args.rows_given = len(X)
+    return X[~missing], y[~missing]
+
+
+def data_rows(args, X) -> int:
+    """How many rows the data had as given (before ``--dropna``)."""
+    return getattr(args, "rows_given", len(X))
+
+
+def positions(args, X, rows: list[int]) -> list[int]:
+    """Row numbers of the data as given -> positions in ``X`` (the same unless ``--dropna``
+    dropped rows; a dropped row asked for is an error naming it)."""
+    dropped = getattr(args, "dropped_rows", None)
+    if not dropped:
+        return rows
+    bad = [r for r in rows if r in dropped]
+    if bad:
+        shown = ", ".join(map(str, bad[:5])) + (", ..." if len(bad) > 5 else "")
+        raise CLIError(f"row(s) {shown} have missing values (dropped by --dropna)")
+    import numpy as np
+
+    before = np.searchsorted(np.array(sorted(dropped)), rows)  # dropped rows before each row
+    return [int(r - b) for r, b in zip(rows, before)]
+
+
+def parse_label(text: str, y) -> Any:
+    import numpy as np
+    import pandas as pd
+
+    for v in pd.unique(y):
+        if str(v) == text:
+            return v.item() if isinstance(v, np.generic) else v
+    raise CLIError(f"--desired-class {text!r} is not a label in the data ({sorted(map(str, pd.unique(y)))})")
+
+
+def parse_range(text: str) -> tuple[float, float]:
+    """``--desired-range LO:HI`` (either side may be empty: unbounded) as (lo, hi)."""
+    lo, sep, hi = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return (float(lo) if lo.strip() else float("-inf"), float(hi) if hi.strip() else float("inf"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected LO:HI, e.g. 250000:300000") from None
+
+
+def default_regressor(X, y):
+    """The regressor fitted when --desired-range comes without --model: a 100-tree, depth-10
+    random forest behind a one-hot encoder, as the default classifier."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    from geco.models import one_hot_pipeline
+
+    t0 = time.perf_counter()
+    model = one_hot_pipeline(X, RandomForestRegressor(100, max_depth=10, random_state=0, n_jobs=1)).fit(X, y)
+    print(f"(default model: random forest regressor, 100 trees, depth 10, one-hot encoding; "
+          f"{time.perf_counter() - t0:.1f} s)", file=sys.stderr)  # fmt: skip
+    return model
+
+
+def load_model(args, X, y):
+    from geco.models import default_model
+
+    if args.model is None and getattr(args, "desired_range", None) is not None:
+        return default_regressor(X, y)
+    if args.model is None:
+        t0 = time.perf_counter()
+        model = default_model(X, y, cache=args.data is None)  # bundled data: fit once, then load
+        print(
+            f"(default model: random forest, 100 trees, depth 10, one-hot encoding; "
+            f"{time.perf_counter() - t0:.1f} s)",
+            file=sys.stderr,
+        )
+        return model
+    if not args.model.exists():
+        raise CLIError(f"{args.model}: no such file")
+    if args.model.is_dir():
+        raise CLIError(f"--model {args.model} is a directory; expected a file saved with joblib.dump")
+    import joblib  # ships with scikit-learn
+
+    try:
+        model = joblib.load(args.model)  # a pickle: only load files you trust
+    except (ImportError, AttributeError) as exc:  # a pickle whose classes are not installed here
+        raise CLIError(f"{args.model}: cannot load model: it needs what this Python lacks "
+                       f"({type(exc).__name__}: {exc}); install the library it was fitted with") from exc  # fmt: skip
+    except Exception as exc:
+        raise CLIError(
+            f"{args.model}: cannot load model: not a joblib or pickle file ({type(exc).__name__}: "
+            f"{exc}); --model expects a fitted classifier saved with joblib.dump(model, path)"
+        ) from exc
+    if getattr(args, "desired_range", None) is not None:
+        if not (hasattr(model, "predict") or callable(model)):
+            raise CLIError(f"{args.model}: cannot load model: it holds a {type(model).__name__}, not a "
+                           "fitted regressor with predict")  # fmt: skip
+    elif not (hasattr(model, "predict_proba") or callable(model)):
+        raise CLIError(f"{args.model}: cannot load model: it holds a {type(model).__name__}, not a "
+                       "fitted classifier with predict_proba")  # fmt: skip
+    return model
+
+
+def row_frame(args, X) -> Any:
+    """The one-row frame of ``--row`` (a row number of the data as given)."""
+    n = data_rows(args, X)
+    if not 0 <= args.row < n:
+        raise CLIError(f"--row {args.row} is out of range (the data has {n} rows)")
+    return X.iloc[positions(args, X, [args.row])]

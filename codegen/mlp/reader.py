@@ -66,6 +66,12 @@ class MLP:
         """The first (for one desired class: the only) scored column."""
         return self.columns[0]
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickle, also a network saved when it held one ``column`` (a saved Explainer)."""
+        if "columns" not in state and "column" in state:
+            state = {**state, "columns": (state.pop("column"),)}
+        self.__dict__.update(state)
+
     @property
     def n_inputs(self) -> int:
         return self.weights[0].shape[0]

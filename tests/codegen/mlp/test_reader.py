@@ -83,3 +83,21 @@ def test_unsupported_models_give_a_reason():
     bare = fit(mlp((3,), "relu"), X, labels(len(X), 2))
     with pytest.raises(UnsupportedModel, match="different columns"):  # a bare MLP sees numbers only
         layer_of(bare, Schema.from_dataframe(df), 1)
+
+
+def test_a_network_pickled_with_one_column_still_loads():
+    """An MLP pickled when it held one ``column`` (a saved Explainer) unpickles as that column."""
+    import pickle
+
+    from codegen.mlp.reader import MLP
+
+    X = frame()[NUMERIC].to_numpy(dtype=float)
+    m = fit(mlp((5,), "tanh"), X, labels(len(X), 3))
+    net = read_mlp(m, 2)
+    state = dict(net.__dict__)
+    state["column"] = state.pop("columns")[0]  # the field as it was
+    old = MLP.__new__(MLP)
+    old.__setstate__(state)  # what pickle does with that state
+    assert old.columns == (2,) and old.column == 2
+    np.testing.assert_array_equal(old.forward(X), m.predict_proba(X)[:, 2])
+    assert pickle.loads(pickle.dumps(net)).columns == (2,)

@@ -14,12 +14,16 @@ and ``x`` the model-input row (after preprocessing, which both compute identical
   logistic) passes ``L·E`` on, plus ``A = 32u`` where the kernel's vector ``exp`` replaces libm's
   (tanh, logistic; outputs bounded by 1);
 * layer ``l``: ``E_l = (L·E_{l-1} + A)·|W_l| + 2·γ(n_{l-1}+1)·(|a_{l-1}|·|W_l| + |b_l|)``;
-* output: ``|Δp| <= κ·max(E_out) + 8u`` with ``κ = 1/4`` (logistic) or ``1/2`` (softmax: the
-  derivatives of ``p_c`` sum to ``2·p_c·(1-p_c) <= 1/2``), ``8u`` for ``exp`` and the division;
+* output: ``|Δp| <= κ·max(E_out) + R`` with ``κ = 1/4`` (logistic) or ``1/2`` (softmax: the
+  derivatives of ``p_c`` sum to ``2·p_c·(1-p_c) <= 1/2``) and ``R`` the link's own rounding: ``8u``
+  for a logistic (``exp``, the division); ``(10 + 2K)u`` for a softmax over ``K`` units (each
+  ``exp`` within an ulp of the exact value on either side, the denominator summed in two orders,
+  the division, relative to ``p <= 1``);
 * a set ``S`` of classes, ``P_S = Σ_{c∈S} p_c``: softmax keeps ``κ = 1/2`` (the derivatives'
   magnitudes sum to ``2·P_S·(1-P_S)``), a binary logistic output has ``κ = 1/4`` for one of its
-  two columns and ``0`` for both (``(1-p)+p``), multi-label logistic ``|S|/4``; the rounding term
-  becomes ``12u·|S|`` (each column's ``8u``, ``1-p``, and both sides' sums of ``|S|`` terms);
+  two columns and ``0`` for both (``(1-p)+p``), multi-label logistic ``|S|/4``; ``R`` adds both
+  sides' sums of ``|S|`` terms: ``(10 + 2K + 2|S|)u`` (softmax, relative to ``P_S <= 1``) or
+  ``12u·|S|`` (logistic: each column's ``8u``, ``1-p``, the sum);
 * identity output (a regressor's prediction): ``|Δ| <= E_out``, no link.
 
 The first-layer term dominates and grows with the *scale of the inputs*: ``E1 ≈ 2(m+1)·u·|x|·|W1|``.
@@ -86,16 +90,16 @@ def error_bound(layer: FirstLayer, rows: np.ndarray) -> np.ndarray:
     if mlp.output == "identity":
         return err[:, 0]
     n_set = len(mlp.columns)
-    if n_set == 1:
-        kappa = 0.5 if mlp.output == "softmax" else 0.25
-        return kappa * err.max(axis=1) + 8 * UNIT_ROUNDOFF
     if mlp.output == "softmax":
         kappa = 0.5
+        rounding = 10 + 2 * mlp.n_outputs + (2 * n_set if n_set > 1 else 0)
+    elif n_set == 1:
+        kappa, rounding = 0.25, 8
     elif mlp.n_outputs == 1:  # the binary model's two columns: (1 - p) + p does not move with z
-        kappa = 0.0 if set(mlp.columns) == {0, 1} else 0.25
+        kappa, rounding = 0.0 if set(mlp.columns) == {0, 1} else 0.25, 12 * n_set
     else:
-        kappa = 0.25 * n_set
-    return kappa * err.max(axis=1) + 12 * n_set * UNIT_ROUNDOFF
+        kappa, rounding = 0.25 * n_set, 12 * n_set
+    return kappa * err.max(axis=1) + rounding * UNIT_ROUNDOFF
 
 
 # ------------------------------------------------------------------- interval bound propagation

@@ -18,13 +18,14 @@ Exactness: the folded bias and the kernel add the same terms as sklearn's BLAS i
 only, and by how much depends on the *scale of the inputs*. With ``u = 2**-53``,
 ``γ(k) = k·u/(1-k·u)``, ``m`` inputs and model-input row ``x``::
 
-    |p_engine - p_sklearn| <= κ·max(E_out) + 8u       (a regressor: |Δ| <= E_out)
+    |p_engine - p_sklearn| <= κ·max(E_out) + R        (a regressor: |Δ| <= E_out)
     E_1 = 2·γ(m+1)·(|b_1| + |x|·|W_1|)                         (first layer: any summation order)
     E_l = (L·E_{l-1} + A)·|W_l| + 2·γ(n_{l-1}+1)·(|a_{l-1}|·|W_l| + |b_l|)
 
 (``L`` the hidden activation's Lipschitz constant, ``A = 32u`` for the vector ``exp`` of tanh /
-logistic, ``κ`` = 1/4 for a logistic output, 1/2 for softmax; derivation and the per-row
-evaluator in :mod:`codegen.mlp.bound`). The first term dominates: ``~2(m+1)·u·|x|·|W_1|``, about
+logistic, ``κ`` = 1/4 for a logistic output, 1/2 for softmax, ``R`` a few dozen ``u`` for the
+link's own rounding; derivation, sets of classes and the per-row evaluator in
+:mod:`codegen.mlp.bound`). The first term dominates: ``~2(m+1)·u·|x|·|W_1|``, about
 1e-15 for standardised inputs and 1e-10 for raw inputs near 1e6 whose first-layer terms cancel
 (tests check both). So ``exact`` is False: the Explainer reports ``predict_proba``'s (``predict``'s)
 own numbers, and decides with them which candidates are counterfactuals.

@@ -10,7 +10,9 @@ float64 / float32 neighbours, huge magnitudes and NaN, through every engine tier
 on every block.
 
 * trees: every tier bit-identical to ``predict_proba``;
-* MLP: within :func:`codegen.mlp.bound.error_bound` of it;
+* MLP: within :func:`codegen.mlp.bound.error_bound` of it; besides one class's probability,
+  ``mlp-reg`` (an MLPRegressor's ``predict``) and ``mlp-set`` (a set of classes,
+  ``predict_proba[:, cols].sum(1)``), drawn only when named (not in the seed rotation);
 * a row ``predict_proba`` refuses (values beyond float32 for sklearn's trees, a scaler
   overflowing) is not compared - the Explainer refuses those up front;
 * values that are no category code (negative, too large, fractional, NaN) cannot be decoded for
@@ -50,9 +52,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from codegen.outputs import ModelOutput  # noqa: E402
 from plaf_grammar import Schema  # noqa: E402
 
 FAMILIES = ("dt", "rf", "et", "gb", "hgb", "hgb-cat", "xgb", "lgb", "mlp")
+#: MLP outputs beyond one class's probability: a regressor's prediction, a set of classes
+MLP_OUTPUTS = ("mlp-reg", "mlp-set")
 #: families whose bare model reads pandas categoricals itself
 NATIVE_CATEGORICALS = ("hgb-cat", "xgb", "lgb")
 PIPELINES = ("bare", "onehot", "ordinal", "standard", "minmax")
@@ -116,7 +121,7 @@ def _estimator(family: str, rng: np.random.Generator):
         HistGradientBoostingClassifier,
         RandomForestClassifier,
     )
-    from sklearn.neural_network import MLPClassifier
+    from sklearn.neural_network import MLPClassifier, MLPRegressor
     from sklearn.tree import DecisionTreeClassifier
 
     seed = int(rng.integers(1 << 31))
@@ -147,7 +152,13 @@ def _estimator(family: str, rng: np.random.Generator):
                                   min_data_per_group=2, cat_smooth=1.0, verbose=-1, n_jobs=1, random_state=seed)  # fmt: skip
     hidden = tuple(int(rng.integers(2, 24)) for _ in range(int(rng.integers(1, 4))))
     act = str(rng.choice(["identity", "relu", "tanh", "logistic"]))
+    if family == "mlp-reg":
+        return MLPRegressor(hidden_layer_sizes=hidden, activation=act, max_iter=int(rng.integers(5, 60)), random_state=seed)
     return MLPClassifier(hidden, activation=act, max_iter=int(rng.integers(5, 60)), random_state=seed)
+
+
+def is_mlp(case: Case) -> bool:
+    return case.family.startswith("mlp")
 
 
 def _pipeline(kind: str, X: pd.DataFrame, est, rng: np.random.Generator):
@@ -190,14 +201,21 @@ def make_case(seed: int, family: str | None = None, pipeline: str | None = None,
     nan_ok = family in ("dt", "rf", "et", "hgb", "hgb-cat", "xgb", "lgb") and pipeline == "bare"
     if nan_ok and rng.random() < 0.5:  # learned NaN routing on one column
         X.loc[rng.random(n) < 0.15, X.columns[0]] = np.nan
-    n_classes = int(rng.choice([2, 2, 3]))
+    n_classes = int(rng.choice([2, 3, 3, 4])) if family == "mlp-set" else int(rng.choice([2, 2, 3]))
     y = _labels(rng, X.fillna(0), n_classes)
+    if family == "mlp-reg":  # a number of size ~40 to predict
+        y = 40.0 + 5.0 * _labels(rng, X.fillna(0), 12) + rng.normal(0, 1, len(X))
     est = _estimator(family, rng)
     model = est if pipeline == "bare" else _pipeline(pipeline, X, est, rng)
     with warnings.catch_warnings(), threadpool_limits(1):
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, y)
-    desired = int(rng.integers(n_classes))
+    desired: Any = int(rng.integers(n_classes))
+    if family == "mlp-reg":
+        desired = ModelOutput("prediction")
+    elif family == "mlp-set":
+        size = int(rng.integers(2, n_classes + 1))
+        desired = ModelOutput("proba", tuple(int(c) for c in rng.choice(n_classes, size, replace=False)))
     schema = Schema.from_dataframe(X)
     data = _encode(schema, X)
     return Case(f"{family}-{pipeline}-{seed}", model, schema, data, desired, family, nan_ok)
@@ -275,20 +293,25 @@ def valid_codes(case: Case, rows: np.ndarray) -> np.ndarray:
 
 
 def reference(case: Case, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(predict_proba's P(desired) per row, which rows the model took); refused rows are NaN.
+    """(predict_proba's P(desired) per row - a set's column sum, a regressor's ``predict`` -,
+    which rows the model took); refused rows are NaN.
 
     A model refuses values (sklearn's trees: beyond float32), so every distinct value of the
     block is first asked alone, in a data row (one call, results cached per model); rows holding
     a refused value are left out, the rest asked in one call. A call that still raises is split
     in halves until the refused rows are found."""
-    col = list(case.model.classes_).index(case.desired)
     known: dict[tuple[int, float], bool] = case.info.setdefault("accepted", {})
+    output = case.desired if isinstance(case.desired, ModelOutput) else ModelOutput("proba", (case.desired,))
+    cols = [list(case.model.classes_).index(c) for c in output.classes]
 
     def ask(part: np.ndarray) -> np.ndarray | None:
         try:
             with warnings.catch_warnings(), threadpool_limits(1):
                 warnings.simplefilter("ignore")
-                return case.model.predict_proba(_decode(case.schema, part))[:, col]
+                frame = _decode(case.schema, part)
+                if output.kind == "prediction":
+                    return np.asarray(case.model.predict(frame), dtype=np.float64)
+                return case.model.predict_proba(frame)[:, cols].sum(axis=1)
         except ValueError:
             return None
 
@@ -430,8 +453,8 @@ def check_block(case: Case, tiers: dict[str, Any], x, delta, cols, tally: Tally)
     tally.rows += len(rows)
     tally.refused += int(np.count_nonzero(valid & ~took))
     tally.invalid_rows += int(np.count_nonzero(~valid))
-    is_mlp = case.family == "mlp"
-    if is_mlp:
+    mlp = is_mlp(case)
+    if mlp:
         bound = error_bound(tiers["numpy"].layer, rows)
         ref_invalid = np.full(len(rows), np.nan)
     else:
@@ -439,12 +462,12 @@ def check_block(case: Case, tiers: dict[str, Any], x, delta, cols, tally: Tally)
     for tier, scorer in tiers.items():
         results = (
             [np.asarray(scorer.bind(x).score_block(delta, cols))]
-            if is_mlp
+            if mlp
             else score_tree_tier(tier, scorer, x, delta, cols)
         )
         bad = np.zeros(len(rows), dtype=bool)
         for got in results:
-            if is_mlp:
+            if mlp:
                 bad |= took & ~(np.abs(got - ref) <= bound)
                 bad |= ~valid & ~np.isnan(got)
             else:
@@ -464,8 +487,8 @@ def run_model(seed: int, rows: int, block: int = 250, invalid_share: float = 0.1
     """Every check on one random model: about ``rows`` candidate rows in blocks of ``block``."""
     case = make_case(seed)
     rng = np.random.default_rng(seed + 1_000_003)
-    tiers = mlp_tiers(case) if case.family == "mlp" else tree_tiers(case)
-    forest = None if case.family == "mlp" else tiers["numpy"].forest
+    tiers = mlp_tiers(case) if is_mlp(case) else tree_tiers(case)
+    forest = None if is_mlp(case) else tiers["numpy"].forest
     tally = Tally()
     if forest is not None:  # the background compile of a hot Δ, racing the kernel
         checked, bad, tally.hot_compiled = hot_delta(case, tiers["auto"], rng)

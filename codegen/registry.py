@@ -168,7 +168,8 @@ for _key in (
     "sklearn.HistGradientBoostingRegressor",
 ):
     register(_key, tree_scorer, outputs=TREE_OUTPUTS)
-register("sklearn.MLPClassifier", mlp_scorer)
+register("sklearn.MLPClassifier", mlp_scorer, outputs=frozenset({"classes"}))
+register("sklearn.MLPRegressor", mlp_scorer, outputs=frozenset({"prediction"}))
 # XGBRFClassifier subclasses XGBClassifier; neither library is imported here
 for _key in ("xgboost.XGBClassifier", "xgboost.Booster", "lightgbm.LGBMClassifier", "lightgbm.Booster",
              "xgboost.XGBRegressor", "lightgbm.LGBMRegressor"):  # fmt: skip

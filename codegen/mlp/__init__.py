@@ -1,4 +1,4 @@
-"""MLPs (``sklearn.neural_network.MLPClassifier``), layer by layer:
+"""MLPs (``sklearn.neural_network.MLPClassifier``, single-output ``MLPRegressor``), layer by layer:
 
 ``reader`` (the plain network) -> ``inputs`` (how the user's columns enter the first layer,
 pipeline folded in) -> ``partial`` (x outside Δ folded into the first-layer bias; the numpy

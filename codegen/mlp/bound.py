@@ -14,8 +14,17 @@ and ``x`` the model-input row (after preprocessing, which both compute identical
   logistic) passes ``L·E`` on, plus ``A = 32u`` where the kernel's vector ``exp`` replaces libm's
   (tanh, logistic; outputs bounded by 1);
 * layer ``l``: ``E_l = (L·E_{l-1} + A)·|W_l| + 2·γ(n_{l-1}+1)·(|a_{l-1}|·|W_l| + |b_l|)``;
-* output: ``|Δp| <= κ·max(E_out) + 8u`` with ``κ = 1/4`` (logistic) or ``1/2`` (softmax: the
-  derivatives of ``p_c`` sum to ``2·p_c·(1-p_c) <= 1/2``), ``8u`` for ``exp`` and the division.
+* output: ``|Δp| <= κ·max(E_out) + R`` with ``κ = 1/4`` (logistic) or ``1/2`` (softmax: the
+  derivatives of ``p_c`` sum to ``2·p_c·(1-p_c) <= 1/2``) and ``R`` the link's own rounding: ``8u``
+  for a logistic (``exp``, the division); ``(10 + 2K)u`` for a softmax over ``K`` units (each
+  ``exp`` within an ulp of the exact value on either side, the denominator summed in two orders,
+  the division, relative to ``p <= 1``);
+* a set ``S`` of classes, ``P_S = Σ_{c∈S} p_c``: softmax keeps ``κ = 1/2`` (the derivatives'
+  magnitudes sum to ``2·P_S·(1-P_S)``), a binary logistic output has ``κ = 1/4`` for one of its
+  two columns and ``0`` for both (``(1-p)+p``), multi-label logistic ``|S|/4``; ``R`` adds both
+  sides' sums of ``|S|`` terms: ``(10 + 2K + 2|S|)u`` (softmax, relative to ``P_S <= 1``) or
+  ``12u·|S|`` (logistic: each column's ``8u``, ``1-p``, the sum);
+* identity output (a regressor's prediction): ``|Δ| <= E_out``, no link.
 
 The first-layer term dominates and grows with the *scale of the inputs*: ``E1 ≈ 2(m+1)·u·|x|·|W1|``.
 With standardised inputs (``|x| ~ 1``) the bound is ~1e-15; with raw inputs near 1e6 it is
@@ -78,8 +87,19 @@ def error_bound(layer: FirstLayer, rows: np.ndarray) -> np.ndarray:
         a = _activate(mlp.hidden, z)
         err = (lip * err + extra) @ np.abs(w) + 2 * _gamma(w.shape[0] + 1) * (np.abs(a) @ np.abs(w) + np.abs(b))
         z = a @ w + b
-    kappa = 0.5 if mlp.output == "softmax" else 0.25
-    return kappa * err.max(axis=1) + 8 * UNIT_ROUNDOFF
+    if mlp.output == "identity":
+        return err[:, 0]
+    n_set = len(mlp.columns)
+    if mlp.output == "softmax":
+        kappa = 0.5
+        rounding = 10 + 2 * mlp.n_outputs + (2 * n_set if n_set > 1 else 0)
+    elif n_set == 1:
+        kappa, rounding = 0.25, 8
+    elif mlp.n_outputs == 1:  # the binary model's two columns: (1 - p) + p does not move with z
+        kappa, rounding = 0.0 if set(mlp.columns) == {0, 1} else 0.25, 12 * n_set
+    else:
+        kappa, rounding = 0.25 * n_set, 12 * n_set
+    return kappa * err.max(axis=1) + rounding * UNIT_ROUNDOFF
 
 
 # ------------------------------------------------------------------- interval bound propagation
@@ -94,9 +114,10 @@ def _activate_interval(name: str, lo: np.ndarray, hi: np.ndarray) -> tuple[np.nd
     return _activate(name, lo) - pad, _activate(name, hi) + pad
 
 
-def upper_bound(layer: FirstLayer, x: np.ndarray, allowed) -> float:
+def upper_bound(layer: FirstLayer, x: np.ndarray, allowed) -> float | None:
     """A sound upper bound on ``predict_proba``'s P(desired) over every row whose feature ``j``
-    takes one of ``allowed[j]`` (``None``: ``x[j]``), by interval bound propagation.
+    takes one of ``allowed[j]`` (``None``: ``x[j]``), by interval bound propagation; None for a
+    regressor (a prediction is no probability, and a range would need both ends).
 
     First layer: each user feature's share of ``z1`` is computed for each of its allowed values
     (a code's table row, a number's scaled weight rows), so per hidden unit the smallest and the
@@ -105,8 +126,15 @@ def upper_bound(layer: FirstLayer, x: np.ndarray, allowed) -> float:
     monotone; the output takes the desired unit at its largest and every other at its smallest
     (softmax), or the logistic at the end that favours the desired class. Every step is widened
     by twice the rounding error bound of the module docstring (sklearn's and this computation's
-    own), so the bound covers the model's floating-point numbers."""
+    own), so the bound covers the model's floating-point numbers.
+
+    A set ``S`` of classes: softmax ``P_S`` rises with every ``z_c``, ``c ∈ S``, and falls with
+    every other unit, so its largest value is at (``S`` at their highest, the others at their
+    lowest); a binary model's two columns sum to 1; multi-label units are bounded one by one.
+    The sum's own rounding can lift it a few ulp above 1, so a set's bound is not capped at 1."""
     mlp = layer.mlp
+    if mlp.output == "identity":
+        return None
     x = np.asarray(x, dtype=np.float64)
     w1, b1 = mlp.weights[0], mlp.biases[0]
     lo, hi = b1.copy(), b1.copy()
@@ -146,6 +174,10 @@ def upper_bound(layer: FirstLayer, x: np.ndarray, allowed) -> float:
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         return 1.0
     K = len(lo)
+    margin = max(1e-12, 64 * (K + 2) * UNIT_ROUNDOFF)
+    cols = list(mlp.columns)
+    if len(cols) > 1:
+        return _set_upper_bound(mlp.output, cols, lo, hi) + len(cols) * margin
     if mlp.output == "softmax":
         c = mlp.column
         others = np.delete(lo, c) - hi[c]
@@ -154,7 +186,21 @@ def upper_bound(layer: FirstLayer, x: np.ndarray, allowed) -> float:
         p = float(_logistic(hi[0]) if mlp.column == 1 else 1.0 - _logistic(lo[0]))
     else:  # multi-label: the desired unit's own logistic
         p = float(_logistic(hi[mlp.column]))
-    return min(1.0, p + max(1e-12, 64 * (K + 2) * UNIT_ROUNDOFF))
+    return min(1.0, p + margin)
+
+
+def _set_upper_bound(output: str, cols: list[int], lo: np.ndarray, hi: np.ndarray) -> float:
+    """The largest exact ``Σ_{c ∈ cols} p_c`` over the output box ``[lo, hi]`` (no rounding margin)."""
+    if output == "softmax":
+        inside = np.zeros(len(lo), dtype=bool)
+        inside[cols] = True
+        top = float(np.max(hi[inside]))
+        mine = float(np.sum(np.exp(hi[inside] - top)))  # >= 1: the top unit's own term
+        rest = float(np.sum(np.exp(lo[~inside] - top)))
+        return 1.0 if rest == 0.0 else 1.0 / (1.0 + rest / mine)
+    if len(lo) == 1:  # binary: columns (1 - p1, p1); both of them sum to 1
+        return 1.0
+    return float(sum(_logistic(hi[c]) for c in cols))
 
 
 def _logistic(z: float) -> float:

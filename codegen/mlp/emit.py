@@ -16,7 +16,9 @@ last tile repeat row ``n-1`` (same value written twice), so there is no scalar t
 
 ``tanh``/``logistic`` hidden activations use the inlined vector ``exp`` of
 ``codegen/llvm/mlp_vector_math.ll`` (a few ulp, far below the 1e-12 contract). The output
-probability uses libm's scalar ``exp`` like sklearn.
+probability uses libm's scalar ``exp`` like sklearn; a set of classes sums its columns'
+probabilities in the order given (``predict_proba(X)[:, cols].sum(1)``); a regressor's identity
+output unit is stored as it is.
 """
 
 from __future__ import annotations
@@ -44,16 +46,30 @@ def pad(n: int) -> int:
 
 @dataclass(frozen=True)
 class KernelShape:
-    """What the generic kernel's code depends on: layer sizes, activations, output, class column."""
+    """What the generic kernel's code depends on: layer sizes, activations, output, the scored
+    class columns (their probabilities summed; ``(0,)`` for an identity output)."""
 
     sizes: tuple[int, ...]  # units per layer incl. input and output
     hidden: str
     output: str
-    column: int
+    columns: tuple[int, ...]
 
     @classmethod
     def of(cls, mlp: MLP) -> KernelShape:
-        return cls(mlp.layer_sizes, mlp.hidden, mlp.output, mlp.column)
+        return cls(mlp.layer_sizes, mlp.hidden, mlp.output, tuple(mlp.columns))
+
+    @property
+    def column(self) -> int:
+        """The first (for one class: the only) scored column."""
+        return self.columns[0]
+
+    def describe_columns(self) -> str:
+        """The header's words for what is scored."""
+        if self.output == "identity":
+            return "scoring the prediction"
+        if len(self.columns) == 1:
+            return f"desired column {self.column}"
+        return f"desired columns {', '.join(map(str, self.columns))} (probabilities summed)"
 
     @property
     def padded(self) -> tuple[int, ...]:
@@ -291,11 +307,19 @@ class _Body:
     def _finish(self, buf: str, rows: list[str], out: str) -> None:
         fn, sh = self.fn, self.shape
         k_out = sh.sizes[-1]
-        c = sh.column
-        if sh.output == "softmax":
-            fn.comment(f"softmax over {k_out} classes (max-shifted, as sklearn); P(class column {c})")
+        c, cols = sh.column, sh.columns
+        several = len(cols) > 1
+        if sh.output == "identity":
+            fn.comment("identity output: the prediction is the output unit itself")
+        elif sh.output == "softmax":
+            what = f"P(class column {c})" if not several else f"P(class columns {', '.join(map(str, cols))}) summed in that order"
+            fn.comment(f"softmax over {k_out} classes (max-shifted, as sklearn); {what}")
+        elif k_out == 1 and several:
+            fn.comment(f"logistic output: p1 = 1 / (1 + exp(-z)); columns {', '.join(map(str, cols))} of (1 - p1, p1) summed")
         elif k_out == 1:
             fn.comment(f"logistic output: p1 = 1 / (1 + exp(-z)); desired column {c}" + (" -> 1 - p1" if c == 0 else ""))
+        elif several:
+            fn.comment(f"multi-label logistic output, columns {', '.join(map(str, cols))} summed")
         else:
             fn.comment(f"multi-label logistic output, column {c}")
         for t, row in enumerate(rows):
@@ -303,7 +327,9 @@ class _Body:
                 fn.op(f"load double, ptr {fn.gep(buf, str(t * self.pmax + k))}, align 8", "z")
                 for k in range(k_out)
             ]
-            if sh.output == "softmax":
+            if sh.output == "identity":
+                p = zs[0]
+            elif sh.output == "softmax":
                 m = zs[0]
                 for zk in zs[1:]:
                     gt = fn.op(f"fcmp ogt double {zk}, {m}", "gt")
@@ -312,14 +338,27 @@ class _Body:
                 s = es[0]
                 for e in es[1:]:
                     s = fn.op(f"fadd double {s}, {e}", "sum")
-                p = fn.op(f"fdiv double {es[c]}, {s}", "p")
+                p = self._sum(fn.op(f"fdiv double {es[k]}, {s}", "p") for k in cols)
+            elif k_out == 1:
+                e = fn.op(f"call double @llvm.exp.f64(double {fn.op(f'fneg double {zs[0]}', 'neg')})", "e")
+                p1 = fn.op(f"fdiv double 1.0, {fn.op(f'fadd double {e}, 1.0', 'd')}", "p")
+                p0 = fn.op(f"fsub double 1.0, {p1}", "p0") if 0 in cols else None
+                p = self._sum(p0 if k == 0 else p1 for k in cols)
             else:
-                zc = zs[0] if k_out == 1 else zs[c]
-                e = fn.op(f"call double @llvm.exp.f64(double {fn.op(f'fneg double {zc}', 'neg')})", "e")
-                p = fn.op(f"fdiv double 1.0, {fn.op(f'fadd double {e}, 1.0', 'd')}", "p")
-                if k_out == 1 and c == 0:
-                    p = fn.op(f"fsub double 1.0, {p}", "p0")
+                ps = []
+                for k in cols:
+                    e = fn.op(f"call double @llvm.exp.f64(double {fn.op(f'fneg double {zs[k]}', 'neg')})", "e")
+                    ps.append(fn.op(f"fdiv double 1.0, {fn.op(f'fadd double {e}, 1.0', 'd')}", "p"))
+                p = self._sum(ps)
             fn.emit(f"store double {p}, ptr {fn.gep(out, row)}, align 8")
+
+    def _sum(self, values) -> str:
+        """``values`` added left to right (one value: itself)."""
+        values = list(values)
+        total = values[0]
+        for v in values[1:]:
+            total = self.fn.op(f"fadd double {total}, {v}", "pset")
+        return total
 
     # -- first-layer term bodies
     def affine_term(self, rows, cols, ncols, k, params, wrow, z) -> None:
@@ -380,7 +419,7 @@ def _header(shape: KernelShape, title: str) -> list[str]:
         module_comment(title),
         module_comment(
             f"network {sizes}, hidden activation {shape.hidden}, output {shape.output}, "
-            f"desired column {shape.column}; vectors of {LANES} doubles, tiles of {TILE} rows"
+            f"{shape.describe_columns()}; vectors of {LANES} doubles, tiles of {TILE} rows"
         ),
     ]
 

@@ -18,15 +18,38 @@ from codegen.errors import UnsupportedModel
 from codegen.estimator import class_index
 from codegen.mlp.partial import AffineTerm, CodeTerm, FeatureInput, FirstLayer
 from codegen.mlp.reader import MLP, read_mlp
+from codegen.outputs import class_columns, output_of
 from codegen.pipeline import ModelInput
 
-__all__ = ["feature_inputs", "first_layer", "model_inputs"]
+__all__ = ["feature_inputs", "first_layer", "model_inputs", "output_columns"]
+
+
+def output_columns(estimator: Any, desired_class: Any) -> tuple[int, ...]:
+    """The ``predict_proba`` columns ``desired_class`` sums (one class, a set, or ``(0,)`` for a
+    regressor's prediction). Raises :class:`codegen.UnknownClass` for a class the model lacks and
+    :class:`codegen.UnsupportedModel` for an output the model does not have."""
+    from sklearn.neural_network import MLPRegressor
+
+    output = output_of(desired_class)
+    name = type(estimator).__name__
+    regressor = isinstance(estimator, MLPRegressor)
+    if output.kind == "prediction" or regressor:
+        if not regressor:
+            raise UnsupportedModel(f"{name} is a classifier: give desired_class (and threshold), not a prediction range")
+        if output.kind != "prediction":
+            raise UnsupportedModel(f"{name} is a regressor: give desired_range=(lo, hi), not a class")
+        return (0,)
+    if output.kind == "margin":
+        raise UnsupportedModel(f"{name} has no raw margin compiled; give threshold instead")
+    if len(output.classes) == 1:
+        return (class_index(estimator, output.classes[0]),)
+    return tuple(class_columns(getattr(estimator, "classes_", None), output.classes))
 
 
 def model_inputs(mi: ModelInput, desired_class: Any) -> tuple[MLP, list[FeatureInput]]:
     """(network, per-feature inputs) of the pipeline read into ``mi``; raises
     :class:`codegen.UnsupportedModel` with a reason for anything else."""
-    mlp = read_mlp(mi.estimator, class_index(mi.estimator, desired_class))
+    mlp = read_mlp(mi.estimator, output_columns(mi.estimator, desired_class))
     if len(mi.columns) != mlp.n_inputs:
         raise UnsupportedModel(f"the pipeline yields {len(mi.columns)} columns, the MLP takes {mlp.n_inputs}")
     return mlp, feature_inputs(mi)

@@ -1,17 +1,20 @@
-"""Read a fitted ``sklearn.neural_network.MLPClassifier`` into a plain representation.
+"""Read a fitted ``sklearn.neural_network.MLPClassifier`` or ``MLPRegressor`` into a plain
+representation.
 
 Why a representation of our own: the partial evaluator, the numpy engine and the IR emitter all
 need the same few facts (weight matrices, biases, the hidden activation, how the output becomes a
-probability, which output column is the desired class) and none of them should know sklearn's
-attribute names or import llvmlite. This layer has no llvmlite import.
+probability or a prediction, which output columns are the desired classes) and none of them should
+know sklearn's attribute names or import llvmlite. This layer has no llvmlite import.
 
 The reference evaluator :meth:`MLP.forward` repeats sklearn's ``_forward_pass_fast`` operation by
-operation (``a @ W + b``, the same in-place activations, ``scipy.special.expit``, the same softmax),
-so it equals ``predict_proba`` bit for bit; tests hold it to that.
+operation (``a @ W + b``, the same in-place activations, ``scipy.special.expit``, the same softmax,
+``predict_proba(X)[:, cols].sum(1)`` for a set of classes), so it equals ``predict_proba`` (a
+regressor's ``predict``) bit for bit; tests hold it to that.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +48,10 @@ class MLP:
 
     ``weights[i]`` has shape ``(n_in, n_out)`` (sklearn's ``coefs_`` layout), float64,
     C-contiguous. ``hidden`` is the activation of every hidden layer; ``output`` is
-    ``"logistic"`` (binary: one output unit, P(classes[1]); or multi-label) or ``"softmax"``.
-    ``column`` is the ``predict_proba`` column of the desired class.
+    ``"logistic"`` (binary: one output unit, P(classes[1]); or multi-label), ``"softmax"`` or
+    ``"identity"`` (a regressor with one output: the prediction). ``columns`` are the
+    ``predict_proba`` columns whose sum is scored (one for one desired class; ``(0,)`` for a
+    regressor).
     """
 
     weights: tuple[np.ndarray, ...]
@@ -54,7 +59,18 @@ class MLP:
     hidden: str
     output: str
     classes: tuple[Any, ...]
-    column: int
+    columns: tuple[int, ...]
+
+    @property
+    def column(self) -> int:
+        """The first (for one desired class: the only) scored column."""
+        return self.columns[0]
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickle, also a network saved when it held one ``column`` (a saved Explainer)."""
+        if "columns" not in state and "column" in state:
+            state = {**state, "columns": (state.pop("column"),)}
+        self.__dict__.update(state)
 
     @property
     def n_inputs(self) -> int:
@@ -84,51 +100,69 @@ class MLP:
         return self.finish(a)
 
     def finish(self, z: np.ndarray) -> np.ndarray:
-        """Output pre-activation ``(n, n_outputs)`` -> P(desired class) per row, as sklearn."""
+        """Output pre-activation ``(n, n_outputs)`` -> P(desired) per row (the sum over
+        :attr:`columns`), or the prediction, as sklearn computes it."""
+        if self.output == "identity":
+            return z[:, 0].copy()
+        cols = list(self.columns)
         if self.output == "softmax":
             tmp = z - z.max(axis=1)[:, np.newaxis]
             np.exp(tmp, out=z)
             z /= z.sum(axis=1)[:, np.newaxis]
-            return z[:, self.column].copy()
+            return z[:, self.column].copy() if len(cols) == 1 else z[:, cols].sum(axis=1)
         expit(z, out=z)
         if self.n_outputs == 1:
             p1 = z[:, 0]
-            return p1.copy() if self.column == 1 else 1 - p1
-        return z[:, self.column].copy()
+            if len(cols) == 1:
+                return p1.copy() if self.column == 1 else 1 - p1
+            return np.hstack([1 - z, z])[:, cols].sum(axis=1)  # predict_proba's two columns
+        return z[:, self.column].copy() if len(cols) == 1 else z[:, cols].sum(axis=1)
 
     def forward(self, X: np.ndarray) -> np.ndarray:
-        """P(desired class) for model-input rows ``X`` (after any preprocessing)."""
+        """P(desired) (or the prediction) for model-input rows ``X`` (after any preprocessing)."""
         X = np.asarray(X, dtype=np.float64)
         a = X @ self.weights[0]
         a += self.biases[0]
         return self.tail(a)
 
 
-def read_mlp(model: Any, column: int) -> MLP:
-    """``MLPClassifier`` -> :class:`MLP`. ``column``: the desired class's ``predict_proba`` column.
+def read_mlp(model: Any, columns: int | Sequence[int] = 0) -> MLP:
+    """``MLPClassifier`` or single-output ``MLPRegressor`` -> :class:`MLP`. ``columns``: the
+    desired classes' ``predict_proba`` columns (one int for one class; ignored for a regressor).
 
-    Raises :class:`codegen.UnsupportedModel` with a one-line reason for anything else (an MLPRegressor, an
-    unfitted model, an unknown activation, weights that are not float64)."""
-    from sklearn.neural_network import MLPClassifier
+    Raises :class:`codegen.UnsupportedModel` with a one-line reason for anything else (another
+    model, an unfitted one, an unknown activation, a multi-output regressor, weights that are not
+    float64)."""
+    from sklearn.neural_network import MLPClassifier, MLPRegressor
 
-    if not isinstance(model, MLPClassifier):
-        raise UnsupportedModel(f"{type(model).__name__} is not an MLPClassifier")
+    if not isinstance(model, (MLPClassifier, MLPRegressor)):
+        raise UnsupportedModel(f"{type(model).__name__} is not an MLPClassifier or MLPRegressor")
+    name = type(model).__name__
+    regressor = isinstance(model, MLPRegressor)
     if not hasattr(model, "coefs_"):
-        raise UnsupportedModel("MLPClassifier is not fitted")
+        raise UnsupportedModel(f"{name} is not fitted")
     if model.activation not in ACTIVATIONS:
-        raise UnsupportedModel(f"MLPClassifier activation {model.activation!r} is not supported")
+        raise UnsupportedModel(f"{name} activation {model.activation!r} is not supported")
     out = model.out_activation_
-    if out not in ("logistic", "softmax"):
-        raise UnsupportedModel(f"MLPClassifier output activation {out!r} is not supported")
+    if out not in (("identity",) if regressor else ("logistic", "softmax")):
+        raise UnsupportedModel(f"{name} output activation {out!r} is not supported")
     if any(np.asarray(c).dtype != np.float64 for c in model.coefs_):
         # sklearn keeps the training dtype; a float32 network would be evaluated in float32 by
         # sklearn, which the float64 kernel cannot reproduce within 1e-12.
-        raise UnsupportedModel("MLPClassifier was fitted on float32 data; only float64 is supported")
+        raise UnsupportedModel(f"{name} was fitted on float32 data; only float64 is supported")
     weights = tuple(np.ascontiguousarray(w, dtype=np.float64) for w in model.coefs_)
     biases = tuple(np.ascontiguousarray(b, dtype=np.float64) for b in model.intercepts_)
-    classes = tuple(np.asarray(model.classes_).tolist()) if hasattr(model, "classes_") else ()
     n_out = weights[-1].shape[1]
+    if regressor:
+        if n_out != 1:
+            raise UnsupportedModel(f"{name} has {n_out} outputs; a prediction range needs a single-output regressor")
+        return MLP(weights, biases, model.activation, out, (), (0,))
+    classes = tuple(np.asarray(model.classes_).tolist()) if hasattr(model, "classes_") else ()
+    cols = (int(columns),) if isinstance(columns, (int, np.integer)) else tuple(int(c) for c in columns)
     n_cols = 2 if n_out == 1 else n_out
-    if not 0 <= column < n_cols:
-        raise UnsupportedModel(f"desired column {column} outside the model's {n_cols} outputs")
-    return MLP(weights, biases, model.activation, out, classes, column)
+    bad = [c for c in cols if not 0 <= c < n_cols]
+    if bad or not cols:
+        raise UnsupportedModel(f"desired column(s) {bad or '()'} outside the model's {n_cols} outputs")
+    if len(set(cols)) != len(cols):
+        raise UnsupportedModel(f"desired columns {cols} repeat a column")
+    return MLP(weights, biases, model.activation, out, classes, cols)

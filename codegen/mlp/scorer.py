@@ -1,4 +1,5 @@
-"""The MLP scorer: ``MLPClassifier`` (bare or in a Pipeline) behind one :class:`codegen.ModelScorer`.
+"""The MLP scorer: ``MLPClassifier`` (one class's probability or a set's) and single-output
+``MLPRegressor`` (its prediction), bare or in a Pipeline, behind one :class:`codegen.ModelScorer`.
 
 Engines:
 
@@ -17,16 +18,17 @@ Exactness: the folded bias and the kernel add the same terms as sklearn's BLAS i
 only, and by how much depends on the *scale of the inputs*. With ``u = 2**-53``,
 ``γ(k) = k·u/(1-k·u)``, ``m`` inputs and model-input row ``x``::
 
-    |p_engine - p_sklearn| <= κ·max(E_out) + 8u
+    |p_engine - p_sklearn| <= κ·max(E_out) + R        (a regressor: |Δ| <= E_out)
     E_1 = 2·γ(m+1)·(|b_1| + |x|·|W_1|)                         (first layer: any summation order)
     E_l = (L·E_{l-1} + A)·|W_l| + 2·γ(n_{l-1}+1)·(|a_{l-1}|·|W_l| + |b_l|)
 
 (``L`` the hidden activation's Lipschitz constant, ``A = 32u`` for the vector ``exp`` of tanh /
-logistic, ``κ`` = 1/4 for a logistic output, 1/2 for softmax; derivation and the per-row
-evaluator in :mod:`codegen.mlp.bound`). The first term dominates: ``~2(m+1)·u·|x|·|W_1|``, about
+logistic, ``κ`` = 1/4 for a logistic output, 1/2 for softmax, ``R`` a few dozen ``u`` for the
+link's own rounding; derivation, sets of classes and the per-row evaluator in
+:mod:`codegen.mlp.bound`). The first term dominates: ``~2(m+1)·u·|x|·|W_1|``, about
 1e-15 for standardised inputs and 1e-10 for raw inputs near 1e6 whose first-layer terms cancel
-(tests check both). So ``exact`` is False: the Explainer reports ``predict_proba``'s own numbers,
-and decides with them which candidates are counterfactuals.
+(tests check both). So ``exact`` is False: the Explainer reports ``predict_proba``'s (``predict``'s)
+own numbers, and decides with them which candidates are counterfactuals.
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ DENSE_BYTES_MAX = 256 * 1024
 #: the race's generation: this many blocks of this many rows
 _RACE_BLOCKS = 16
 _RACE_ROWS = 16
-#: the race also compares both engines' outputs: a kernel further off than this is not used
+#: the race also compares both engines' outputs: a kernel further off than this (relative to the
+#: outputs' size when they exceed 1, as a regressor's may) is not used
 _RACE_AGREEMENT = 1e-9
 
 
@@ -265,9 +268,9 @@ class MLPScorer(CompiledScorer):
             self.decision = f"compile failed ({exc}); numpy engine"
             return
         self.built_kernel = kernel
-        t_jit, t_np, diff = _race(self, kernel)
+        t_jit, t_np, diff, scale = _race(self, kernel)
         self.timings = {"jit_block_seconds": t_jit, "numpy_block_seconds": t_np, "max_abs_difference": diff}
-        if not diff <= _RACE_AGREEMENT:
+        if not diff <= _RACE_AGREEMENT * max(1.0, scale):
             self.decision = f"numpy: the kernel differs from numpy by {diff:.3g} on the race blocks"
         elif t_jit < t_np:
             self.kernel = kernel
@@ -280,8 +283,9 @@ class MLPScorer(CompiledScorer):
         row the engines score NaN); :mod:`codegen.mlp.bound` derives it."""
         return error_bound(self.layer, rows)
 
-    def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float:
-        """Interval bound propagation over the box (:func:`codegen.mlp.bound.upper_bound`)."""
+    def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float | None:
+        """Interval bound propagation over the box (:func:`codegen.mlp.bound.upper_bound`); None
+        for a regressor, whose prediction is no probability."""
         return mlp_upper_bound(self.layer, x, allowed)
 
     def bind(self, x: np.ndarray) -> BoundMLPScorer:
@@ -389,10 +393,10 @@ def jit_candidate(mlp: MLP) -> tuple[bool, str]:
     return True, "jit candidate"
 
 
-def _race(scorer: MLPScorer, kernel: MLPKernel, reps: int = 5) -> tuple[float, float, float]:
+def _race(scorer: MLPScorer, kernel: MLPKernel, reps: int = 5) -> tuple[float, float, float, float]:
     """Best-of-``reps`` seconds per engine of a typical generation - :data:`_RACE_BLOCKS` blocks of
-    :data:`_RACE_ROWS` rows, each changing one feature - and the largest difference between their
-    results. A generation, not one block: the numpy engine runs the dense layers once for all
+    :data:`_RACE_ROWS` rows, each changing one feature - the largest difference between their
+    results and the largest result's magnitude. A generation, not one block: the numpy engine runs the dense layers once for all
     blocks, the kernel once per block, and which is faster depends on that (a (100, 100) network
     favours numpy, a single hidden layer the kernel)."""
     x = np.zeros(len(scorer.schema))
@@ -414,7 +418,8 @@ def _race(scorer: MLPScorer, kernel: MLPKernel, reps: int = 5) -> tuple[float, f
             results[k] = f()
             best[k] = min(best[k], time.perf_counter() - t0)
     diff = float(np.max(np.abs(results[0] - results[1]), initial=0.0))
-    return best[0], best[1], diff
+    scale = float(np.max(np.abs(results[1]), initial=0.0))
+    return best[0], best[1], diff, scale
 
 
 def _delta_header(layer: FirstLayer, delta: tuple[int, ...], plan: DeltaPlan) -> list[str]:

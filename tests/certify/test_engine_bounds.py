@@ -1,6 +1,7 @@
 """``ModelScorer.upper_bound``: never below ``predict_proba`` on any row of the box (every row of
-random boxes enumerated), for every tree family, MLPs, pipelines and multi-class models; None for
-the black box; exact up to its rounding margin on a box of one row (trees)."""
+random boxes enumerated), for every tree family, MLPs, pipelines and multi-class models, and for an
+MLP's set of classes; None for the black box and for an MLP regressor; exact up to its rounding
+margin on a box of one row (trees)."""
 
 import importlib.util
 import itertools
@@ -16,12 +17,12 @@ from sklearn.ensemble import (
     HistGradientBoostingClassifier,
     RandomForestClassifier,
 )
-from sklearn.neural_network import MLPClassifier
+from sklearn.neural_network import MLPClassifier, MLPRegressor
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, OneHotEncoder, OrdinalEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
-from codegen import BlackBoxScorer
+from codegen import BlackBoxScorer, ModelOutput
 from codegen.registry import scorer_for
 from plaf_grammar import Schema
 
@@ -93,7 +94,8 @@ def _check(model, X, desired, n_boxes=60, seed=0):
     schema = Schema.from_dataframe(X)
     E = schema.encode(X)
     scorer = scorer_for(model, schema, desired, "numpy")
-    col = list(model.classes_).index(desired)
+    wanted = desired.classes if isinstance(desired, ModelOutput) else (desired,)
+    cols = [list(model.classes_).index(c) for c in wanted]
     rng = np.random.default_rng(seed)
     bounds, boxes = [], []
     for _ in range(n_boxes):
@@ -101,7 +103,7 @@ def _check(model, X, desired, n_boxes=60, seed=0):
         allowed = _random_box(rng, E, x)
         bounds.append(scorer.upper_bound(x, allowed))
         boxes.append(_rows(x, allowed))
-    p = model.predict_proba(schema.decode(np.concatenate(boxes)))[:, col]
+    p = model.predict_proba(schema.decode(np.concatenate(boxes)))[:, cols].sum(axis=1)
     for bound, part in zip(bounds, np.split(p, np.cumsum([len(b) for b in boxes])[:-1])):
         assert part.max() <= bound, (part.max(), bound)
 
@@ -126,6 +128,46 @@ def test_bound_covers_every_row_multiclass(data, name):
         model = MODELS[name]().fit(X, y3)
     for desired in (0, 1, 2):
         _check(model, X, desired, n_boxes=25, seed=10 + desired)
+
+
+@pytest.mark.parametrize("name", ["mlp-relu", "mlp-tanh", "mlp-logistic"])
+def test_mlp_bound_covers_every_row_for_a_set_of_classes(data, name):
+    X, y2, y3 = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        three = MODELS[name]().fit(X, y3)
+        two = MODELS[name]().fit(X, y2)
+    for k, wanted in enumerate([(1, 2), (2, 0), (0, 1, 2)]):
+        _check(three, X, ModelOutput("proba", wanted), n_boxes=25, seed=20 + k)
+    _check(two, X, ModelOutput("proba", (0, 1)), n_boxes=10, seed=30)
+    schema = Schema.from_dataframe(X)
+    e = schema.encode(X)[0]
+    full = [np.unique(col) for col in schema.encode(X).T]
+    # a set can only be likelier than its members, and a box only likelier than its rows
+    for wanted in [(1, 2), (0, 2)]:
+        both = scorer_for(three, schema, ModelOutput("proba", wanted), "numpy")
+        for c in wanted:
+            one = scorer_for(three, schema, c, "numpy")
+            assert both.upper_bound(e, full) >= one.upper_bound(e, [None] * 4) - 1e-9
+        assert both.upper_bound(e, full) >= both.upper_bound(e, [None] * 4)
+
+
+def test_mlp_regressor_has_no_bound_but_an_error_bound(data):
+    """A prediction is no probability: the regressor's scorer has no certificate bound (None,
+    as the black box), and its error bound is in the prediction's units."""
+    X, _, _ = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = _pipe(MLPRegressor(hidden_layer_sizes=(8,), max_iter=200, random_state=0), scale=True)
+        model.fit(X, X["a"] * 10.0 + X["d"])
+    schema = Schema.from_dataframe(X)
+    E = schema.encode(X)
+    for engine in ("numpy", "jit"):
+        scorer = scorer_for(model, schema, ModelOutput("prediction"), engine)
+        assert scorer.upper_bound(E[0], [None] * 4) is None
+        err = np.abs(scorer.score_rows(E) - model.predict(X))
+        bound = scorer.error_bound(E)
+        assert np.all(err <= bound) and bound.max() < 1e-10
 
 
 @pytest.mark.parametrize("name", ["dt", "rf", "gb", "hgb", "xgb", "lgbm"])

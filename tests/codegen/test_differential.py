@@ -23,8 +23,8 @@ ROWS = 60
 
 
 def check_model(case: diff.Case, seed: int) -> diff.Tally:
-    tiers = diff.mlp_tiers(case) if case.family == "mlp" else diff.tree_tiers(case)
-    forest = None if case.family == "mlp" else tiers["numpy"].forest
+    tiers = diff.mlp_tiers(case) if diff.is_mlp(case) else diff.tree_tiers(case)
+    forest = None if diff.is_mlp(case) else tiers["numpy"].forest
     rng = np.random.default_rng(seed)
     tally = diff.Tally()
     for b in range(BLOCKS):
@@ -33,7 +33,7 @@ def check_model(case: diff.Case, seed: int) -> diff.Tally:
     return tally
 
 
-@pytest.mark.parametrize("family", diff.FAMILIES)
+@pytest.mark.parametrize("family", (*diff.FAMILIES, *diff.MLP_OUTPUTS))
 @settings(
     max_examples=2,
     deadline=None,

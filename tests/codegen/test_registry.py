@@ -88,6 +88,28 @@ def test_unsupported_model_names_it_and_what_is_supported(data):
         scorer_for(model, schema, 1, "blackbox")
 
 
+def test_mlps_declare_a_set_of_classes_and_a_prediction(data):
+    """MLPClassifier scores a set of classes, MLPRegressor its prediction; neither a margin."""
+    import warnings
+
+    from sklearn.neural_network import MLPRegressor
+
+    from codegen import ModelOutput
+
+    X, y, schema = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = MLPClassifier((4,), max_iter=50, random_state=0).fit(X, y)
+        reg = MLPRegressor(hidden_layer_sizes=(4,), max_iter=50, random_state=0).fit(X, X["a"])
+    assert "sklearn.MLPRegressor" in supported_models()
+    assert isinstance(scorer_for(clf, schema, ModelOutput("proba", (0, 1)), "numpy"), MLPScorer)
+    assert isinstance(scorer_for(reg, schema, ModelOutput("prediction"), "numpy"), MLPScorer)
+    with pytest.raises(UnsupportedModel, match="scores one class's probability, not the raw margin"):
+        scorer_for(clf, schema, ModelOutput("margin"))
+    with pytest.raises(UnsupportedModel, match="scores one class's probability, not the prediction"):
+        scorer_for(clf, schema, ModelOutput("prediction"))
+
+
 def test_keys_need_no_import():
     assert model_key(RandomForestClassifier) == "sklearn.RandomForestClassifier"
     for key in ("xgboost.XGBClassifier", "xgboost.Booster", "lightgbm.LGBMClassifier", "lightgbm.Booster"):

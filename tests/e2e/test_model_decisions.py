@@ -1,5 +1,6 @@
-"""For an engine that is not bit-exact (MLP), what a result reports - each row's probability and
-whether it is a counterfactual - is the model's own ``predict_proba``, never the engine's score.
+"""For an engine that is not bit-exact (MLP), what a result reports - each row's probability (a
+regressor's prediction) and whether it is a counterfactual - is the model's own ``predict_proba``
+(``predict``), never the engine's score.
 
 The straddling network: one identity hidden unit ``h = big + small - 1e16`` with ``big = 1e16``.
 sklearn sums ``big + small`` first (``1e16 + 3`` rounds to ``1e16 + 4``, ``1e16 + 1`` to
@@ -119,3 +120,42 @@ def test_only_rows_the_error_bound_cannot_place_are_asked_of_the_model():
     assert sum(asked) <= 3 * len(r.counterfactuals) + 2, asked  # x, the picks; no population call
     np.testing.assert_array_equal(r.counterfactuals["probability"].to_numpy(), model.predict_proba(
         r.counterfactuals[list(ds.X.columns)])[:, list(model.classes_).index(ds.desired_class)])
+
+
+def straddling_regressor(small: float):
+    """The straddling network as an MLPRegressor: the prediction is ``h`` itself (model 4 where
+    the engines say 3 for ``small = 3``; model 0 where they say 1 for ``small = 1``)."""
+    from sklearn.neural_network import MLPRegressor
+
+    X = pd.DataFrame({"big": [1e16] * 6, "small": [0.0, small] * 3})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = MLPRegressor(hidden_layer_sizes=(1,), activation="identity", max_iter=5, random_state=0)
+        m.fit(X, [0.0, 1.0] * 3)
+    m.coefs_ = [np.array([[1.0], [1.0]]), np.array([[1.0]])]
+    m.intercepts_ = [np.array([-1e16]), np.array([0.0])]
+    return m, X
+
+
+@pytest.mark.parametrize("engine", ["numpy", "jit", "auto"])
+def test_regressor_in_range_by_predict_though_not_by_the_engine(engine):
+    model, X = straddling_regressor(small=3.0)
+    e = Explainer(model, X, engine=engine, desired_range=(3.5, 10.0))
+    assert e.scorer.compiled and not e.scorer.exact, e.engine_reason
+    engine_y = e.scorer.bind(e.data[0]).score_block((1,), np.array([[3.0]]))[0]
+    assert engine_y == 3.0 and model.predict(pd.DataFrame({"big": [1e16], "small": [3.0]}))[0] == 4.0
+    r = e.explain(X.iloc[[0]], random_state=0)
+    cf = r.counterfactuals
+    assert r.success and len(cf) == 1 and bool(cf["counterfactual"].iloc[0])
+    np.testing.assert_array_equal(cf["probability"].to_numpy(), model.predict(cf[["big", "small"]]))
+
+
+@pytest.mark.parametrize("engine", ["numpy", "jit", "auto"])
+def test_regressor_in_range_by_the_engine_but_not_by_predict(engine):
+    model, X = straddling_regressor(small=1.0)
+    e = Explainer(model, X, engine=engine, desired_range=(0.5, 10.0))
+    assert e.scorer.bind(e.data[0]).score_block((1,), np.array([[1.0]]))[0] == 1.0
+    r = e.explain(X.iloc[[0]], random_state=0)
+    cf = r.counterfactuals
+    assert not r.success and not cf["counterfactual"].any()
+    np.testing.assert_array_equal(cf["probability"].to_numpy(), model.predict(cf[["big", "small"]]))

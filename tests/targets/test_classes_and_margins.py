@@ -10,7 +10,8 @@ from sklearn.ensemble import (
     HistGradientBoostingClassifier,
     RandomForestClassifier,
 )
-from target_models import fitted
+from sklearn.neural_network import MLPClassifier
+from target_models import fitted, scaled
 
 import geco
 
@@ -21,22 +22,24 @@ def band_models(bands):
     return {
         "rf": fitted(X, y, RandomForestClassifier(30, max_depth=8, random_state=0, n_jobs=1)),
         "hgb": fitted(X, y, HistGradientBoostingClassifier(max_iter=30, random_state=0)),
+        "mlp": scaled(X, y, MLPClassifier((16,), max_iter=200, random_state=0)),
     }
 
 
 @pytest.mark.parametrize("engine", ["auto", "blackbox"])
-@pytest.mark.parametrize("kind", ["rf", "hgb"])
+@pytest.mark.parametrize("kind", ["rf", "hgb", "mlp"])
 def test_set_of_classes(bands, band_models, kind, engine):
     X, _ = bands
     model = band_models[kind]
     wanted = [3, 4]
     cols = [list(model.classes_).index(c) for c in wanted]
     ex = geco.Explainer(model, X, desired_class=wanted, engine=engine, k=3)
+    assert ex.scorer.compiled == (engine == "auto"), ex.engine_reason
     rows = ex.table.take(slice(0, 1000))
     p_set = model.predict_proba(X.iloc[:1000])[:, cols].sum(axis=1)
     assert np.array_equal(ex.blackbox.predict(rows), p_set)
     engine_p = ex.scorer.score_rows(rows)
-    assert np.all(np.abs(engine_p - p_set) <= ex.scorer.error_bound(rows))  # rf: tiny, hgb: 0
+    assert np.all(np.abs(engine_p - p_set) <= ex.scorer.error_bound(rows))  # rf: tiny, hgb: 0, mlp: ~1e-14
     targets = np.flatnonzero(p_set < 0.3)[:3]
     for r in targets:
         e = ex.explain(X.iloc[[r]], random_state=0)
@@ -108,3 +111,27 @@ def test_unknown_class_in_a_set(bands, band_models):
     X, _ = bands
     with pytest.raises(ValueError, match="not among|not one of"):
         geco.Explainer(band_models["rf"], X, desired_class=[3, 9])
+
+
+@pytest.mark.parametrize("engine", ["numpy", "jit"])
+def test_mlp_set_of_classes_on_delta_blocks(bands, band_models, engine):
+    """A 5-class MLP's set {0, 2, 4}: Δ blocks of a bound instance within 1e-12 of the column
+    sum, with the set's upper bound above every row it covers."""
+    X, _ = bands
+    model = band_models["mlp"]
+    wanted = [0, 2, 4]
+    cols = [list(model.classes_).index(c) for c in wanted]
+    ex = geco.Explainer(model, X, desired_class=wanted, engine=engine)
+    assert ex.engine == f"mlp-{engine}"
+    rows = ex.table.take(slice(0, 500))
+    x = rows[7]
+    delta = (1, 4)
+    block = ex.scorer.bind(x).score_block(delta, np.ascontiguousarray(rows[:, list(delta)]))
+    moved = np.tile(x, (len(rows), 1))
+    moved[:, list(delta)] = rows[:, list(delta)]
+    want = model.predict_proba(ex.schema.decode(moved))[:, cols].sum(axis=1)
+    assert np.all(np.abs(block - want) <= 1e-12)
+    box = [None] * len(x)
+    for j in delta:
+        box[j] = np.unique(rows[:, j])
+    assert ex.scorer.upper_bound(x, box) >= want.max()

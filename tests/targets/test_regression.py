@@ -1,5 +1,6 @@
-"""Regression models: compiled engines bit-exact to ``predict``, and every counterfactual's
-prediction in the desired range by the model's own ``predict``."""
+"""Regression models: compiled tree engines bit-exact to ``predict``, the MLP engines within their
+error bound of it, and every counterfactual's prediction in the desired range by the model's own
+``predict``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from sklearn.ensemble import (
 )
 from sklearn.neural_network import MLPRegressor
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-from target_models import fitted
+from target_models import fitted, scaled
 
 import geco
 from codegen.outputs import ModelOutput
@@ -72,17 +73,60 @@ def test_compiled_regressor_is_bit_exact_to_predict(hours, kind, engine):
     assert np.array_equal(block, model.predict(moved))
 
 
-@pytest.mark.parametrize("kind", ["rf", "hgb", "blackbox-mlp"])
+def mlp_regressor() -> MLPRegressor:
+    return MLPRegressor(hidden_layer_sizes=(16,), max_iter=200, random_state=0)
+
+
+@pytest.mark.parametrize("engine", ["auto", "numpy", "jit"])
+def test_compiled_mlp_regressor_is_within_its_error_bound_of_predict(hours, engine):
+    """Scaled numbers and one-hot categories before the MLP: full rows and a Δ block of a bound
+    instance within the error bound (and 1e-12) of ``predict``; not claimed exact."""
+    X, y = hours
+    model = scaled(X, y, mlp_regressor())
+    ex = geco.Explainer(model, X, desired_range=(45, 60), engine=engine)
+    assert ex.scorer.compiled and not ex.scorer.exact and ex.engine.startswith("mlp-"), ex.engine_reason
+    assert ex.scorer.upper_bound(ex.table.take(slice(0, 1))[0], [None] * len(ex.schema)) is None
+    rows = ex.table.take(slice(0, 2000))
+    expected = model.predict(X.iloc[:2000])
+    got = ex.scorer.score_rows(rows)
+    bound = ex.scorer.error_bound(rows)
+    assert np.all(np.abs(got - expected) <= bound) and np.abs(got - expected).max() <= 1e-12
+    assert bound.max() < 1e-10  # absolute, for predictions ~40: ~1e-13 of them
+    x = rows[5]
+    delta = (0, 3, 6)
+    moved = X.iloc[:2000].copy()
+    for j, name in enumerate(X.columns):
+        if j not in delta:
+            moved[name] = X[name].iloc[5]
+    block = ex.scorer.bind(x).score_block(delta, np.ascontiguousarray(rows[:, list(delta)]))
+    assert np.all(np.abs(block - model.predict(moved)) <= 1e-12)
+
+
+def test_multi_output_mlp_regressor_is_refused_with_the_reason(hours):
+    X, y = hours
+    X = X.select_dtypes("number")
+    two = scaled(X, pd.DataFrame({"a": y, "b": y * 2}), MLPRegressor(hidden_layer_sizes=(4,), max_iter=20, random_state=0))
+    schema = geco.Explainer(scaled(X, y, mlp_regressor()), X, desired_range=(0, 1)).schema
+    with pytest.raises(geco.UnsupportedModelError, match="2 outputs; a prediction range needs a single-output regressor"):
+        scorer_for(two, schema, ModelOutput("prediction"), "numpy")
+
+
+@pytest.mark.parametrize("kind", ["rf", "hgb", "mlp", "blackbox-mlp"])
 def test_every_counterfactual_is_in_the_range_by_predict(hours, kind):
     X, y = hours
+    engine = "auto"
     if kind == "blackbox-mlp":
         X = X.select_dtypes("number")
-        model = fitted(X, y, MLPRegressor(hidden_layer_sizes=(16,), max_iter=200, random_state=0))
+        model = fitted(X, y, mlp_regressor())
+        engine = "blackbox"
+    elif kind == "mlp":
+        model = scaled(X, y, mlp_regressor())
     else:
         model = fitted(X, y, REGRESSORS[kind]())
     lo, hi = 45.0, 60.0
-    ex = geco.Explainer(model, X, desired_range=(lo, hi), k=3)
+    ex = geco.Explainer(model, X, desired_range=(lo, hi), k=3, engine=engine)
     assert ex.target.kind == "range"
+    assert ex.scorer.compiled == (engine != "blackbox"), ex.engine_reason
     pred = model.predict(X.iloc[:300])
     rows = np.flatnonzero(pred < lo)[:4]
     assert len(rows)

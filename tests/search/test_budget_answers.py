@@ -60,8 +60,13 @@ def test_a_generation_that_would_not_fit_is_not_started(slow):
 
 
 def test_the_answer_reserve_follows_what_answers_cost(slow):
-    explainer, x = slow
+    _, x = slow
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.integers(0, 20, (400, 3)).astype(float), columns=FEATURES)
+    explainer = geco.Explainer(PausingModel(0.03), X, None, engine="blackbox", min_generations=60,
+                               max_generations=60, patience=60)  # fmt: skip
     before = explainer.answer_seconds.estimate()
+    assert before == geco.explainer.ANSWER_RESERVE  # nothing timed yet
     explainer.explain(x, random_state=1, time_budget=0.1)
     s = explainer.explain(x, random_state=2, time_budget=0.1).stats
     assert s["budget"]["seconds"] == 0.1

@@ -5,6 +5,11 @@ feature indices a block changes and an ``(n, len(Δ))`` float64 array of their e
 (:class:`plaf_grammar.Schema` encoding: categoricals as category codes). Every other feature
 equals the instance ``x`` the scorer was bound to, which is what lets a compiled engine
 specialise per (x, Δ).
+
+A bound scorer may also offer ``score_delta_rows(rows, starts, deltas) -> (n,) array``: full rows
+held in Δ order (the rows from ``starts[i]`` on are ``x`` outside ``deltas[i]``), scored as
+``score_blocks`` would score each Δ's columns. The tree engines do, so the many small Δ of a
+generation need no per-block copies; the search uses it where present.
 """
 
 from __future__ import annotations

@@ -204,6 +204,20 @@ class TreeScorer(CompiledScorer):
         return compiled
 
 
+class _Routes:
+    """One generation's blocks by tier: (block, Δ, columns) to walk from x, to score with the
+    whole forest, (block, state, columns) to score by plan, and the Δ whose plans are still to
+    build."""
+
+    __slots__ = ("full", "new", "planned", "walked")
+
+    def __init__(self) -> None:
+        self.full: list[tuple[int, tuple[int, ...], np.ndarray]] = []
+        self.walked: list[tuple[int, tuple[int, ...], np.ndarray]] = []
+        self.planned: list[tuple[int, _DeltaState, np.ndarray]] = []
+        self.new: dict[tuple[int, ...], _DeltaState] = {}
+
+
 class _DeltaState:
     __slots__ = ("compiled", "future", "plan", "residual", "rows")
 
@@ -313,10 +327,7 @@ class BoundTreeScorer:
         free (and blocks a plan refused: invalid category codes) to one call of the full-forest kernel."""
         p = self.parent
         out: list[np.ndarray | None] = [None] * len(blocks)
-        full: list[tuple[int, tuple[int, ...], np.ndarray]] = []
-        walked: list[tuple[int, tuple[int, ...], np.ndarray]] = []
-        planned: list[tuple[int, _DeltaState, np.ndarray]] = []
-        new: dict[tuple[int, ...], _DeltaState] = {}
+        routes = _Routes()
         for b, (delta, columns) in enumerate(blocks):
             delta = tuple(int(d) for d in delta)
             if delta not in self._checked:
@@ -329,29 +340,87 @@ class BoundTreeScorer:
                 p._count("numpy", n)
                 out[b] = self.residual(delta).predict(cols)
             else:
-                tier = self._tier(delta, n)
-                if tier == "full":
-                    full.append((b, delta, cols))
-                elif tier == "xwalk":
-                    walked.append((b, delta, cols))
-                elif tier == "plan" or tier == "new":
-                    planned.append((b, self._states[delta], cols))
-                    if tier == "new":
-                        new[delta] = self._states[delta]
-                else:
-                    p._count("jit", n)
-                    out[b] = tier(cols)
-        if new:
-            self._build_plans(list(new.items()))
-            for delta, st in new.items():
+                self._route(b, delta, cols, self._tier(delta, n), routes, out)
+        self._run_routes(routes, out)
+        return out  # type: ignore[return-value]
+
+    def score_delta_rows(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """P(desired) of full rows held in Δ order (the rows from ``starts[i]`` on are ``x``
+        outside ``deltas[i]``): the numbers :meth:`score_blocks` gives each Δ's columns, but the
+        rows of every Δ the x-walk serves go to the branch-free walker as one selection of
+        ``rows``, with no per-block copies or counts (a generation holds hundreds of small Δ)."""
+        p = self.parent
+        rows = np.asarray(rows, dtype=np.float64)
+        n = len(rows)
+        starts = np.asarray(starts, dtype=np.intp)
+        sizes = np.diff(np.append(starts, n))
+        if p.engine == "numpy" or p.native is None or p.native.walker is None:
+            parts = self.score_blocks([(d, rows[a : a + k][:, list(d)]) for d, a, k in zip(deltas, starts, sizes)])
+            return np.concatenate([np.empty(0), *parts])
+        out: list[np.ndarray | None] = [None] * len(deltas)
+        routes = _Routes()
+        walked = np.zeros(len(deltas), dtype=bool)
+        width = len(self.x)
+        for i, (delta, a, k) in enumerate(zip(deltas, starts.tolist(), sizes.tolist())):
+            if delta not in self._checked:
+                self._checked.add(checked_delta(delta, width))
+            if k == 0:
+                out[i] = np.empty(0)
+                continue
+            tier = self._tier(delta, k)
+            if tier == "xwalk":
+                walked[i] = True
+            else:
+                self._route(i, delta, rows[a : a + k][:, list(delta)], tier, routes, out)
+        prob = np.empty(n)
+        mask = np.repeat(walked, sizes)
+        m = int(mask.sum())
+        if m >= WALK_MIN_ROWS:
+            t0 = time.perf_counter()
+            acc = self.bound_x().walk_rows(rows[mask])
+            dt = time.perf_counter() - t0
+            p.stats["xwalk_seconds"] += dt
+            p.stats["blocks_xwalk"] += int(walked.sum())
+            p.stats["rows_xwalk"] += m
+            p.c_xwalk.add(dt, m)
+            prob[mask] = self._probabilities(acc)
+        elif m:  # too few rows for the walker: the x-walk over their union, as score_blocks does
+            for i in np.flatnonzero(walked).tolist():
+                a, k = int(starts[i]), int(sizes[i])
+                routes.walked.append((i, deltas[i], rows[a : a + k][:, list(deltas[i])]))
+            walked[:] = False
+        self._run_routes(routes, out)
+        for i in np.flatnonzero(~walked & (sizes > 0)).tolist():
+            prob[starts[i] : starts[i] + sizes[i]] = out[i]
+        return prob
+
+    def _route(self, b: int, delta: tuple[int, ...], cols: np.ndarray, tier: Any, routes: _Routes, out: list) -> None:
+        """Send block ``b`` to its tier's list in ``routes`` (a compiled residual scores it now)."""
+        if tier == "full":
+            routes.full.append((b, delta, cols))
+        elif tier == "xwalk":
+            routes.walked.append((b, delta, cols))
+        elif tier == "plan" or tier == "new":
+            routes.planned.append((b, self._states[delta], cols))
+            if tier == "new":
+                routes.new[delta] = self._states[delta]
+        else:
+            self.parent._count("jit", len(cols))
+            out[b] = tier(cols)
+
+    def _run_routes(self, routes: _Routes, out: list) -> None:
+        """Build the new plans, then score every routed block, tier by tier."""
+        if routes.new:
+            self._build_plans(list(routes.new.items()))
+            for delta, st in routes.new.items():
                 self._maybe_compile(delta, st)
-        if walked:
-            full += self._run_xwalk(walked, out)
-        if planned:
-            full += self._run_jobs("plan", planned, out)
+        full = routes.full
+        if routes.walked:
+            full += self._run_xwalk(routes.walked, out)
+        if routes.planned:
+            full += self._run_jobs("plan", routes.planned, out)
         if full:
             self._run_full(full, out)
-        return out  # type: ignore[return-value]
 
     def _tier(self, delta: tuple[int, ...], n: int):
         """"full", "xwalk", "plan", "new" (a plan to build) or a compiled function for the next

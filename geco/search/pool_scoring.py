@@ -2,7 +2,9 @@
 
 A compiled scorer specialises each block to its Δ's columns. Tiny blocks may instead travel
 together as one block of full rows: when that pays off is the engine's knowledge (its
-``merge_below`` / ``merge_min_blocks``); the search only passes the numbers it is given.
+``merge_below`` / ``merge_min_blocks``); the search only passes the numbers it is given. A scorer
+with ``score_delta_rows(rows, starts, deltas)`` (the tree engines) takes the pool's full rows and
+their Δ as they are, and cuts out the columns only for the Δ that need them.
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ def score_pool(
     small = sizes < merge_below
     merge = int(small.sum()) >= max(2, min_blocks)
     alone = np.flatnonzero(~small) if merge else np.arange(len(starts))
+    by_rows = getattr(scorer, "score_delta_rows", None)
+    if by_rows is not None and not merge:
+        heads = pool.changed[np.asarray(starts, dtype=np.intp)][:, group_of_feature]
+        deltas = [tuple(np.flatnonzero(h).tolist()) for h in heads]
+        return np.asarray(by_rows(pool.rows, starts, deltas), dtype=np.float64)
     blocks = []
     for i in alone.tolist():
         lo, hi = int(starts[i]), int(starts[i]) + int(sizes[i])

@@ -56,6 +56,10 @@ class _BoundGBMScorer(BoundTreeScorer):
             [(d, f.read_missing(c, tuple(d)) if read.intersection(d) else c) for d, c in blocks]
         )
 
+    def score_delta_rows(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
+        # outside its Δ a row holds x's values as given, which read as the bound x does
+        return super().score_delta_rows(self.forest.read_missing(rows), starts, deltas)
+
 
 def gbm_scorer(model_input: ModelInput, desired_class: Any, engine: str = "auto") -> TreeScorer:
     """Registry factory (see :mod:`codegen.registry`); ``model_input`` comes from

@@ -297,3 +297,40 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
         with pytest.raises(ValueError, match="columns, the forest reads"):  # rows too narrow
             native.bind(X[0]).score_rows(X[:3, : full.width - 1])
     assert compared > 1000
+
+
+@pytest.mark.parametrize("walk_min", [1, 10**9])
+def test_full_rows_by_delta_equal_the_blocks_of_their_columns(fitted, forests, walk_min, monkeypatch):
+    """``score_delta_rows`` (the search's full rows, grouped by Δ) gives every row the number
+    ``score_block`` gives its Δ's columns, bit for bit, whichever tier serves each Δ: the walker
+    in one selection (or, below its minimum rows, the x-walk), plans, the full kernel."""
+    import codegen.trees.scorer as tree_scorer
+
+    monkeypatch.setattr(tree_scorer, "WALK_MIN_ROWS", walk_min)
+    rng = np.random.default_rng(7)
+    walked = 0
+    for name, model, schema, X, desired in fitted:
+        forest = forests[name]
+        d = len(schema)
+        sc = scorer_for(model, schema, desired, engine="auto")
+        x = X[rng.integers(len(X))].copy()
+        deltas = [tuple(sorted(rng.choice(d, k, replace=False).tolist())) for k in (1, 2, 1, 3, 2)]
+        deltas.append(tuple(range(d)))
+        sizes = [int(s) for s in rng.integers(0, 40, len(deltas))]
+        rows = np.repeat(x[None], sum(sizes), axis=0)
+        starts = np.cumsum([0, *sizes[:-1]])
+        blocks = []
+        for delta, a, k in zip(deltas, starts, sizes):
+            cols = delta_block(forest, X, delta, rng, k)
+            rows[a : a + k, list(delta)] = cols
+            blocks.append((delta, cols))
+        want = np.concatenate([np.empty(0), *sc.bind(x).score_blocks(blocks)])
+        before = sc.stats["rows_xwalk"]
+        got = sc.bind(x).score_delta_rows(rows, starts, deltas)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        walked += sc.stats["rows_xwalk"] - before
+        hot = sc.bind(x)
+        for c in sc.c_plan:
+            c.seconds = 0.0  # plans always pay: the plan tier, then the walker for none
+        np.testing.assert_array_equal(hot.score_delta_rows(rows, starts, deltas), want, err_msg=name)
+    assert walked > 0  # cold Δ went to the walker (or the x-walk below its minimum)

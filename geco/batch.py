@@ -56,6 +56,7 @@ __all__ = [
     "POOL_START_SECONDS",
     "CsvWriter",
     "batch_frame",
+    "busy_cores_now",
     "csv_instances",
     "explanations_frame",
     "failed_explanation",
@@ -233,14 +234,47 @@ def pool_pays(
 
 
 def free_cores() -> int:
-    """The cores this batch may count on: the machine's, less those other processes keep busy
-    (the last minute's load average, this process's own share left out); at least 1."""
+    """The cores this batch may count on: the machine's, less those other processes keep busy;
+    at least 1. Busy is the lower of the last minute's load average (this process's own share
+    left out) and what the CPUs did over the last tenth of a second (:func:`busy_cores_now`),
+    so that a job that has just ended, which the load average remembers for a minute, does not
+    keep the workers from starting."""
     cores = os.cpu_count() or 1
     try:
         busy_elsewhere = max(0.0, os.getloadavg()[0] - 1.0)
     except (AttributeError, OSError):  # no load average (Windows)
         busy_elsewhere = 0.0
+    now = busy_cores_now()
+    if now is not None:
+        busy_elsewhere = min(busy_elsewhere, now)
     return max(1, min(cores, round(cores - busy_elsewhere)))
+
+
+def busy_cores_now(window: float = 0.1) -> float | None:
+    """Cores other processes kept busy over the next ``window`` seconds (this process's own
+    CPU time left out), read from ``/proc/stat``; None where there is no such file."""
+
+    def ticks() -> tuple[int, int] | None:
+        try:
+            with open("/proc/stat", encoding="ascii") as fh:
+                fields = [int(v) for v in fh.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        if len(fields) < 4:
+            return None
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields[:8]), idle
+
+    first, own0, t0 = ticks(), time.process_time(), time.perf_counter()
+    if first is None:
+        return None
+    time.sleep(window)
+    second, own1, t1 = ticks(), time.process_time(), time.perf_counter()
+    if second is None or second[0] <= first[0]:
+        return None
+    total, idle = second[0] - first[0], second[1] - first[1]
+    busy = (total - idle) / total * (os.cpu_count() or 1)
+    return max(0.0, busy - (own1 - own0) / max(t1 - t0, 1e-9))
 
 
 def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar):

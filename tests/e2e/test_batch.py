@@ -394,12 +394,21 @@ def test_tidy_frame(trees):
 
 
 def test_free_cores_leave_out_what_other_processes_keep_busy(monkeypatch):
-    from geco.batch import free_cores
+    import geco.batch
+    from geco.batch import busy_cores_now, free_cores
 
+    now = busy_cores_now(0.05)
+    assert now is None or 0.0 <= now <= (os.cpu_count() or 1)  # a real reading of /proc/stat
+    monkeypatch.setattr(geco.batch, "busy_cores_now", lambda: None)  # the load average alone
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # this process alone
     assert free_cores() == 4
     monkeypatch.setattr(os, "getloadavg", lambda: (3.2, 1.0, 1.0))
     assert free_cores() == 2
     monkeypatch.setattr(os, "getloadavg", lambda: (12.0, 1.0, 1.0))
+    assert free_cores() == 1
+    # a job that has just ended: the load average still counts it, the CPUs are idle now
+    monkeypatch.setattr(geco.batch, "busy_cores_now", lambda: 0.1)
+    assert free_cores() == 4
+    monkeypatch.setattr(geco.batch, "busy_cores_now", lambda: 2.6)  # both busy: the lower counts
     assert free_cores() == 1

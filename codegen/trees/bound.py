@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from codegen.outputs import output_of
 from codegen.trees.fold import Forest
 
 __all__ = ["Allowed", "reachable_leaves", "upper_bound"]
@@ -137,7 +138,9 @@ def reachable_leaves(
 
 def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed) -> float:
     """A sound upper bound on P(desired), as the model computes it, over every row whose feature
-    ``j`` takes one of ``allowed[j]`` (``None``: ``x[j]``); see the module docstring."""
+    ``j`` takes one of ``allowed[j]`` (``None``: ``x[j]``); see the module docstring. For a
+    margin or a regressor's prediction the bound is of that number, not capped at 1."""
+    cap = 1.0 if output_of(forest.desired_class).kind == "proba" else np.inf
     leaves, trees = reachable_leaves(forest, x, allowed)
     T = forest.n_trees
     value = forest.value[leaves]
@@ -146,12 +149,13 @@ def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed) -> float:
     np.maximum.at(top, trees, value)
     np.minimum.at(low, trees, value)
     if not (np.all(np.isfinite(top)) and np.all(np.isfinite(low))):
-        return 1.0  # a tree without a reachable leaf (never for a well-formed forest): no bound
+        return cap  # a tree without a reachable leaf (never for a well-formed forest): no bound
     u = _U32 if forest.float32_sums else _U64
     if forest.divisor is not None:
         total = float(np.sum(top))
         margin = 2 * _gamma(T + 2, _U64) * float(np.sum(np.abs(top)))
-        return min(1.0, (total + margin) / forest.divisor * (1 + 4 * _U64))
+        bound = (total + margin) / forest.divisor
+        return min(cap, bound * (1 + 4 * _U64) if bound >= 0 else bound * (1 - 4 * _U64))
     K = forest.n_outputs
     hi = np.array(forest.init, dtype=np.float64)
     lo = hi.copy()
@@ -174,5 +178,6 @@ def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed) -> float:
     corners = np.where(np.eye(K, dtype=bool), hi, lo) if K > 1 else np.array([lo, hi])
     p = float(np.max(forest.finish(corners)))
     if not np.isfinite(p):
-        return 1.0
-    return min(1.0, p + (_LINK_MARGIN_F32 if forest.float32_sums else _LINK_MARGIN_F64))
+        return cap
+    link_margin = _LINK_MARGIN_F32 if forest.float32_sums else _LINK_MARGIN_F64
+    return min(cap, p + (link_margin if cap == 1.0 else link_margin * max(1.0, abs(p))))

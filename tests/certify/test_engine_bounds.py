@@ -170,6 +170,42 @@ def test_mlp_regressor_has_no_bound_but_an_error_bound(data):
         assert np.all(err <= bound) and bound.max() < 1e-10
 
 
+@pytest.mark.parametrize("kind", ["rf-reg", "gb-reg", "hgb-reg", "gb-margin"])
+def test_tree_bounds_of_a_prediction_or_margin_are_not_capped_at_one(data, kind):
+    """A regressor's prediction (around 30-45 here, some negative) or a boosting margin is
+    bounded as that number: the bound covers every row of random boxes, without the 1.0 cap of
+    a probability."""
+    from sklearn.ensemble import (
+        GradientBoostingRegressor,
+        HistGradientBoostingRegressor,
+        RandomForestRegressor,
+    )
+
+    X, y2, _ = data
+    target = X["a"] * 3.0 + X["d"] * 5.0 + 30.0 - (X["c"] == "x") * 45.0
+    model, output, value = {
+        "rf-reg": (_pipe(RandomForestRegressor(15, max_depth=5, random_state=0)), ModelOutput("prediction"), "predict"),
+        "gb-reg": (_pipe(GradientBoostingRegressor(n_estimators=20, random_state=0)), ModelOutput("prediction"), "predict"),
+        "hgb-reg": (_pipe(HistGradientBoostingRegressor(max_iter=20), ordinal=True), ModelOutput("prediction"), "predict"),
+        "gb-margin": (_pipe(GradientBoostingClassifier(n_estimators=30, random_state=0)), ModelOutput("margin"), "decision_function"),
+    }[kind]  # fmt: skip
+    model.fit(X, y2 if kind == "gb-margin" else target)
+    schema = Schema.from_dataframe(X)
+    E = schema.encode(X)
+    scorer = scorer_for(model, schema, output, "numpy")
+    rng = np.random.default_rng(3)
+    above_one = 0
+    for _ in range(25):
+        x = E[rng.integers(len(E))]
+        allowed = _random_box(rng, E, x)
+        rows = _rows(x, allowed)
+        got = getattr(model, value)(schema.decode(rows))
+        bound = scorer.upper_bound(x, allowed)
+        assert got.max() <= bound, (got.max(), bound)
+        above_one += bound > 1.0
+    assert above_one > 0
+
+
 @pytest.mark.parametrize("name", ["dt", "rf", "gb", "hgb", "xgb", "lgbm"])
 def test_a_box_of_one_row_bounds_its_own_probability_closely(data, name):
     if name not in MODELS:

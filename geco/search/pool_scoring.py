@@ -9,6 +9,7 @@ their Δ as they are, and cuts out the columns only for the Δ that need them.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,7 +38,10 @@ def score_pool(
     by_rows = getattr(scorer, "score_delta_rows", None)
     if by_rows is not None and not merge:
         heads = pool.changed[np.asarray(starts, dtype=np.intp)][:, group_of_feature]
-        deltas = [tuple(np.flatnonzero(h).tolist()) for h in heads]
+        r, c = np.nonzero(heads)  # row by row, columns ascending
+        cut = np.searchsorted(r, np.arange(len(starts) + 1)).tolist()
+        cols = c.tolist()
+        deltas = [tuple(cols[a:b]) for a, b in pairwise(cut)]
         return np.asarray(by_rows(pool.rows, starts, deltas), dtype=np.float64)
     blocks = []
     for i in alone.tolist():

@@ -1,11 +1,15 @@
 """The benchmark's random problems and enumeration (benchmarks/bench_certify.py), so the tests and
-the benchmark check the same thing."""
+the benchmark check the same thing; and ``people``, the small problem the outcome and deadline
+tests prove things on."""
 
 import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
+from sklearn.tree import DecisionTreeClassifier
 
 _PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_certify.py"
 
@@ -31,3 +35,17 @@ def one_thread():
 
     with threadpool_limits(1):
         yield
+
+
+@pytest.fixture(scope="module")
+def people():
+    """(X, y, model, bad rows, good rows): three integer columns, a depth-5 tree desired where
+    income + hours > 100 - small enough to prove none under a few rules."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(20, 65, 400), "income": rng.integers(0, 100, 400),
+                      "hours": rng.integers(10, 60, 400)})  # fmt: skip
+    y = (X["income"] + X["hours"] > 100).astype(int)
+    model = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+    bad = np.flatnonzero(model.predict(X) == 0)
+    good = np.flatnonzero(model.predict(X) == 1)
+    return X, y, model, bad, good

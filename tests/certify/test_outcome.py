@@ -5,27 +5,13 @@ so; the black box has no bound and says so; ``geco explain`` exits 4 for proven 
 import json
 
 import joblib
-import numpy as np
 import pandas as pd
 import pytest
-from sklearn.tree import DecisionTreeClassifier
 
 import geco
 from geco.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_PROVEN_NONE, main
 from geco.problem.certificate import certify, format_bound
 from geco.result import OUTCOMES, Explanation, read_jsonl, write_jsonl
-
-
-@pytest.fixture(scope="module")
-def people():
-    rng = np.random.default_rng(0)
-    X = pd.DataFrame({"age": rng.integers(20, 65, 400), "income": rng.integers(0, 100, 400),
-                      "hours": rng.integers(10, 60, 400)})  # fmt: skip
-    y = (X["income"] + X["hours"] > 100).astype(int)
-    model = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
-    bad = np.flatnonzero(model.predict(X) == 0)
-    good = np.flatnonzero(model.predict(X) == 1)
-    return X, y, model, bad, good
 
 
 def test_defaults_follow_success():

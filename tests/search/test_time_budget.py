@@ -9,38 +9,14 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from slow_model import FEATURES, X0, slow_explainer
 
-import geco
 from geco.search import SearchConfig
-
-FEATURES = ["a", "b", "c"]
-
-
-class SlowModel:
-    """A black box that takes ``pause`` seconds per call and is desired only far from x: a
-    search with a large patience runs every generation it is allowed."""
-
-    classes_ = np.array([0, 1])
-
-    def __init__(self, pause: float = 0.004):
-        self.pause = pause
-
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        time.sleep(self.pause)
-        s = X[FEATURES].to_numpy(float).sum(axis=1)
-        p = np.clip(0.2 + s / 100.0, 0.0, 0.95)
-        return np.column_stack([1 - p, p])
 
 
 @pytest.fixture(scope="module")
 def explainer():
-    rng = np.random.default_rng(0)
-    X = pd.DataFrame(rng.integers(0, 20, (400, 3)).astype(float), columns=FEATURES)
-    return geco.Explainer(SlowModel(), X, None, engine="blackbox", min_generations=60, max_generations=60,
-                          patience=60)  # fmt: skip
-
-
-X0 = pd.DataFrame([[0.0, 0.0, 0.0]], columns=FEATURES)
+    return slow_explainer()
 
 
 @pytest.mark.parametrize("budget", [0.05, 0.2])
@@ -73,10 +49,7 @@ def test_without_a_budget_the_search_runs_as_before(explainer):
 
 
 def test_the_explainer_and_batches_carry_the_budget():
-    rng = np.random.default_rng(1)
-    X = pd.DataFrame(rng.integers(0, 20, (300, 3)).astype(float), columns=FEATURES)
-    ex = geco.Explainer(SlowModel(0.002), X, None, engine="blackbox", min_generations=60, max_generations=60,
-                        patience=60, time_budget=0.04)  # fmt: skip
+    ex = slow_explainer(0.002, rows=300, seed=1, time_budget=0.04)
     assert ex.config.time_budget == 0.04
     results = ex.explain_many(pd.concat([X0, X0 + 1]), progress=False, random_state=0)
     assert [r.stats["stop"] for r in results] == ["time_budget", "time_budget"]

@@ -226,8 +226,9 @@ def _spread_positions(ctx: Context, sides: _Sides, groups: np.ndarray) -> tuple[
     out_g.append(h[other])
     out_p.append(np.maximum(np.ceil(frac[other] * st.size[h[other]]).astype(np.intp) - 1, 0))
     g, pos = np.concatenate(out_g), np.concatenate(out_p)
-    key = np.unique(g * (int(st.size.max(initial=1)) + 1) + pos)
-    return key // (int(st.size.max(initial=1)) + 1), key % (int(st.size.max(initial=1)) + 1)
+    span = int(st.size.max(initial=1)) + 1  # (group, position) -> one sortable key, once each
+    key = np.unique(g * span + pos)
+    return key // span, key % span
 
 
 def sweep(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) -> Candidates:

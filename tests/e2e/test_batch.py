@@ -412,3 +412,18 @@ def test_free_cores_leave_out_what_other_processes_keep_busy(monkeypatch):
     assert free_cores() == 4
     monkeypatch.setattr(geco.batch, "busy_cores_now", lambda: 2.6)  # both busy: the lower counts
     assert free_cores() == 1
+
+
+def test_busy_cores_now_without_proc_stat_is_none(monkeypatch):
+    """Where /proc/stat cannot be read (not Linux) there is no reading, and the load average
+    alone decides."""
+    import geco.batch
+
+    def refuse(*_a, **_k):
+        raise OSError("no /proc/stat here")
+
+    monkeypatch.setattr(geco.batch, "open", refuse, raising=False)
+    assert geco.batch.busy_cores_now(0.01) is None
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.2, 1.0, 1.0))
+    assert geco.batch.free_cores() == 2

@@ -334,3 +334,14 @@ def test_full_rows_by_delta_equal_the_blocks_of_their_columns(fitted, forests, w
             c.seconds = 0.0  # plans always pay: the plan tier, then the walker for none
         np.testing.assert_array_equal(hot.score_delta_rows(rows, starts, deltas), want, err_msg=name)
     assert walked > 0  # cold Δ went to the walker (or the x-walk below its minimum)
+
+
+def test_full_rows_by_delta_refuse_a_bad_delta(fitted):
+    """A Δ that is not strictly increasing feature indices in range is refused by name, as
+    ``score_blocks`` refuses it, before anything is scored."""
+    _name, model, schema, X, desired = case(fitted, "rf-bare")
+    b = scorer_for(model, schema, desired, engine="auto").bind(X[0])
+    rows = np.repeat(X[:1], 4, axis=0)
+    for bad in [(1, 0), (0, 0), (-1,), (len(schema),)]:
+        with pytest.raises(ValueError, match="delta must be strictly increasing"):
+            b.score_delta_rows(rows, np.array([0]), [bad])

@@ -72,7 +72,7 @@ from geco.search.population import (
     key_words,
 )
 from geco.search.timing import PhaseTimer
-from geco.search.trade import concentrate, step_in, sweep, trade
+from geco.search.trade import concentrate, regroup, single_grid, step_in, sweep, trade
 
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer
@@ -102,6 +102,10 @@ CONCENTRATE_CHILDREN = 32
 #: the first polishing round also sweeps a partner group past the best SWEEP_PARENTS
 #: counterfactuals that change at most two groups (geco.search.trade.sweep)
 SWEEP_PARENTS = 2
+#: ... and, where the best counterfactual changes three groups or more, regroups them
+#: (geco.search.trade.regroup: up to ~13k children, a few generations' worth), left out under a
+#: time budget with less than REGROUP_ROOM times the last step's seconds left
+REGROUP_ROOM = 4.0
 
 
 def compiled_kernels(enabled: bool = True):
@@ -404,7 +408,7 @@ class GeneticSearch:
         best_options, stalled, rounds = self.options(self.config.k)[0], 0, 0
         while stalled < POLISH_PATIENCE and rounds < POLISH_ROUNDS and not self.out_of_time(step, f"polishing round {rounds + 1}"):
             t0 = time.perf_counter()
-            population = self.add(population, self.polish_candidates(population, first=rounds == 0))
+            population = self.add(population, self.polish_candidates(population, first=rounds == 0, step=step))
             rounds += 1
             population, option_scores = self.keep_options(population)
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
@@ -413,20 +417,37 @@ class GeneticSearch:
             step = time.perf_counter() - t0
         return population, rounds
 
-    def polish_candidates(self, population: Pool, first: bool = False) -> Candidates:
+    def polish_candidates(self, population: Pool, first: bool = False, step: float = 0.0) -> Candidates:
         """Trades, steps in and selective mutants of the best ``TRADE_PARENTS`` Δ's best
-        counterfactuals; in the ``first`` round, the sweep of the sparse ones too."""
+        counterfactuals; in the ``first`` round, the sweep of the sparse ones too, and their
+        regrouping where the best is dense (left out under a time budget with less than
+        ``REGROUP_ROOM`` times ``step``, the round's predicted cost, left)."""
         parents, parent_is_cf = self.best_per_delta(population)
         by_score = np.argsort(self.best_scores(population), kind="stable")
         best_cf = parents.take(by_score[parent_is_cf[by_score]][:TRADE_PARENTS])
         with self.timer("polish"):
             swept = sweep(self.ctx, best_cf.take(np.arange(min(SWEEP_PARENTS, len(best_cf)))), self.dist_spec) if first else None
-            return Candidates.concat([*([swept] if swept is not None else []),
+            regrouped = self.regroup(population, best_cf, step) if first else None
+            return Candidates.concat([*([swept] if swept is not None else []), *([regrouped] if regrouped is not None else []),
                 trade(self.ctx, best_cf, self.dist_spec, TRADE_CHILDREN),
                 step_in(self.ctx, best_cf, self.dist_spec),
                 concentrate(self.ctx, best_cf, self.dist_spec, CONCENTRATE_CHILDREN),
                 selective_mutation(self.ctx, best_cf, self.dist_spec, self.config.m_mut, None, MUTATION_BREADTH),
             ], self.d, self.g)  # fmt: skip
+
+    def regroup(self, population: Pool, best_cf: Candidates, step: float) -> Candidates | None:
+        """:func:`geco.search.trade.regroup` of ``best_cf`` when its best changes three groups
+        or more, after scoring its probes (every group moved alone on a grid; offered to the
+        archive like any candidate)."""
+        if len(best_cf) == 0 or best_cf.changed[0].sum() < 3:
+            return None
+        if self.deadline is not None:
+            left = self.deadline - time.perf_counter()
+            if left < REGROUP_ROOM * step:
+                self.budget_cuts.append(f"the regrouping ({1e3 * max(left, 0.0):.1f} ms left, {1e3 * REGROUP_ROOM * step:.1f} ms predicted)")
+                return None
+        probes = self.evaluate(self.to_pool(single_grid(self.ctx, self.dist_spec), population))
+        return regroup(self.ctx, best_cf, self.dist_spec, (probes.rows, probes.changed, probes.prob))
 
     def options(self, count: int) -> tuple[np.ndarray, list[Hashable]]:
         """The best ``count`` distinct options archived so far: scores (inf-padded) and Δ keys

@@ -13,17 +13,22 @@ way, keeping one to three of a counterfactual's changed groups and moving them f
 sparse answer the single reverts of selective mutation cannot reach (each loses the class) is
 tried too. :func:`sweep` tries, for a sparse counterfactual, every other group as the partner
 that lets one of its groups move less (a one-group answer is often beaten by a two-group one
-whose second group moves far), on a fixed grid instead of a random draw.
+whose second group moves far), on a fixed grid instead of a random draw. :func:`regroup` tries,
+where the best answer is dense, every pair and triple of the groups that matter (those the best
+answers change, and those whose lone move scores highest) on a grid from ``x``: a nearer sparse
+answer may keep some of a dense one's groups and take a group it never changed.
 """
 
 from __future__ import annotations
+
+from itertools import combinations
 
 import numpy as np
 
 from geco.search.operators import Context, group_distances
 from geco.search.population import Candidates
 
-__all__ = ["concentrate", "step_in", "sweep", "trade"]
+__all__ = ["concentrate", "regroup", "single_grid", "step_in", "sweep", "trade"]
 
 #: the group moving away from x goes 1..MAX_AWAY positions further, in distance order, or (a
 #: FAR_SHARE of the children) 1..all the positions left on its side
@@ -272,3 +277,88 @@ def sweep(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) ->
     st.assign(rows, at, hh, pp)
     changed[at, hh] = True
     return Candidates(rows, changed)
+
+
+def _side_grid(ctx: Context, sides: _Sides, group: np.ndarray, side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pair, position): for each (group, side) pair, the group's values at the
+    :data:`SWEEP_REACH` fractions of its values on that side of ``x`` (of all its values for a
+    group without sides), once each; pairs with no value there get none."""
+    st = ctx.stacked
+    fracs = np.asarray(SWEEP_REACH)
+    pair = np.repeat(np.arange(len(group)), len(fracs))
+    g, s = group[pair], side[pair]
+    total = sides.count(g, s, st.size[g])
+    rank = np.maximum(np.ceil(np.tile(fracs, len(group)) * total).astype(np.intp) - 1, 0)
+    ok = total > 0
+    pair, g, s, rank = pair[ok], g[ok], s[ok], rank[ok]
+    span = int(st.size.max(initial=1)) + 1
+    key = np.unique(pair * span + rank)  # equal ranks (a short side) once
+    pair, rank = key // span, key % span
+    return pair, sides.position(group[pair], side[pair], rank)
+
+
+def single_grid(ctx: Context, dist_spec) -> Candidates:
+    """Every group with a feasible space moved alone on a grid of its values on each side of
+    ``x`` (:data:`SWEEP_REACH`): :func:`regroup`'s probes of which groups move the score."""
+    G = ctx.n_groups
+    sides = _Sides(ctx, dist_spec)
+    groups = np.flatnonzero(ctx.has_space)
+    group = np.repeat(groups, 2)
+    side = np.tile([-1.0, 1.0], len(groups))
+    keep = sides.numeric[group] | (side < 0)  # a group without sides: one grid over all its values
+    group, side = group[keep], np.where(sides.numeric[group[keep]], side[keep], 0.0)
+    pair, pos = _side_grid(ctx, sides, group, side)
+    rows = np.repeat(ctx.x[None, :], len(pair), axis=0)
+    at = np.arange(len(pair))
+    ctx.stacked.assign(rows, at, group[pair], pos)
+    changed = np.zeros((len(pair), G), dtype=bool)
+    changed[at, group[pair]] = True
+    return Candidates(rows, changed)
+
+
+def regroup(ctx: Context, parents: Candidates, dist_spec, probes: tuple[np.ndarray, np.ndarray, np.ndarray],
+            max_groups: int = 8, from_probes: int = 4, max_kept: int = MAX_KEPT) -> Candidates:  # fmt: skip
+    """When the best parent (a counterfactual; parents best first) changes three groups or more:
+    every subset of two to ``max_kept`` of a few groups, moved from ``x`` on a grid of their
+    values (:data:`SWEEP_REACH`) on one side of ``x``, every combination. The groups: the
+    ``from_probes`` whose lone move (``probes`` = rows, changed, P(desired) of
+    :func:`single_grid`'s children) scores highest, on that move's side, then those most
+    parents change, on the side the best parent changing them takes, ``max_groups`` in all.
+    A sparse answer of wide data often moves a few of the groups that matter most alone, one of
+    them farther and one less far than a dense answer does, which neither :func:`concentrate`
+    (the parent's own groups, farther only) nor single steps reach; the grid is coarse, the
+    polishing rounds after it land on the thresholds. At most 28 pairs x 36 + 56 triples x 216
+    children."""
+    d, G = len(ctx.x), ctx.n_groups
+    if len(parents) == 0 or parents.changed[0].sum() < 3:
+        return Candidates.empty(d, G)
+    sides = _Sides(ctx, dist_spec)
+    p_rows, p_changed, p_prob = probes
+    alone = p_changed.sum(axis=1) == 1
+    p_group = p_changed.argmax(axis=1)
+    order = np.flatnonzero(alone)[np.argsort(-p_prob[alone], kind="stable")]
+    probed = list(dict.fromkeys(p_group[order].tolist()))[:from_probes]  # best probe first
+    probe_side = {int(g): float(sides.of_rows(np.array([g]), p_rows, order[p_group[order] == g][:1])[0]) for g in probed}
+    votes = parents.changed.sum(axis=0)
+    voted = np.flatnonzero((votes > 0) & ctx.has_space)
+    voted = voted[np.argsort(-votes[voted], kind="stable")].tolist()
+    groups = np.array(list(dict.fromkeys(probed + voted))[:max_groups], dtype=np.intp)
+    first = parents.changed.argmax(axis=0)  # the best parent changing each group
+    side = sides.of_rows(groups, parents.rows, first[groups])
+    side = np.array([s if parents.changed[:, g].any() else probe_side[int(g)] for g, s in zip(groups, side)])
+    pair, pos = _side_grid(ctx, sides, groups, side)
+    grid = [pos[pair == i] for i in range(len(groups))]
+    out: list[Candidates] = []
+    for size in range(2, min(max_kept, len(groups)) + 1):
+        for subset in combinations(range(len(groups)), size):
+            mesh = np.stack(np.meshgrid(*(grid[i] for i in subset), indexing="ij"), axis=-1).reshape(-1, size)
+            if len(mesh) == 0:
+                continue
+            rows = np.repeat(ctx.x[None, :], len(mesh), axis=0)
+            changed = np.zeros((len(mesh), G), dtype=bool)
+            at = np.arange(len(mesh))
+            for j, i in enumerate(subset):
+                ctx.stacked.assign(rows, at, np.full(len(mesh), groups[i]), mesh[:, j])
+                changed[:, groups[i]] = True
+            out.append(Candidates(rows, changed))
+    return Candidates.concat(out, d, G)

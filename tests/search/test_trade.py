@@ -13,7 +13,16 @@ from geco.problem.distance import DistanceSpec
 from geco.problem.feasible_space import feasible_space, group_domains
 from geco.search.operators import Context
 from geco.search.population import Candidates
-from geco.search.trade import MAX_AWAY, MAX_KEPT, concentrate, step_in, sweep, trade
+from geco.search.trade import (
+    MAX_AWAY,
+    MAX_KEPT,
+    concentrate,
+    regroup,
+    single_grid,
+    step_in,
+    sweep,
+    trade,
+)
 
 
 def _context(seed=0):
@@ -222,3 +231,96 @@ def test_the_sweep_finds_the_nearer_pair_beside_two_far_single_changes():
         first = explainer.explain(x, random_state=seed).counterfactuals.iloc[0]
         assert first["distance"] == pytest.approx(best_pair)
         assert (first["f0"], first["f1"]) == (13.0, 13.0)
+
+
+def test_single_grid_moves_each_group_alone_to_feasible_values_on_both_sides():
+    ctx, spec = _context()
+    kids = single_grid(ctx, spec)
+    feasible = {j: set(ctx.spaces[j].values[:, 0]) for j in range(4)}
+    seen = set()
+    for kid, flags in zip(kids.rows, kids.changed):
+        moved = np.flatnonzero(kid != ctx.x)
+        assert len(moved) == 1 and flags.sum() == 1 and flags[moved[0]]
+        j = int(moved[0])
+        assert kid[j] in feasible[j]
+        seen.add((j, 0.0 if j == 3 else np.sign(kid[j] - ctx.x[j])))
+    assert seen == {(0, -1.0), (0, 1.0), (1, -1.0), (1, 1.0), (2, -1.0), (2, 1.0), (3, 0.0)}
+    assert len({tuple(r) for r in kids.rows}) == len(kids)  # each value once
+
+
+def test_regroup_moves_two_or_three_groups_from_x_on_the_sides_that_worked():
+    """A parent changing a (up), b (down) and c (up): the children move two or three of the
+    groups (those parents change, and the best lone probe's) from x, on the parent's side of x
+    for a, b, c, to feasible values, everything else at x; the best probe's group (k, a category
+    no parent changes) joins them; nothing is drawn at random; a sparse best parent is left alone."""
+    ctx, spec = _context()
+    parent = np.array([[17.0, 4.0, 13.0, 1.0]])
+    probes = single_grid(ctx, spec)
+    prob = np.where(probes.changed[:, 3], 0.4, 0.1)  # k's lone moves score highest
+    kids = regroup(ctx, Candidates(parent, parent != ctx.x), spec, (probes.rows, probes.changed, prob))
+    assert len(kids) > 0
+    feasible = {j: set(ctx.spaces[j].values[:, 0]) for j in range(4)}
+    side = {0: 1.0, 1: -1.0, 2: 1.0}
+    sizes, groups = set(), set()
+    for kid, flags in zip(kids.rows, kids.changed):
+        moved = np.flatnonzero(kid != ctx.x)
+        assert np.array_equal(np.flatnonzero(flags), moved)
+        assert len(moved) in (2, 3)
+        sizes.add(len(moved))
+        for j in moved.tolist():
+            assert kid[j] in feasible[j]
+            if j in side:
+                assert np.sign(kid[j] - ctx.x[j]) == side[j]
+            groups.add(j)
+    assert sizes == {2, 3} and groups == {0, 1, 2, 3}
+    again = regroup(_context(seed=7)[0], Candidates(parent, parent != ctx.x), spec, (probes.rows, probes.changed, prob))
+    assert np.array_equal(again.rows, kids.rows)
+    sparse = np.array([[17.0, 4.0, 10.0, 1.0]])
+    assert len(regroup(ctx, Candidates(sparse, sparse != ctx.x), spec, (probes.rows, probes.changed, prob))) == 0
+
+
+def test_a_dense_answer_gives_way_to_the_nearer_sparse_one_brute_force_finds():
+    """Breast cancer (30 numeric features, all free), XGBoost: for this row the search's
+    answers change f4, f7, f13, f23 and f27 a little and end at three of them (distance 0.136),
+    while f4, f13 and f26 together reach the other class at 0.09. The answer must be at most as
+    far as brute force over every one, two and three features on a grid of four values a side."""
+    from itertools import combinations
+
+    xgboost = pytest.importorskip("xgboost")
+    from sklearn.datasets import load_breast_cancer
+
+    bc = load_breast_cancer()
+    X = pd.DataFrame(bc.data, columns=[f"f{i}" for i in range(bc.data.shape[1])])
+    model = xgboost.XGBClassifier(n_estimators=100, max_depth=4, n_jobs=1, random_state=0).fit(X, bc.target)
+    row = 256
+    data = X.to_numpy(float)
+    xv = data[row]
+    d = len(xv)
+    spread = np.ptp(data, axis=0)
+    spec = DistanceSpec(xv, np.ones(d), np.zeros(d, dtype=bool))
+    grid = []
+    for j in range(d):
+        v = np.unique(data[:, j])
+        out = []
+        for side in (np.sort(v[v < xv[j]])[::-1], np.sort(v[v > xv[j]])):
+            out += [side[max(int(np.ceil(f * len(side))) - 1, 0)] for f in (0.25, 0.5, 0.75, 1.0)] if len(side) else []
+        grid.append(np.unique(out))
+    brute = np.inf
+    for k in (1, 2, 3):
+        for cols in combinations(range(d), k):
+            c = list(cols)
+            mesh = np.stack(np.meshgrid(*(grid[j] for j in c), indexing="ij"), -1).reshape(-1, k)
+            dist = spec.combine(np.abs(mesh - xv[c]) / spread[c])
+            near = dist < brute
+            if near.any():
+                rows = np.repeat(xv[None], int(near.sum()), axis=0)
+                rows[:, c] = mesh[near]
+                hit = model.predict_proba(rows)[:, 1] > 0.5
+                if hit.any():
+                    brute = min(brute, float(dist[near][hit].min()))
+    assert brute < 0.1
+    explainer = geco.Explainer(model, X, desired_class=1)
+    for seed in (0, 1):
+        first = explainer.explain(X.iloc[[row]], random_state=seed).counterfactuals.iloc[0]
+        assert first["distance"] <= brute * (1 + 1e-9)
+        assert model.predict_proba(first[X.columns].to_frame().T.astype(float))[0, 1] > 0.5

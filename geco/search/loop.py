@@ -72,7 +72,7 @@ from geco.search.population import (
     key_words,
 )
 from geco.search.timing import PhaseTimer
-from geco.search.trade import concentrate, regroup, single_grid, step_in, sweep, trade
+from geco.search.trade import REGROUP_MIN_CHANGED, concentrate, regroup, single_grid, step_in, sweep, trade
 
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer
@@ -439,7 +439,7 @@ class GeneticSearch:
         """:func:`geco.search.trade.regroup` of ``best_cf`` when its best changes three groups
         or more, after scoring its probes (every group moved alone on a grid; offered to the
         archive like any candidate)."""
-        if len(best_cf) == 0 or best_cf.changed[0].sum() < 3:
+        if len(best_cf) == 0 or best_cf.changed[0].sum() < REGROUP_MIN_CHANGED:
             return None
         if self.deadline is not None:
             left = self.deadline - time.perf_counter()

@@ -28,7 +28,7 @@ import numpy as np
 from geco.search.operators import Context, group_distances
 from geco.search.population import Candidates
 
-__all__ = ["concentrate", "regroup", "single_grid", "step_in", "sweep", "trade"]
+__all__ = ["REGROUP_MIN_CHANGED", "concentrate", "regroup", "single_grid", "step_in", "sweep", "trade"]
 
 #: the group moving away from x goes 1..MAX_AWAY positions further, in distance order, or (a
 #: FAR_SHARE of the children) 1..all the positions left on its side
@@ -41,6 +41,8 @@ MAX_KEPT = 3
 #: values closer to x than its own
 SWEEP_REACH = (0.0625, 0.125, 0.25, 0.5, 0.75, 1.0)
 SWEEP_KEEP = (0.5, 0.75, 0.9)
+#: :func:`regroup` works for a best counterfactual changing at least this many groups
+REGROUP_MIN_CHANGED = 3
 
 
 def _log_uniform(rng: np.random.Generator, high: np.ndarray) -> np.ndarray:
@@ -330,7 +332,7 @@ def regroup(ctx: Context, parents: Candidates, dist_spec, probes: tuple[np.ndarr
     polishing rounds after it land on the thresholds. At most 28 pairs x 36 + 56 triples x 216
     children."""
     d, G = len(ctx.x), ctx.n_groups
-    if len(parents) == 0 or parents.changed[0].sum() < 3:
+    if len(parents) == 0 or parents.changed[0].sum() < REGROUP_MIN_CHANGED:
         return Candidates.empty(d, G)
     sides = _Sides(ctx, dist_spec)
     p_rows, p_changed, p_prob = probes

@@ -103,6 +103,12 @@ def model_decisions(setting: Setting, outcome: SearchOutcome, target: Target) ->
     return replace(outcome, prob=prob), target.meets(prob)
 
 
+#: an answer changing at most this many features is "sparse"; one within SPARSE_SLACK times the
+#: first option's distance is shown among the options when none of them is sparse
+SPARSE_FEATURES = 3
+SPARSE_SLACK = 1.25
+
+
 def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, cfg: SearchConfig) -> tuple[np.ndarray, np.ndarray, int]:
     """Up to k distinct counterfactuals among ``cand`` (indices into ``rows``, best first),
     each confirmed by the model's own probabilities; a candidate a compiled engine scored above
@@ -112,6 +118,7 @@ def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, c
     cand = np.asarray(cand, dtype=np.intp)
     while len(cand):
         sel = pick_distinct(rows[cand], problem.x, cfg.k, cfg.diversity, setting.ranges, setting.categorical)
+        sel = with_sparse_option(problem, rows[cand], sel, cfg.k)
         prob = problem.model_proba(rows[cand[sel]])
         good = cfg.goal.meets(prob)
         if good.all():
@@ -119,6 +126,29 @@ def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, c
         dropped += int((~good).sum())
         cand = np.delete(cand, sel[~good])
     return np.empty(0, dtype=np.intp), np.empty(0), dropped
+
+
+def with_sparse_option(problem: Problem, rows: np.ndarray, sel: np.ndarray, k: int) -> np.ndarray:
+    """``sel`` (options among ``rows``, best first), its last option traded for the nearest row
+    changing at most :data:`SPARSE_FEATURES` features when every option changes more and that
+    row is within :data:`SPARSE_SLACK` of the first option's distance: on wide data the k
+    options can all be variants of one dense change while a few-feature one is nearly as near
+    (which one to act on is the user's choice, so it is shown)."""
+    if len(sel) == 0:
+        return sel
+    n_changed = (rows != problem.x).sum(axis=1)
+    if (n_changed[sel] <= SPARSE_FEATURES).any():
+        return sel
+    sparse = np.flatnonzero(n_changed <= SPARSE_FEATURES)
+    if len(sparse) == 0:
+        return sel
+    dist = problem.distances(rows[np.r_[sel[0], sparse]])
+    near = sparse[dist[1:] <= SPARSE_SLACK * dist[0]]
+    if len(near) == 0:
+        return sel
+    best = near[int(np.argmin(dist[1:][dist[1:] <= SPARSE_SLACK * dist[0]]))]  # the first of the nearest
+    out = np.append(sel, best) if len(sel) < k else np.append(sel[:-1], best)
+    return np.sort(out)  # rows are best first: the options stay in that order
 
 
 def best_attempts(problem: Problem, rows: np.ndarray, ok: np.ndarray, k: int, target: Target) -> tuple[np.ndarray, np.ndarray]:

@@ -72,7 +72,15 @@ from geco.search.population import (
     key_words,
 )
 from geco.search.timing import PhaseTimer
-from geco.search.trade import REGROUP_MIN_CHANGED, concentrate, regroup, single_grid, step_in, sweep, trade
+from geco.search.trade import (
+    REGROUP_MIN_CHANGED,
+    concentrate,
+    regroup,
+    single_grid,
+    step_in,
+    sweep,
+    trade,
+)
 
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer

@@ -51,6 +51,15 @@ def explainers():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out["adult RF-500 regressor"] = geco.Explainer(reg, X, desired_range=(LO, HI))
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+
+    import pandas as pd
+
+    Xs, ys = make_classification(3000, 50, n_informative=10, n_redundant=5, random_state=0)
+    Xs = pd.DataFrame(np.round(Xs, 3), columns=[f"s{i}" for i in range(50)])
+    wide = RandomForestClassifier(100, max_depth=10, random_state=0, n_jobs=1).fit(Xs, ys)
+    out["synthetic50 RF-100"] = geco.Explainer(wide, Xs, desired_class=1)
     try:
         import xgboost as xgb
     except ImportError:
@@ -59,6 +68,15 @@ def explainers():
     est = xgb.XGBClassifier(n_estimators=120, max_depth=4, n_jobs=1, random_state=0)
     out["credit XGBoost 120x4"] = geco.Explainer(one_hot_pipeline(credit.X, est).fit(credit.X, credit.y), credit.X)
     return out
+
+
+def mask_density(rows: np.ndarray, x: np.ndarray, width: int) -> float:
+    """The walker's row masks' mean share of set bits (columns mod 32 where a row differs)."""
+    from codegen.trees.native_partial import row_masks
+
+    masks = row_masks(rows, x, width)[: len(rows)].view(np.uint32)
+    bits = np.unpackbits(masks.view(np.uint8)).reshape(len(rows), -1).sum(axis=1)
+    return float(bits.mean() / min(width, 32))
 
 
 def cpu_us(f, n: int, repeats: int) -> tuple[np.ndarray, float]:
@@ -80,9 +98,9 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     lines = [
-        "| model | trees | columns changed | forest_eval µs/row | branchy from x µs/row | walker µs/row "
-        "| walker vs forest_eval | walker vs branchy | bit-exact |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| model | trees | columns changed | row mask density | forest_eval µs/row | branchy from x µs/row | walker µs/row "
+        "| walker without jumps µs/row | walker vs forest_eval | walker vs branchy | jumps vs none | bit-exact |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, ex in explainers().items():
         sc = ex.scorer
@@ -100,11 +118,14 @@ def main() -> None:
             full = sc.full
             want, t_full = cpu_us(partial(run_kernel, full, rows), args.rows, args.repeats)
             branchy, t_branchy = cpu_us(partial(bx.score_rows_branchy, rows, 1.0), args.rows, args.repeats)
-            walked, t_walk = cpu_us(partial(bx.walk_rows, rows), args.rows, args.repeats)
-            exact = np.array_equal(want, branchy) and np.array_equal(want, walked)
+            walked, t_walk = cpu_us(partial(bx.walk_rows, rows, jumps=True), args.rows, args.repeats)
+            plain, t_plain = cpu_us(partial(bx.walk_rows, rows, jumps=False), args.rows, args.repeats)
+            exact = all(np.array_equal(want, a) for a in (branchy, walked, plain))
+            density = mask_density(rows, x, sc.full.width)
             lines.append(
-                f"| {name} | {sc.forest.n_trees} | {k} of {d} | {t_full:.2f} | {t_branchy:.2f} | {t_walk:.2f} | "
-                f"{t_full / t_walk:.1f}x | {t_branchy / t_walk:.1f}x | {'yes' if exact else 'NO'} |"
+                f"| {name} | {sc.forest.n_trees} | {k} of {d} | {density:.2f} | {t_full:.2f} | {t_branchy:.2f} | "
+                f"{t_walk:.2f} | {t_plain:.2f} | {t_full / t_walk:.1f}x | {t_branchy / t_walk:.1f}x | "
+                f"{t_plain / t_walk:.2f}x | {'yes' if exact else 'NO'} |"
             )
             print(lines[-1], flush=True)
     load = subprocess.run(["cat", "/proc/loadavg"], capture_output=True, text=True).stdout.split()[:3]

@@ -1584,14 +1584,16 @@ exit:
 ; branch) and overlap in the core, until no lane moves. Why: the branchy walks (@forest_eval,
 ; @xwalk_rows) pay a mispredicted branch at about every other level; a single group of 8 lanes
 ; waits on its gathers' latency (benchmarks/README.md, section "bench_trees.py").
-; A step at node r: if x's path from r tests no column the row differs in (the XStep mask of r
-; and the row's mask, bits = column mod 32, do not meet) the lane jumps to x's leaf; otherwise
-; it takes the child the split test gives for the row's own value (@goes_left's routing: NaN ->
-; its side, a code set -> the bit of the code, else v <= threshold). A leaf's mask is 0, so a
-; lane at a leaf stays there. Every lane reaches the leaf @forest_eval's walk reaches (a jump to
-; x's leaf is taken only where every test below reads a column the row shares with x; aliased
-; bits only cost a jump not taken), and the leaves are added tree after tree in estimator order:
-; @forest_eval's sums, bit for bit.
+; A step at node r takes the child the split test gives for the row's own value (@goes_left's
+; routing: NaN -> its side, a code set -> the bit of the code, else v <= threshold); a lane at a
+; leaf stays there. With %jumps != 0, also: if x's path from r tests no column the row differs in
+; (the XStep mask of r and the row's mask, bits = column mod 32, do not meet) the lane jumps to
+; x's leaf (a leaf's mask is 0: it stays). The jumps measured slower on every forest tried (the
+; lockstep waits for the deepest lane anyway; benchmarks/README.md, "bench_walker.py"), so the
+; callers leave them off; %rmask is then not read. Every lane reaches the leaf @forest_eval's
+; walk reaches (a jump to x's leaf is taken only where every test below reads a column the row
+; shares with x; aliased bits only cost a jump not taken), and the leaves are added tree after
+; tree in estimator order: @forest_eval's sums, bit for bit.
 ; %wnodes: the forest's %Node records, a code-set split's double holding its codes as the bits
 ; of an i64 (the forest's sets are at most 64 codes wide: %setw <= 64). %rmask: per row (padded
 ; with zeros to n32 = n rounded up to 32), the bits of the columns where it differs from x (NaN
@@ -1602,7 +1604,7 @@ declare i1 @llvm.vector.reduce.and.v8i1(<8 x i1>)
 
 ; one lockstep step of 8 lanes at nodes %r (see @walk_rows): the next node of each lane
 define internal <8 x i64> @walk_step8(<8 x i64> %r, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rowoff,
-                                      <8 x i32> %rm, <8 x double> %setwv) alwaysinline {
+                                      <8 x i32> %rm, <8 x double> %setwv, i1 %jumps) alwaysinline {
 entry:
   %np = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 0
   %cap = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 1
@@ -1646,7 +1648,10 @@ entry:
   %xm = trunc <8 x i64> %xms to <8 x i32>
   %hit = and <8 x i32> %xm, %rm
   %meet = icmp ne <8 x i32> %hit, zeroinitializer
-  %next32 = select <8 x i1> %meet, <8 x i32> %child, <8 x i32> %xleaf
+  %jumped = select <8 x i1> %meet, <8 x i32> %child, <8 x i32> %xleaf
+  %r32 = trunc <8 x i64> %r to <8 x i32>
+  %stay = select <8 x i1> %colneg, <8 x i32> %r32, <8 x i32> %child   ; no jumps: a leaf keeps its lane
+  %next32 = select i1 %jumps, <8 x i32> %jumped, <8 x i32> %stay
   %next = sext <8 x i32> %next32 to <8 x i64>
   ret <8 x i64> %next
 }
@@ -1678,7 +1683,29 @@ define void @walk_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask
                          ptr noalias %wnodes, ptr noalias %xstep, i64 %setw,
                          ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
                          ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
-                         ptr noalias %out) {
+                         ptr noalias %out, i64 %jumps) {
+entry:
+  %j = icmp ne i64 %jumps, 0
+  br i1 %j, label %with, label %without
+with:
+  call void @walk_rows_body(ptr %rows, i64 %n, i64 %width, ptr %rmask, ptr %wnodes, ptr %xstep, i64 %setw,
+                            ptr %troot, ptr %tconst, ptr %tout, i64 %T, ptr %init, i64 %K, double %div,
+                            i64 %f32, ptr %acc, ptr %out, i1 true)
+  ret void
+without:
+  call void @walk_rows_body(ptr %rows, i64 %n, i64 %width, ptr %rmask, ptr %wnodes, ptr %xstep, i64 %setw,
+                            ptr %troot, ptr %tconst, ptr %tout, i64 %T, ptr %init, i64 %K, double %div,
+                            i64 %f32, ptr %acc, ptr %out, i1 false)
+  ret void
+}
+
+; @walk_rows' walk, with or without the jumps to x's leaf (%jumps a constant in each copy: without
+; them the XStep gather is gone and a lane at a leaf stays there by its column)
+define internal void @walk_rows_body(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
+                         ptr noalias %wnodes, ptr noalias %xstep, i64 %setw,
+                         ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                         ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
+                         ptr noalias %out, i1 %jumps) alwaysinline {
 entry:
   %r32 = icmp ne i64 %f32, 0
   %empty = icmp sle i64 %n, 0
@@ -1736,10 +1763,10 @@ step:
   %sb = phi <8 x i64> [%root, %block], [%nb, %step]
   %sc = phi <8 x i64> [%root, %block], [%nc, %step]
   %sd = phi <8 x i64> [%root, %block], [%nd, %step]
-  %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %ra, <8 x i32> %rma, <8 x double> %setwv)
-  %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rb, <8 x i32> %rmb, <8 x double> %setwv)
-  %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rc, <8 x i32> %rmc, <8 x double> %setwv)
-  %nd = call <8 x i64> @walk_step8(<8 x i64> %sd, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rd, <8 x i32> %rmd, <8 x double> %setwv)
+  %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %ra, <8 x i32> %rma, <8 x double> %setwv, i1 %jumps)
+  %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rb, <8 x i32> %rmb, <8 x double> %setwv, i1 %jumps)
+  %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rc, <8 x i32> %rmc, <8 x double> %setwv, i1 %jumps)
+  %nd = call <8 x i64> @walk_step8(<8 x i64> %sd, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rd, <8 x i32> %rmd, <8 x double> %setwv, i1 %jumps)
   %samea = icmp eq <8 x i64> %na, %sa
   %sameb = icmp eq <8 x i64> %nb, %sb
   %samec = icmp eq <8 x i64> %nc, %sc

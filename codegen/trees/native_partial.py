@@ -163,10 +163,14 @@ class BoundX:
             return self.score_rows_branchy(rows, walk_share)
         return self.walk_rows(rows)
 
-    def walk_rows(self, rows: np.ndarray) -> np.ndarray:
-        """``@walk_rows``: 32 rows walk each tree in lockstep in vector code, jumping to x's leaf
-        where x's path tests no column the row differs in (``run_kernel``'s sums, bit for bit).
-        Needs :attr:`NativePartial.walker` (no code set wider than 64 codes)."""
+    def walk_rows(self, rows: np.ndarray, jumps: bool = False) -> np.ndarray:
+        """``@walk_rows``: 32 rows walk each tree in lockstep in vector code (``run_kernel``'s
+        sums, bit for bit). With ``jumps`` a lane also jumps to x's leaf where x's path tests no
+        column its row differs in; off by default, as that measured slower on every forest and
+        row kind tried (1 of 50 columns changed to all of them, ``benchmarks/README.md``,
+        "bench_walker.py"): 32 lanes in lockstep wait for the deepest one anyway, and the jump
+        costs a gather a step. Needs :attr:`NativePartial.walker` (no code set wider than 64
+        codes)."""
         native, full = self.native, self.native.full
         if native.walker is None:
             raise ValueError("the forest has a code set wider than 64 codes: no branch-free walker")
@@ -176,7 +180,7 @@ class BoundX:
             return np.empty((0, full.K))
         if rows.ndim != 2 or rows.shape[1] < full.width:
             raise ValueError(f"rows have {rows.shape[-1]} columns, the forest reads {full.width}")
-        masks = row_masks(rows, self.buffers["x"], full.width)
+        masks = row_masks(rows, self.buffers["x"], full.width) if jumps else np.zeros((n + 31) & ~31, dtype=np.int32)
         acc = np.empty(len(masks) * full.K)
         out = np.empty((n, full.K))
         fb, w = full.buffers, native.walker
@@ -184,7 +188,7 @@ class BoundX:
             rows.ctypes.data, n, rows.shape[1], masks.ctypes.data, w.address("nodes"),
             self.buffers.address("xstep"), full.setw, fb.address("troot"), fb.address("tconst"),
             fb.address("tout"), len(full.troot), fb.address("init"), full.K, full.div, int(full.float32_sums),
-            acc.ctypes.data, out.ctypes.data,
+            acc.ctypes.data, out.ctypes.data, int(jumps),
         )  # fmt: skip
         return out
 

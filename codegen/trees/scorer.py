@@ -5,8 +5,7 @@ link function), so the search takes the same path whichever tier scored a block:
 
 * full kernel: the whole folded forest on materialised rows, for blocks where every feature is
   free: the branch-free walker (``@walk_rows``, :meth:`codegen.trees.native_partial.BoundX.walk_rows`:
-  32 rows per tree in lockstep, jumping to x's leaf where a row shares every column x's path
-  tests), the branchy walks (:mod:`codegen.trees.kernel`) for calls of a few rows;
+  32 rows per tree in lockstep, vector gathers, no branch per node), the branchy walks (:mod:`codegen.trees.kernel`) for calls of a few rows;
 * x-walk: the whole forest walked with x's bound steps, no setup per Δ; all cold blocks of a
   generation in one call - their full rows by the walker, or (a few rows) one walk over the union
   of their Δ (:class:`codegen.trees.plan.XWalk`);
@@ -487,8 +486,8 @@ class BoundTreeScorer:
 
     def _run_walker(self, blocks, n: int, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
         """The x-walk tier by the branch-free walker: the blocks' full rows (x outside each
-        block's Δ) in one ``@walk_rows`` call, each row skipping what x decides below any node
-        where it differs from x in no column x's path tests. Same leaves as every other tier."""
+        block's Δ) in one ``@walk_rows`` call (the whole forest, 32 rows per tree in lockstep).
+        Same leaves as every other tier."""
         p = self.parent
         rows = np.empty((n, len(self.x)))
         rows[:] = self.x

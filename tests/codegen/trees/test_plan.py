@@ -251,6 +251,7 @@ def test_walker_with_column_bits_shared_above_32():
         rows[50:] = E[rng.integers(n, size=20)]
         got = native.bind(x).walk_rows(rows)
         np.testing.assert_array_equal(got, run_kernel(full, rows))
+        np.testing.assert_array_equal(native.bind(x).walk_rows(rows, jumps=True), got)
         np.testing.assert_array_equal(got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
 
 
@@ -289,7 +290,9 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
                 np.testing.assert_array_equal(bx.score_rows_branchy(rows, share), want, err_msg=f"{name} {share}")
             # the branch-free walker: whole 32-row blocks, a partial one, fewer rows than a block
             for m in (len(rows), 64, 33, 17, 1):
-                np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
+                for jumps in (False, True):
+                    got = bx.walk_rows(rows[:m], jumps=jumps)
+                    np.testing.assert_array_equal(got, want[:m], err_msg=f"{name} walker {m} jumps={jumps}")
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()

@@ -51,10 +51,9 @@ def explainers():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out["adult RF-500 regressor"] = geco.Explainer(reg, X, desired_range=(LO, HI))
+    import pandas as pd
     from sklearn.datasets import make_classification
     from sklearn.ensemble import RandomForestClassifier
-
-    import pandas as pd
 
     Xs, ys = make_classification(3000, 50, n_informative=10, n_redundant=5, random_state=0)
     Xs = pd.DataFrame(np.round(Xs, 3), columns=[f"s{i}" for i in range(50)])

@@ -8,8 +8,8 @@ row's values - what the merged tiny Δ blocks and the cold x-walk blocks of a ge
 (a few columns changed) and what ``score_rows`` gets (unrelated rows). Per model and changed
 columns: CPU µs per row (``time.process_time``, best of ``--repeats``, one thread) of
 ``@forest_eval`` (the whole forest, no x), the branchy walk from x's binding (``@xwalk_rows``,
-every row walked from x), and ``@walk_rows`` (32 rows per tree in lockstep, vector gathers, jumps
-to x's leaf); every result checked bit for bit against ``@forest_eval``. Models: Adult
+every row walked from x), and ``@walk_rows`` (32 rows per tree in lockstep, three vector gathers a
+step over the walker's own node layout); every result checked bit for bit against ``@forest_eval``. Models: Adult
 RandomForest-100 (the default model), Adult RandomForestRegressor-500 (bench_regression's model),
 Credit XGBoost 120x4 (one-hot pipeline).
 """
@@ -69,13 +69,13 @@ def explainers():
     return out
 
 
-def mask_density(rows: np.ndarray, x: np.ndarray, width: int) -> float:
-    """The walker's row masks' mean share of set bits (columns mod 32 where a row differs)."""
-    from codegen.trees.native_partial import row_masks
-
-    masks = row_masks(rows, x, width)[: len(rows)].view(np.uint32)
-    bits = np.unpackbits(masks.view(np.uint8)).reshape(len(rows), -1).sum(axis=1)
-    return float(bits.mean() / min(width, 32))
+def avx512() -> str:
+    """Whether this CPU has AVX-512 (the walker's 8-lane gathers are one instruction there)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    return "yes" if "avx512f" in flags else "no"
 
 
 def cpu_us(f, n: int, repeats: int) -> tuple[np.ndarray, float]:
@@ -97,9 +97,9 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     lines = [
-        "| model | trees | columns changed | row mask density | forest_eval µs/row | branchy from x µs/row | walker µs/row "
-        "| walker without jumps µs/row | walker vs forest_eval | walker vs branchy | jumps vs none | bit-exact |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | trees | columns changed | forest_eval µs/row | branchy from x µs/row | walker µs/row "
+        "| walker vs forest_eval | walker vs branchy | bit-exact |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, ex in explainers().items():
         sc = ex.scorer
@@ -117,21 +117,18 @@ def main() -> None:
             full = sc.full
             want, t_full = cpu_us(partial(run_kernel, full, rows), args.rows, args.repeats)
             branchy, t_branchy = cpu_us(partial(bx.score_rows_branchy, rows, 1.0), args.rows, args.repeats)
-            walked, t_walk = cpu_us(partial(bx.walk_rows, rows, jumps=True), args.rows, args.repeats)
-            plain, t_plain = cpu_us(partial(bx.walk_rows, rows, jumps=False), args.rows, args.repeats)
-            exact = all(np.array_equal(want, a) for a in (branchy, walked, plain))
-            density = mask_density(rows, x, sc.full.width)
+            walked, t_walk = cpu_us(partial(bx.walk_rows, rows), args.rows, args.repeats)
+            exact = all(np.array_equal(want, a) for a in (branchy, walked))
             lines.append(
-                f"| {name} | {sc.forest.n_trees} | {k} of {d} | {density:.2f} | {t_full:.2f} | {t_branchy:.2f} | "
-                f"{t_walk:.2f} | {t_plain:.2f} | {t_full / t_walk:.1f}x | {t_branchy / t_walk:.1f}x | "
-                f"{t_plain / t_walk:.2f}x | {'yes' if exact else 'NO'} |"
+                f"| {name} | {sc.forest.n_trees} | {k} of {d} | {t_full:.2f} | {t_branchy:.2f} | {t_walk:.2f} | "
+                f"{t_full / t_walk:.1f}x | {t_branchy / t_walk:.1f}x | {'yes' if exact else 'NO'} |"
             )
             print(lines[-1], flush=True)
     load = subprocess.run(["cat", "/proc/loadavg"], capture_output=True, text=True).stdout.split()[:3]
     intro = (
         f"{args.rows} rows per cell, CPU time, best of {args.repeats}, one thread; load average "
-        f"{' / '.join(load)} at the end (other work on the 2 cores). AVX-512: yes (the walker's gathers "
-        "are `vpgatherqq` / `vgatherqpd`)."
+        f"{' / '.join(load)} at the end. AVX-512: {avx512()} (there the walker's 8-lane gathers are one "
+        "`vpgatherqq` / `vgatherqpd` each)."
     )
     text = "\n".join(lines)
     print(text)

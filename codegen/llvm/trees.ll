@@ -1579,54 +1579,45 @@ exit:
 }
 
 ; ---------------------------------------------------------------------------------------------
-; Full rows scored with x's binding, branch-free (@walk_rows): 32 rows walk one tree in lockstep,
-; four groups of 8 lanes whose steps are vector code (gathers and selects, no data-dependent
-; branch) and overlap in the core, until no lane moves. Why: the branchy walks (@forest_eval,
-; @xwalk_rows) pay a mispredicted branch at about every other level; a single group of 8 lanes
-; waits on its gathers' latency (benchmarks/README.md, section "bench_trees.py").
-; A step at node r takes the child the split test gives for the row's own value (@goes_left's
-; routing: NaN -> its side, a code set -> the bit of the code, else v <= threshold); a lane at a
-; leaf stays there. With %jumps != 0, also: if x's path from r tests no column the row differs in
-; (the XStep mask of r and the row's mask, bits = column mod 32, do not meet) the lane jumps to
-; x's leaf (a leaf's mask is 0: it stays). The jumps measured slower on every forest tried (the
-; lockstep waits for the deepest lane anyway; benchmarks/README.md, "bench_walker.py"), so the
-; callers leave them off; %rmask is then not read. Every lane reaches the leaf @forest_eval's
-; walk reaches (a jump to x's leaf is taken only where every test below reads a column the row
-; shares with x; aliased bits only cost a jump not taken), and the leaves are added tree after
-; tree in estimator order: @forest_eval's sums, bit for bit.
-; %wnodes: the forest's %Node records, a code-set split's double holding its codes as the bits
-; of an i64 (the forest's sets are at most 64 codes wide: %setw <= 64). %rmask: per row (padded
-; with zeros to n32 = n rounded up to 32), the bits of the columns where it differs from x (NaN
-; differs). %acc: scratch of K * n32 doubles; %out: n x K (row-major), forests divided by %div.
+; Full rows scored branch-free (@walk_rows): 32 rows walk one tree in lockstep, four groups of 8
+; lanes whose steps are vector code (gathers and selects, no data-dependent branch) and overlap in
+; the core, until no lane moves. Why: the branchy walks (@forest_eval, @xwalk_rows) pay a
+; mispredicted branch at about every other level; a single group of 8 lanes waits on its gathers'
+; latency (benchmarks/README.md, section "bench_trees.py"). The walk is bound by the gathers'
+; throughput, so a step makes three: the node's double, its link word, the row's value.
+; %wnodes: the walker's own copy of the forest (%WNode, 16 bytes), numbered so that a split's two
+; children are adjacent (right = left + 1): the link word holds the left child's index (a leaf's:
+; its own) in its low 32 bits, and in its high 32 bits column << 3 | leaf << 2 | code set << 1 |
+; NaN goes left. The double is the threshold, a code-set split's codes as the bits of an i64
+; (the forest's sets are at most 64 codes wide: %setw <= 64), or a leaf's value. A step at node r
+; takes the child the split test gives for the row's own value (@goes_left's routing: NaN -> its
+; side, a code set -> the bit of the code, else v <= threshold); a lane at a leaf stays there.
+; Every lane reaches the leaf @forest_eval's walk reaches, and the leaves are added tree after
+; tree in estimator order: @forest_eval's sums, bit for bit. %wroot: per tree, its root in
+; %wnodes (negative: a constant tree, %tconst). %acc: scratch of K * n32 doubles (n32 = n rounded
+; up to 32); %out: n x K (row-major), forests divided by %div.
+
+%WNode = type { double, i64 }
 
 declare <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr>, i32, <8 x i1>, <8 x i64>)
 declare i1 @llvm.vector.reduce.and.v8i1(<8 x i1>)
 
 ; one lockstep step of 8 lanes at nodes %r (see @walk_rows): the next node of each lane
-define internal <8 x i64> @walk_step8(<8 x i64> %r, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rowoff,
-                                      <8 x i32> %rm, <8 x double> %setwv, i1 %jumps) alwaysinline {
+define internal <8 x i64> @walk_step8(<8 x i64> %r, ptr %wnodes, ptr %rows, <8 x i64> %rowoff,
+                                      <8 x double> %setwv) alwaysinline {
 entry:
-  %np = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 0
-  %cap = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 1
-  %lrp = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 3
-  %xlp = getelementptr inbounds %XStep, ptr %xstep, <8 x i64> %r, i32 {XSTEP.leaf}
+  %np = getelementptr inbounds %WNode, ptr %wnodes, <8 x i64> %r, i32 0
+  %lp = getelementptr inbounds %WNode, ptr %wnodes, <8 x i64> %r, i32 1
   %pay = call <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr> %np, i32 8, <8 x i1> splat (i1 true), <8 x i64> poison)
-  %ca = call <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr> %cap, i32 8, <8 x i1> splat (i1 true), <8 x i64> poison)
-  %lr = call <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr> %lrp, i32 8, <8 x i1> splat (i1 true), <8 x i64> poison)
-  %xlm = call <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr> %xlp, i32 4, <8 x i1> splat (i1 true), <8 x i64> poison)
-  %col32 = trunc <8 x i64> %ca to <8 x i32>
-  %auxs = lshr <8 x i64> %ca, splat (i64 32)
-  %aux = trunc <8 x i64> %auxs to <8 x i32>
-  %colneg = icmp slt <8 x i32> %col32, zeroinitializer
-  %colc = select <8 x i1> %colneg, <8 x i32> zeroinitializer, <8 x i32> %col32
-  %col = sext <8 x i32> %colc to <8 x i64>
+  %lw = call <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr> %lp, i32 8, <8 x i1> splat (i1 true), <8 x i64> poison)
+  %col = lshr <8 x i64> %lw, splat (i64 35)
   %vi = add <8 x i64> %rowoff, %col
   %vp = getelementptr inbounds double, ptr %rows, <8 x i64> %vi
   %v = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %vp, i32 8, <8 x i1> splat (i1 true), <8 x double> poison)
   %thr = bitcast <8 x i64> %pay to <8 x double>
   %le = fcmp ole <8 x double> %v, %thr
-  %set1 = ashr <8 x i32> %aux, splat (i32 1)
-  %iscat = icmp sgt <8 x i32> %set1, zeroinitializer
+  %catb = and <8 x i64> %lw, splat (i64 8589934592)      ; bit 33: a code set
+  %iscat = icmp ne <8 x i64> %catb, zeroinitializer
   %lo_ok = fcmp oge <8 x double> %v, zeroinitializer
   %hi_ok = fcmp olt <8 x double> %v, %setwv
   %inset = and <8 x i1> %lo_ok, %hi_ok
@@ -1637,22 +1628,15 @@ entry:
   %catgo = and <8 x i1> %inset, %bit
   %go0 = select <8 x i1> %iscat, <8 x i1> %catgo, <8 x i1> %le
   %isnan = fcmp uno <8 x double> %v, zeroinitializer
-  %nanl = trunc <8 x i32> %aux to <8 x i1>
+  %nanb = and <8 x i64> %lw, splat (i64 4294967296)      ; bit 32: NaN goes left
+  %nanl = icmp ne <8 x i64> %nanb, zeroinitializer
   %go = select <8 x i1> %isnan, <8 x i1> %nanl, <8 x i1> %go0
-  %lft = trunc <8 x i64> %lr to <8 x i32>
-  %rgs = lshr <8 x i64> %lr, splat (i64 32)
-  %rgt = trunc <8 x i64> %rgs to <8 x i32>
-  %child = select <8 x i1> %go, <8 x i32> %lft, <8 x i32> %rgt
-  %xleaf = trunc <8 x i64> %xlm to <8 x i32>
-  %xms = lshr <8 x i64> %xlm, splat (i64 32)
-  %xm = trunc <8 x i64> %xms to <8 x i32>
-  %hit = and <8 x i32> %xm, %rm
-  %meet = icmp ne <8 x i32> %hit, zeroinitializer
-  %jumped = select <8 x i1> %meet, <8 x i32> %child, <8 x i32> %xleaf
-  %r32 = trunc <8 x i64> %r to <8 x i32>
-  %stay = select <8 x i1> %colneg, <8 x i32> %r32, <8 x i32> %child   ; no jumps: a leaf keeps its lane
-  %next32 = select i1 %jumps, <8 x i32> %jumped, <8 x i32> %stay
-  %next = sext <8 x i32> %next32 to <8 x i64>
+  %leafb = and <8 x i64> %lw, splat (i64 17179869184)    ; bit 34: a leaf
+  %isleaf = icmp ne <8 x i64> %leafb, zeroinitializer
+  %stay = or <8 x i1> %go, %isleaf
+  %rgt = select <8 x i1> %stay, <8 x i64> zeroinitializer, <8 x i64> splat (i64 1)
+  %link = and <8 x i64> %lw, splat (i64 4294967295)
+  %next = add <8 x i64> %link, %rgt
   ret <8 x i64> %next
 }
 
@@ -1669,7 +1653,7 @@ entry:
 
 define internal void @add_leaves8(<8 x i64> %r, ptr %wnodes, ptr %accp, i64 %j, i1 %r32) alwaysinline {
 entry:
-  %lvp = getelementptr inbounds %Node, ptr %wnodes, <8 x i64> %r, i32 0
+  %lvp = getelementptr inbounds %WNode, ptr %wnodes, <8 x i64> %r, i32 0
   %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lvp, i32 8, <8 x i1> splat (i1 true), <8 x double> poison)
   %ap = getelementptr inbounds double, ptr %accp, i64 %j
   %a = load <8 x double>, ptr %ap, align 8
@@ -1679,33 +1663,10 @@ entry:
 }
 
 ; the walk (see above): per tree, blocks of 32 rows (lanes past n walk the last row again)
-define void @walk_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
-                         ptr noalias %wnodes, ptr noalias %xstep, i64 %setw,
-                         ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
-                         ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
-                         ptr noalias %out, i64 %jumps) {
-entry:
-  %j = icmp ne i64 %jumps, 0
-  br i1 %j, label %with, label %without
-with:
-  call void @walk_rows_body(ptr %rows, i64 %n, i64 %width, ptr %rmask, ptr %wnodes, ptr %xstep, i64 %setw,
-                            ptr %troot, ptr %tconst, ptr %tout, i64 %T, ptr %init, i64 %K, double %div,
-                            i64 %f32, ptr %acc, ptr %out, i1 true)
-  ret void
-without:
-  call void @walk_rows_body(ptr %rows, i64 %n, i64 %width, ptr %rmask, ptr %wnodes, ptr %xstep, i64 %setw,
-                            ptr %troot, ptr %tconst, ptr %tout, i64 %T, ptr %init, i64 %K, double %div,
-                            i64 %f32, ptr %acc, ptr %out, i1 false)
-  ret void
-}
-
-; @walk_rows' walk, with or without the jumps to x's leaf (%jumps a constant in each copy: without
-; them the XStep gather is gone and a lane at a leaf stays there by its column)
-define internal void @walk_rows_body(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
-                         ptr noalias %wnodes, ptr noalias %xstep, i64 %setw,
-                         ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
-                         ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
-                         ptr noalias %out, i1 %jumps) alwaysinline {
+define void @walk_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %wnodes, i64 %setw,
+                       ptr noalias %wroot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                       ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
+                       ptr noalias %out) {
 entry:
   %r32 = icmp ne i64 %f32, 0
   %empty = icmp sle i64 %n, 0
@@ -1722,7 +1683,7 @@ start:
   br label %tree
 tree:
   %t = phi i64 [0, %start], [%t1, %tree_next]
-  %rp = getelementptr inbounds i32, ptr %troot, i64 %t
+  %rp = getelementptr inbounds i32, ptr %wroot, i64 %t
   %r0 = load i32, ptr %rp
   %top = getelementptr inbounds i32, ptr %tout, i64 %t
   %to = load i32, ptr %top
@@ -1749,24 +1710,16 @@ block:
   %rb = call <8 x i64> @lane_rows(i64 %jb, <8 x i64> %nlastv, <8 x i64> %widthv)
   %rc = call <8 x i64> @lane_rows(i64 %jc, <8 x i64> %nlastv, <8 x i64> %widthv)
   %rd = call <8 x i64> @lane_rows(i64 %jdd, <8 x i64> %nlastv, <8 x i64> %widthv)
-  %rmpa = getelementptr inbounds i32, ptr %rmask, i64 %j
-  %rma = load <8 x i32>, ptr %rmpa, align 4
-  %rmpb = getelementptr inbounds i32, ptr %rmask, i64 %jb
-  %rmb = load <8 x i32>, ptr %rmpb, align 4
-  %rmpc = getelementptr inbounds i32, ptr %rmask, i64 %jc
-  %rmc = load <8 x i32>, ptr %rmpc, align 4
-  %rmpd = getelementptr inbounds i32, ptr %rmask, i64 %jdd
-  %rmd = load <8 x i32>, ptr %rmpd, align 4
   br label %step
 step:
   %sa = phi <8 x i64> [%root, %block], [%na, %step]
   %sb = phi <8 x i64> [%root, %block], [%nb, %step]
   %sc = phi <8 x i64> [%root, %block], [%nc, %step]
   %sd = phi <8 x i64> [%root, %block], [%nd, %step]
-  %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %ra, <8 x i32> %rma, <8 x double> %setwv, i1 %jumps)
-  %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rb, <8 x i32> %rmb, <8 x double> %setwv, i1 %jumps)
-  %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rc, <8 x i32> %rmc, <8 x double> %setwv, i1 %jumps)
-  %nd = call <8 x i64> @walk_step8(<8 x i64> %sd, ptr %wnodes, ptr %xstep, ptr %rows, <8 x i64> %rd, <8 x i32> %rmd, <8 x double> %setwv, i1 %jumps)
+  %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %rows, <8 x i64> %ra, <8 x double> %setwv)
+  %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %rows, <8 x i64> %rb, <8 x double> %setwv)
+  %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %rows, <8 x i64> %rc, <8 x double> %setwv)
+  %nd = call <8 x i64> @walk_step8(<8 x i64> %sd, ptr %wnodes, ptr %rows, <8 x i64> %rd, <8 x double> %setwv)
   %samea = icmp eq <8 x i64> %na, %sa
   %sameb = icmp eq <8 x i64> %nb, %sb
   %samec = icmp eq <8 x i64> %nc, %sc

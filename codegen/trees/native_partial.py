@@ -85,29 +85,55 @@ def set_bits(forest: Forest) -> np.ndarray:
     return np.ascontiguousarray(bits, dtype=np.uint64).view(np.int64)
 
 
-def walker_nodes(full: KernelArrays, setbits: np.ndarray) -> np.ndarray | None:
-    """The forest's nodes as ``@walk_rows`` reads them: a code-set split's double holds its codes
-    as the bits of an int64. None when a set is wider than 64 codes (the walker cannot test it)."""
+#: ``@walk_rows``' node record: the double (threshold, code-set bits or leaf value) and the link
+#: word (left child, or a leaf's own index, in the low 32 bits; column << 3 | leaf << 2 | code set
+#: << 1 | NaN goes left in the high 32)
+WNODE = np.dtype([("v", "<f8"), ("link", "<i8")])
+
+#: the link word's flags (bits of the high half)
+_NAN_LEFT, _CODE_SET, _LEAF, _COL_SHIFT = 1 << 32, 1 << 33, 1 << 34, 35
+
+
+def walker_nodes(full: KernelArrays, setbits: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The forest as ``@walk_rows`` reads it (:data:`WNODE`), tree by tree, each tree's nodes in
+    breadth-first order with a split's children side by side (the right child is the left one's
+    successor, so the step gathers one link word instead of two child indices), and each tree's
+    root in that numbering (negative: a constant tree, as in ``full.troot``). None when a code set
+    is wider than 64 codes (the walker cannot test it)."""
     if full.setw > 64:
         return None
-    nodes = full.nodes.copy()
-    set1 = nodes["aux"] >> 1
-    cat = (nodes["col"] >= 0) & (set1 > 0)
+    nodes, roots = full.nodes, np.asarray(full.troot, dtype=np.int64)
+    live = np.flatnonzero(roots >= 0)
+    frontier, owner, levels, owners = roots[live], live, [], []
+    while len(frontier):
+        levels.append(frontier)
+        owners.append(owner)
+        split = nodes["col"][frontier] >= 0
+        pair = np.stack([nodes["left"][frontier[split]], nodes["right"][frontier[split]]], axis=1)
+        frontier, owner = pair.ravel().astype(np.int64), np.repeat(owner[split], 2)
+    if not levels:
+        return np.zeros(1, dtype=WNODE), full.troot.astype(np.int32)
+    old = np.concatenate(levels)[np.argsort(np.concatenate(owners), kind="stable")]  # tree-major, BFS in each
+    new_id = np.full(len(nodes), -1, dtype=np.int64)
+    new_id[old] = np.arange(len(old))
+    src = nodes[old]
+    out = np.zeros(len(old), dtype=WNODE)
+    out["v"] = src["v"]
+    split = src["col"] >= 0
+    left, right = new_id[src["left"][split]], new_id[src["right"][split]]
+    assert np.array_equal(right, left + 1), "siblings not adjacent"
+    link = np.arange(len(old), dtype=np.int64)  # a leaf links to itself
+    link[split] = left
+    flags = np.where(split, 0, _LEAF)
+    aux = src["aux"].astype(np.int64)
+    flags |= np.where(split & (aux & 1 != 0), _NAN_LEFT, 0)
+    cat = split & ((aux >> 1) > 0)
+    flags |= np.where(cat, _CODE_SET, 0)
     if cat.any():
-        nodes["v"][cat] = setbits[set1[cat] - 1].view(np.float64)
-    return nodes
-
-
-def row_masks(rows: np.ndarray, x: np.ndarray, width: int) -> np.ndarray:
-    """Per row, the bits (column mod 32) of the columns ``< width`` where it differs from ``x``
-    (NaN differs), as int32, padded with zeros to a multiple of 32 rows (``@walk_rows``' blocks)."""
-    n = len(rows)
-    bits = np.left_shift(np.uint32(1), (np.arange(width) & 31).astype(np.uint32))
-    out = np.zeros((n + 31) & ~31, dtype=np.uint32)
-    if width:
-        differs = rows[:, :width] != x[:width]
-        np.bitwise_or.reduce(np.where(differs, bits, np.uint32(0)), axis=1, out=out[:n])
-    return out.view(np.int32)
+        out["v"][cat] = setbits[(aux[cat] >> 1) - 1].view(np.float64)
+    out["link"] = link | flags | (np.maximum(src["col"], 0).astype(np.int64) << _COL_SHIFT)
+    wroot = np.where(roots >= 0, new_id[np.maximum(roots, 0)], roots).astype(np.int32)
+    return out, wroot
 
 
 def _words(width: int) -> int:
@@ -163,34 +189,10 @@ class BoundX:
             return self.score_rows_branchy(rows, walk_share)
         return self.walk_rows(rows)
 
-    def walk_rows(self, rows: np.ndarray, jumps: bool = False) -> np.ndarray:
-        """``@walk_rows``: 32 rows walk each tree in lockstep in vector code (``run_kernel``'s
-        sums, bit for bit). With ``jumps`` a lane also jumps to x's leaf where x's path tests no
-        column its row differs in; off by default, as that measured slower on every forest and
-        row kind tried (1 of 50 columns changed to all of them, ``benchmarks/README.md``,
-        "bench_walker.py"): 32 lanes in lockstep wait for the deepest one anyway, and the jump
-        costs a gather a step. Needs :attr:`NativePartial.walker` (no code set wider than 64
-        codes)."""
-        native, full = self.native, self.native.full
-        if native.walker is None:
-            raise ValueError("the forest has a code set wider than 64 codes: no branch-free walker")
-        rows = np.ascontiguousarray(rows, dtype=np.float64)
-        n = len(rows)
-        if n == 0:
-            return np.empty((0, full.K))
-        if rows.ndim != 2 or rows.shape[1] < full.width:
-            raise ValueError(f"rows have {rows.shape[-1]} columns, the forest reads {full.width}")
-        masks = row_masks(rows, self.buffers["x"], full.width) if jumps else np.zeros((n + 31) & ~31, dtype=np.int32)
-        acc = np.empty(len(masks) * full.K)
-        out = np.empty((n, full.K))
-        fb, w = full.buffers, native.walker
-        tree_functions().walk_rows(
-            rows.ctypes.data, n, rows.shape[1], masks.ctypes.data, w.address("nodes"),
-            self.buffers.address("xstep"), full.setw, fb.address("troot"), fb.address("tconst"),
-            fb.address("tout"), len(full.troot), fb.address("init"), full.K, full.div, int(full.float32_sums),
-            acc.ctypes.data, out.ctypes.data, int(jumps),
-        )  # fmt: skip
-        return out
+    def walk_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The forest's accumulators on full rows by the branch-free walker
+        (:meth:`NativePartial.walk_rows`; it needs nothing of ``x``)."""
+        return self.native.walk_rows(rows)
 
     def score_rows_branchy(self, rows: np.ndarray, walk_share: float = 0.125) -> np.ndarray:
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
@@ -392,8 +394,8 @@ class NativePartial:
         small = min(n, 4 * int(sizes.max(initial=1)) + n // 16) if slot_nodes is None else int(slot_nodes)
         self._lanes = [_Lane(self, i == 0, small, depth) for i in range(lanes)]
         wn = walker_nodes(full, self.model["setbits"])
-        #: the nodes of the branch-free walker (``@walk_rows``), None where it cannot run
-        self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn)
+        #: the nodes and roots of the branch-free walker (``@walk_rows``), None where it cannot run
+        self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn[0], roots=wn[1])
         self._xsteps: list[np.ndarray] = []
         self._forest = forest
         self._split_levels: list[np.ndarray] | None = None
@@ -429,6 +431,29 @@ class NativePartial:
     def bind(self, x: np.ndarray) -> BoundX:
         """Per-instance arrays for the schema-encoded instance ``x``."""
         return BoundX(self, x)
+
+    def walk_rows(self, rows: np.ndarray) -> np.ndarray:
+        """``@walk_rows``: 32 full rows walk each tree in lockstep in vector code, three gathers
+        a step (``run_kernel``'s accumulators, bit for bit). Needs :attr:`walker` (no code set
+        wider than 64 codes)."""
+        full, w = self.full, self.walker
+        if w is None:
+            raise ValueError("the forest has a code set wider than 64 codes: no branch-free walker")
+        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        n = len(rows)
+        if n == 0:
+            return np.empty((0, full.K))
+        if rows.ndim != 2 or rows.shape[1] < full.width:
+            raise ValueError(f"rows have {rows.shape[-1]} columns, the forest reads {full.width}")
+        acc = np.empty(((n + 31) & ~31) * full.K)
+        out = np.empty((n, full.K))
+        fb = full.buffers
+        tree_functions().walk_rows(
+            rows.ctypes.data, n, rows.shape[1], w.address("nodes"), full.setw, w.address("roots"),
+            fb.address("tconst"), fb.address("tout"), len(full.troot), fb.address("init"), full.K, full.div,
+            int(full.float32_sums), acc.ctypes.data, out.ctypes.data,
+        )  # fmt: skip
+        return out
 
     def plans(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
         """The :class:`Plan` of (x, Δ) for every Δ: each residual tree of at most

@@ -222,10 +222,10 @@ def test_many_columns_and_wide_code_sets():
     np.testing.assert_array_equal(native.bind(E[0]).score_rows(rows), run_kernel(full, rows))
 
 
-def test_walker_with_column_bits_shared_above_32():
-    """40 numeric columns: a row's mask bit (column mod 32) stands for two columns, so a jump to
-    x's leaf is only ever skipped, never taken wrongly - the walker equals the full kernel and
-    predict_proba for rows near x and far from it."""
+def test_walker_on_a_wide_forest():
+    """40 numeric columns (the link word's column field past 32): the walker equals the full
+    kernel and predict_proba for rows near x and far from it, and its node numbering keeps every
+    split's children side by side."""
     from sklearn.ensemble import RandomForestClassifier
 
     from codegen.trees.fold import read_forest
@@ -242,16 +242,21 @@ def test_walker_with_column_bits_shared_above_32():
     full = kernel_arrays_forest(forest)
     native = NativePartial(forest, full)
     assert native.walker is not None
+    link = native.walker["nodes"]["link"]
+    leaf = (link >> 34) & 1 == 1
+    left = link & 0xFFFFFFFF
+    assert np.array_equal(left[leaf], np.flatnonzero(leaf))  # a leaf links to itself
+    assert np.all(left[~leaf] > np.flatnonzero(~leaf)) and np.all(left[~leaf] + 1 < len(link))
+    assert len(np.unique(left[~leaf])) == int((~leaf).sum())  # one pair of children per split
     for _ in range(5):
         x = E[rng.integers(n)]
         rows = np.tile(x, (70, 1))
-        for i in range(50):  # 1-3 changed columns, often ones whose bits alias x's path columns
+        for i in range(50):  # 1-3 changed columns
             cs = rng.choice(40, int(rng.integers(1, 4)), replace=False)
             rows[i, cs] = E[rng.integers(n, size=len(cs)), cs]
         rows[50:] = E[rng.integers(n, size=20)]
         got = native.bind(x).walk_rows(rows)
         np.testing.assert_array_equal(got, run_kernel(full, rows))
-        np.testing.assert_array_equal(native.bind(x).walk_rows(rows, jumps=True), got)
         np.testing.assert_array_equal(got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
 
 
@@ -290,9 +295,7 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
                 np.testing.assert_array_equal(bx.score_rows_branchy(rows, share), want, err_msg=f"{name} {share}")
             # the branch-free walker: whole 32-row blocks, a partial one, fewer rows than a block
             for m in (len(rows), 64, 33, 17, 1):
-                for jumps in (False, True):
-                    got = bx.walk_rows(rows[:m], jumps=jumps)
-                    np.testing.assert_array_equal(got, want[:m], err_msg=f"{name} walker {m} jumps={jumps}")
+                np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()

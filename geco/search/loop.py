@@ -74,11 +74,13 @@ from geco.search.population import (
 from geco.search.timing import PhaseTimer
 from geco.search.trade import (
     REGROUP_MIN_CHANGED,
+    SweepGrid,
+    bisect_sweep,
     concentrate,
     regroup,
     single_grid,
     step_in,
-    sweep,
+    sweep_grid,
     trade,
 )
 
@@ -114,6 +116,15 @@ SWEEP_PARENTS = 2
 #: (geco.search.trade.regroup: up to ~13k children, a few generations' worth), left out under a
 #: time budget with less than REGROUP_ROOM times the last step's seconds left
 REGROUP_ROOM = 4.0
+#: ... and then bisects the sweep's grid where it jumps from missing the target to meeting it
+#: (geco.search.trade.bisect_sweep), at most SWEEP_BISECT_ROUNDS rounds
+SWEEP_BISECT_ROUNDS = 3
+
+
+def row_keys(rows: np.ndarray) -> np.ndarray:
+    """One comparable, sortable key per row: its values' bytes (``-0.0`` read as ``0.0``)."""
+    rows = np.ascontiguousarray(rows + 0.0, dtype=np.float64)
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
 
 def compiled_kernels(enabled: bool = True):
@@ -416,7 +427,11 @@ class GeneticSearch:
         best_options, stalled, rounds = self.options(self.config.k)[0], 0, 0
         while stalled < POLISH_PATIENCE and rounds < POLISH_ROUNDS and not self.out_of_time(step, f"polishing round {rounds + 1}"):
             t0 = time.perf_counter()
-            population = self.add(population, self.polish_candidates(population, first=rounds == 0, step=step))
+            cands, swept = self.polish_candidates(population, first=rounds == 0, step=step)
+            before = population
+            population, new = self.add_scored(population, cands)
+            if swept is not None:
+                population = self.bisect(population, swept, self.statuses(swept[2], (before, new)))
             rounds += 1
             population, option_scores = self.keep_options(population)
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
@@ -425,23 +440,70 @@ class GeneticSearch:
             step = time.perf_counter() - t0
         return population, rounds
 
-    def polish_candidates(self, population: Pool, first: bool = False, step: float = 0.0) -> Candidates:
+    def polish_candidates(self, population: Pool, first: bool = False,
+                          step: float = 0.0) -> tuple[Candidates, tuple[SweepGrid, object, np.ndarray] | None]:
         """Trades, steps in and selective mutants of the best ``TRADE_PARENTS`` Δ's best
         counterfactuals; in the ``first`` round, the sweep of the sparse ones too, and their
         regrouping where the best is dense (left out under a time budget with less than
-        ``REGROUP_ROOM`` times ``step``, the round's predicted cost, left)."""
+        ``REGROUP_ROOM`` times ``step``, the round's predicted cost, left). Also the sweep's grid,
+        its sides and its children's row keys (:meth:`bisect` refines it), or None."""
         parents, parent_is_cf = self.best_per_delta(population)
         by_score = np.argsort(self.best_scores(population), kind="stable")
         best_cf = parents.take(by_score[parent_is_cf[by_score]][:TRADE_PARENTS])
         with self.timer("polish"):
-            swept = sweep(self.ctx, best_cf.take(np.arange(min(SWEEP_PARENTS, len(best_cf)))), self.dist_spec) if first else None
+            made = sweep_grid(self.ctx, best_cf.take(np.arange(min(SWEEP_PARENTS, len(best_cf)))), self.dist_spec) if first else None
+            swept = made[0].children(self.ctx, made[1]) if made is not None else None
+            grid = (made[0], made[1], row_keys(swept.rows)) if made is not None else None
             regrouped = self.regroup(population, best_cf, step) if first else None
             return Candidates.concat([*([swept] if swept is not None else []), *([regrouped] if regrouped is not None else []),
                 trade(self.ctx, best_cf, self.dist_spec, TRADE_CHILDREN),
                 step_in(self.ctx, best_cf, self.dist_spec),
                 concentrate(self.ctx, best_cf, self.dist_spec, CONCENTRATE_CHILDREN),
                 selective_mutation(self.ctx, best_cf, self.dist_spec, self.config.m_mut, None, MUTATION_BREADTH),
-            ], self.d, self.g)  # fmt: skip
+            ], self.d, self.g), grid  # fmt: skip
+
+    def bisect(self, population: Pool, swept: tuple[SweepGrid, object, np.ndarray],
+               status: tuple[np.ndarray, np.ndarray]) -> Pool:
+        """Refine the sweep's grid where a partner group's coarse steps jump from missing the
+        target to meeting it (:func:`geco.search.trade.bisect_sweep`), below the best option's
+        score, for at most ``SWEEP_BISECT_ROUNDS`` rounds; ``status``: its children's
+        (met, distance) as :meth:`statuses` gives them."""
+        grid, sides, _ = swept
+        met, dist = status
+        step = 0.0  # the last round's seconds predict the next one's under a time budget
+        for r in range(SWEEP_BISECT_ROUNDS):
+            t0 = time.perf_counter()
+            with self.timer("polish"):
+                grid, carried = bisect_sweep(grid, met, dist, float(self.options(1)[0][0]))
+                fresh = grid.take(np.arange(len(carried), len(grid)))
+                if len(fresh) == 0 or self.out_of_time(step, f"bisecting the sweep, round {r + 1}"):
+                    break
+                cands = fresh.children(self.ctx, sides)
+                keys = row_keys(cands.rows)
+            before = population
+            population, new = self.add_scored(population, cands)
+            new_met, new_dist = self.statuses(keys, (before, new))
+            met, dist = np.concatenate([met[carried], new_met]), np.concatenate([dist[carried], new_dist])
+            step = time.perf_counter() - t0
+        return population
+
+    def statuses(self, keys: np.ndarray, pools: tuple[Pool, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """For candidate rows (their :func:`row_keys`, taken before the rules repaired any):
+        1 where a row of ``pools`` equal to it meets the target, 0 where it misses, -1 where
+        none is equal (repaired or dropped); and that row's distance (inf where none)."""
+        rows = np.concatenate([p.rows for p in pools])
+        met_all = np.concatenate([p.score == p.dist for p in pools])
+        dist_all = np.concatenate([p.dist for p in pools])
+        met, dist = np.full(len(keys), -1, dtype=np.int8), np.full(len(keys), np.inf)
+        if len(rows) == 0 or len(keys) == 0:
+            return met, dist
+        have = row_keys(rows)
+        order = np.argsort(have, kind="stable")
+        at = np.minimum(np.searchsorted(have[order], keys), len(have) - 1)
+        found = have[order][at] == keys
+        hit = order[at[found]]
+        met[found], dist[found] = met_all[hit], dist_all[hit]
+        return met, dist
 
     def regroup(self, population: Pool, best_cf: Candidates, step: float) -> Candidates | None:
         """:func:`geco.search.trade.regroup` of ``best_cf`` when its best changes three groups
@@ -473,7 +535,12 @@ class GeneticSearch:
 
     def add(self, population: Pool, cands: Candidates) -> Pool:
         """``population`` after evaluating ``cands`` and selecting from both."""
-        return self.select(population, self.evaluate(self.to_pool(cands, population)))[0]
+        return self.add_scored(population, cands)[0]
+
+    def add_scored(self, population: Pool, cands: Candidates) -> tuple[Pool, Pool]:
+        """:meth:`add`, and the scored pool of the new candidates (those not in ``population``)."""
+        new = self.evaluate(self.to_pool(cands, population))
+        return self.select(population, new)[0], new
 
     def empty(self) -> Pool:
         return Pool.empty(self.d, self.g)

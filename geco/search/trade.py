@@ -21,6 +21,7 @@ answer may keep some of a dense one's groups and take a group it never changed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -28,7 +29,8 @@ import numpy as np
 from geco.search.operators import Context, group_distances
 from geco.search.population import Candidates
 
-__all__ = ["REGROUP_MIN_CHANGED", "concentrate", "regroup", "single_grid", "step_in", "sweep", "trade"]
+__all__ = ["REGROUP_MIN_CHANGED", "SweepGrid", "bisect_sweep", "concentrate", "regroup", "single_grid", "step_in", "sweep",
+           "sweep_grid", "trade"]
 
 #: the group moving away from x goes 1..MAX_AWAY positions further, in distance order, or (a
 #: FAR_SHARE of the children) 1..all the positions left on its side
@@ -41,6 +43,9 @@ MAX_KEPT = 3
 #: values closer to x than its own
 SWEEP_REACH = (0.0625, 0.125, 0.25, 0.5, 0.75, 1.0)
 SWEEP_KEEP = (0.5, 0.75, 0.9)
+#: :func:`bisect_sweep` tries this many ranks between a child that misses the target and a
+#: farther one that meets it
+SWEEP_BISECT = 7
 #: :func:`regroup` works for a best counterfactual changing at least this many groups
 REGROUP_MIN_CHANGED = 3
 
@@ -214,43 +219,68 @@ def concentrate(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -
     return Candidates(rows, keep)
 
 
-def _spread_positions(ctx: Context, sides: _Sides, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(group, position) pairs: each group's values at the :data:`SWEEP_REACH` fractions of its
-    values on each side of ``x`` (of all its values, for a group without sides), once each."""
+def _spread_ranks(ctx: Context, sides: _Sides, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(group, side, rank) triples: each group's values at the :data:`SWEEP_REACH` fractions of
+    its values on each side of ``x`` (side 0: of all its values, for a group without sides),
+    once each, in (group, position) order."""
     st = ctx.stacked
     fracs = np.asarray(SWEEP_REACH)
     h = np.repeat(groups, len(fracs))
     frac = np.tile(fracs, len(groups))
-    out_g, out_p = [], []
+    out_g, out_s, out_r = [], [], []
     numeric = sides.numeric[h]
     for s in (-1.0, 1.0):
         total = sides.count(h, np.full(len(h), s), st.size[h])
         ok = numeric & (total > 0)
-        rank = np.maximum(np.ceil(frac[ok] * total[ok]).astype(np.intp) - 1, 0)
         out_g.append(h[ok])
-        out_p.append(sides.position(h[ok], np.full(int(ok.sum()), s), rank))
+        out_s.append(np.full(int(ok.sum()), s))
+        out_r.append(np.maximum(np.ceil(frac[ok] * total[ok]).astype(np.intp) - 1, 0))
     other = ~numeric & (st.size[h] > 0)
     out_g.append(h[other])
-    out_p.append(np.maximum(np.ceil(frac[other] * st.size[h[other]]).astype(np.intp) - 1, 0))
-    g, pos = np.concatenate(out_g), np.concatenate(out_p)
+    out_s.append(np.zeros(int(other.sum())))
+    out_r.append(np.maximum(np.ceil(frac[other] * st.size[h[other]]).astype(np.intp) - 1, 0))
+    g, s, r = np.concatenate(out_g), np.concatenate(out_s), np.concatenate(out_r)
+    pos = sides.position(g, s, r)
     span = int(st.size.max(initial=1)) + 1  # (group, position) -> one sortable key, once each
-    key = np.unique(g * span + pos)
-    return key // span, key % span
+    _, first = np.unique(g * span + pos, return_index=True)
+    return g[first], s[first], r[first]
 
 
-def sweep(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) -> Candidates:
-    """For each parent (a counterfactual) changing at most ``max_changed`` groups: each changed
-    group stepped part of the way towards ``x`` (keeping :data:`SWEEP_KEEP` of the values on its
-    side closer than its own), beside every other group with a feasible space at a few values
-    spread over each side of ``x`` (:data:`SWEEP_REACH`). A one-group answer whose group moves a
-    lot is often beaten by one that moves it less and a second group far, a pair the random trade
-    steps rarely draw among tens of groups; this grid covers every partner at once (about
-    30 children per partner group and changed group)."""
-    d, G = len(ctx.x), ctx.n_groups
+@dataclass
+class SweepGrid:
+    """The sweep's children as a grid, so that they can be refined: the parents with one group
+    stepped in, and per child its stepped parent, partner group, side of ``x`` (0: a group
+    without sides) and rank among the partner's values on that side (distance order: a higher
+    rank is farther from ``x``)."""
+
+    stepped: np.ndarray  # (m, d) rows
+    stepped_changed: np.ndarray  # (m, G)
+    parent: np.ndarray  # per child: its row of ``stepped``
+    group: np.ndarray
+    side: np.ndarray
+    rank: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def take(self, idx: np.ndarray) -> SweepGrid:
+        return SweepGrid(self.stepped, self.stepped_changed, self.parent[idx], self.group[idx], self.side[idx], self.rank[idx])
+
+    def children(self, ctx: Context, sides: _Sides) -> Candidates:
+        """The children: each stepped parent with its partner group at its value."""
+        rows, changed = self.stepped[self.parent], self.stepped_changed[self.parent]
+        at = np.arange(len(self.parent))
+        ctx.stacked.assign(rows, at, self.group, sides.position(self.group, self.side, self.rank))
+        changed[at, self.group] = True
+        return Candidates(rows, changed)
+
+
+def sweep_grid(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) -> tuple[SweepGrid, _Sides] | None:
+    """The grid of :func:`sweep` (None where no parent qualifies) and the sides it is read with."""
     n_changed = parents.changed.sum(axis=1)
     parents = parents.take(np.flatnonzero((n_changed >= 1) & (n_changed <= max_changed)))
     if len(parents) == 0:
-        return Candidates.empty(d, G)
+        return None
     st = ctx.stacked
     sides = _Sides(ctx, dist_spec)
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
@@ -264,21 +294,66 @@ def sweep(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) ->
     ok = count > 0
     group, src, rank = group[ok], src[ok], rank[ok]
     if len(src) == 0:
-        return Candidates.empty(d, G)
+        return None
     stepped, stepped_changed = parents.rows[src], parents.changed[src]
     at = np.arange(len(src))
     st.assign(stepped, at, group, sides.position(group, sides.of_rows(group, stepped, at), rank))
     # beside every partner value the stepped row does not change yet
-    h, pos = _spread_positions(ctx, sides, np.flatnonzero(ctx.has_space))
+    h, hs, hr = _spread_ranks(ctx, sides, np.flatnonzero(ctx.has_space))
     v = np.repeat(np.arange(len(stepped)), len(h))
-    hh, pp = np.tile(h, len(stepped)), np.tile(pos, len(stepped))
+    hh, ss, rr = np.tile(h, len(stepped)), np.tile(hs, len(stepped)), np.tile(hr, len(stepped))
     free = ~stepped_changed[v, hh]
-    v, hh, pp = v[free], hh[free], pp[free]
-    rows, changed = stepped[v], stepped_changed[v]
-    at = np.arange(len(v))
-    st.assign(rows, at, hh, pp)
-    changed[at, hh] = True
-    return Candidates(rows, changed)
+    return SweepGrid(stepped, stepped_changed, v[free], hh[free], ss[free], rr[free]), sides
+
+
+def sweep(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) -> Candidates:
+    """For each parent (a counterfactual) changing at most ``max_changed`` groups: each changed
+    group stepped part of the way towards ``x`` (keeping :data:`SWEEP_KEEP` of the values on its
+    side closer than its own), beside every other group with a feasible space at a few values
+    spread over each side of ``x`` (:data:`SWEEP_REACH`). A one-group answer whose group moves a
+    lot is often beaten by one that moves it less and a second group far, a pair the random trade
+    steps rarely draw among tens of groups; this grid covers every partner at once (about
+    30 children per partner group and changed group). :func:`bisect_sweep` refines it."""
+    made = sweep_grid(ctx, parents, dist_spec, max_changed)
+    if made is None:
+        return Candidates.empty(len(ctx.x), ctx.n_groups)
+    grid, sides = made
+    return grid.children(ctx, sides)
+
+
+def bisect_sweep(grid: SweepGrid, met: np.ndarray, dist: np.ndarray, bound: float,
+                 points: int = SWEEP_BISECT) -> tuple[SweepGrid, np.ndarray]:
+    """Where the sweep's grid is too coarse: between two neighbouring children of one stepped
+    parent and partner side (in rank order), the nearer missing the target and the farther
+    meeting it, more than one rank apart, ``points`` ranks spread between them, where the nearer
+    one's distance is below ``bound`` (every child between is at least as far from ``x``: the
+    partner's distance grows with its rank). ``met``: per child 1 (meets the target), 0 (misses
+    it), -1 (unknown: repaired or dropped by the rules); ``dist``: its distance. The next grid:
+    the brackets' ends (the children ``carried``, indices into ``grid``) followed by the new
+    children between them, so that the next round bisects further."""
+    none = np.empty(0, dtype=np.intp)
+    if len(grid) < 2:
+        return grid.take(none), none
+    span = int(grid.rank.max(initial=0)) + 2
+    line = (grid.parent * (int(grid.group.max(initial=0)) + 1) + grid.group) * 3 + (grid.side + 1).astype(np.intp)
+    order = np.lexsort((grid.rank, line))
+    a, b = order[:-1], order[1:]
+    gap = grid.rank[b] - grid.rank[a]
+    is_bracket = (line[a] == line[b]) & (met[a] == 0) & (met[b] == 1) & (gap > 1) & (dist[a] < bound)
+    a, b, gap = a[is_bracket], b[is_bracket], gap[is_bracket]
+    if len(a) == 0:
+        return grid.take(none), none
+    # ``points`` interior ranks of each bracket (fewer where the gap is smaller), once each
+    step = np.arange(1, points + 1) / (points + 1)
+    inner = grid.rank[a, None] + np.maximum(np.floor(step[None, :] * gap[:, None]).astype(np.intp), 1)
+    inner = np.minimum(inner, grid.rank[b, None] - 1)
+    key = np.unique(np.repeat(np.arange(len(a)), points) * span + inner.ravel())
+    who, rank = key // span, key % span
+    carried = np.unique(np.concatenate([a, b]))
+    ends = grid.take(carried)
+    return SweepGrid(grid.stepped, grid.stepped_changed, np.concatenate([ends.parent, grid.parent[a[who]]]),
+                     np.concatenate([ends.group, grid.group[a[who]]]), np.concatenate([ends.side, grid.side[a[who]]]),
+                     np.concatenate([ends.rank, rank])), carried  # fmt: skip
 
 
 def _side_grid(ctx: Context, sides: _Sides, group: np.ndarray, side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

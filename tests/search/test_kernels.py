@@ -143,7 +143,7 @@ def test_generations_match_the_reference_phase_by_phase(case):
                 new = s.evaluate(s.to_pool(cands, pop))
                 selected, converged = s.select(pop, new)
                 kept, options = s.keep_options(selected)
-                polish = s.polish_candidates(kept) if len(s.archive) else None
+                polish = s.polish_candidates(kept)[0] if len(s.archive) else None
                 step.append((cands, new, selected, converged, kept, options, polish, _archive(s),
                              s.ctx.rng.bit_generator.state, dict(s.ctx.rejected)))  # fmt: skip
             for name, u, v in zip(("children", "pool", "selection", "converged", "kept", "options", "polish",

@@ -16,11 +16,14 @@ from geco.search.population import Candidates
 from geco.search.trade import (
     MAX_AWAY,
     MAX_KEPT,
+    SweepGrid,
+    bisect_sweep,
     concentrate,
     regroup,
     single_grid,
     step_in,
     sweep,
+    sweep_grid,
     trade,
 )
 
@@ -231,6 +234,69 @@ def test_the_sweep_finds_the_nearer_pair_beside_two_far_single_changes():
         first = explainer.explain(x, random_state=seed).counterfactuals.iloc[0]
         assert first["distance"] == pytest.approx(best_pair)
         assert (first["f0"], first["f1"]) == (13.0, 13.0)
+
+
+def test_the_sweep_grid_gives_the_sweeps_children():
+    ctx, spec = _context()
+    parent = Candidates(np.array([[17.0, 10.0, 10.0, 1.0]]), np.array([[True, False, False, False]]))
+    grid, sides = sweep_grid(ctx, parent, spec)
+    kids = grid.children(ctx, sides)
+    assert np.array_equal(kids.rows, sweep(ctx, parent, spec).rows)
+    assert set(np.unique(grid.side[grid.group == 3])) == {0.0}  # a category has no sides
+
+
+def test_bisect_sweep_spreads_ranks_inside_each_bracket_below_the_bound():
+    """One stepped parent, partner groups 1 and 2 on their upper side: ranks 0, 10, 20 of group 1
+    miss, miss, meet (a bracket 10..20); group 2's 0 misses and 1 meets (adjacent ranks: nothing
+    between); group 1's lower side has an unknown end (no bracket)."""
+    stepped = np.array([[12.0, 10.0, 10.0, 1.0]])
+    grid = SweepGrid(stepped, np.array([[True, False, False, False]]), np.zeros(7, dtype=np.intp),
+                     np.array([1, 1, 1, 2, 2, 1, 1]), np.array([1.0, 1, 1, 1, 1, -1, -1]),
+                     np.array([0, 10, 20, 0, 1, 0, 5]))  # fmt: skip
+    met = np.array([0, 0, 1, 0, 1, -1, 1], dtype=np.int8)
+    dist = np.array([0.1, 0.2, 0.3, 0.1, 0.15, 0.1, 0.2])
+    nxt, carried = bisect_sweep(grid, met, dist, bound=0.25, points=4)
+    assert sorted(carried) == [1, 2]  # the bracket's two ends, carried into the next grid
+    fresh = nxt.take(np.arange(len(carried), len(nxt)))
+    assert (fresh.group == 1).all() and (fresh.side == 1.0).all()
+    assert sorted(fresh.rank) == [12, 14, 16, 18]  # strictly inside 10..20, once each
+    # a bound at or below the missing end's distance: every child between is at least as far
+    assert len(bisect_sweep(grid, met, dist, bound=0.2, points=4)[0]) == 0
+    # a narrow bracket gets every rank inside it, once
+    nxt, _ = bisect_sweep(grid.take(np.array([1, 2])), met[[1, 2]], dist[[1, 2]], bound=1.0, points=30)
+    assert sorted(nxt.rank[2:]) == list(range(11, 20))
+
+
+def test_bisecting_the_sweep_finds_the_pair_between_its_grid_values():
+    """The model wants a >= 300, or a >= 150 and b >= 137 (x = 0, values -400..400): the pair
+    (150 + 137) is nearer than a alone (300). The sweep steps a in to 150 beside b at its grid
+    values (25, 50, 100, 200, ...): b = 100 misses and 200 is farther than a alone, so only
+    bisecting between them reaches 137. Without it every seed answers a alone; brute force over
+    the pairs agrees with the answer."""
+    rng = np.random.default_rng(0)
+    names = [f"f{i}" for i in range(30)]
+    vals = np.arange(-400.0, 401.0)
+    X = pd.DataFrame(np.column_stack([rng.permutation(np.tile(vals, 2)) for _ in names]), columns=names)
+
+    class StepModel:
+        classes_ = np.array([0, 1])
+
+        def predict_proba(self, frame):
+            v = frame[names].to_numpy(float)
+            good = (v[:, 0] >= 300) | ((v[:, 0] >= 150) & (v[:, 1] >= 137))
+            return np.column_stack([~good, good]).astype(float)
+
+    weights = (0.0, 1.0, 0.0, 0.0)
+    explainer = geco.Explainer(StepModel(), X, engine="blackbox", norm_weights=weights)
+    x = pd.DataFrame([[0.0] * 30], columns=names)
+    a, b = np.meshgrid(vals, vals)
+    good = (a >= 150) & (b >= 137)
+    best_pair = float((np.abs(a) + np.abs(b))[good].min())
+    assert best_pair == 287.0 < 300.0
+    for seed in range(3):
+        first = explainer.explain(x, random_state=seed).counterfactuals.iloc[0]
+        assert abs(first["f0"]) + abs(first["f1"]) == best_pair
+        assert (first["f0"], first["f1"]) == (150.0, 137.0)
 
 
 def test_single_grid_moves_each_group_alone_to_feasible_values_on_both_sides():

@@ -95,9 +95,9 @@ def row_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
 
 def batch_frame(explainer: Explainer, X: pd.DataFrame) -> pd.DataFrame:
     """``X`` as ``explain`` reads each of its rows: the columns the Explainer ignores (those of
-    its data the model was not fitted on, e.g. an id) are dropped, with one warning for the
-    whole batch; a duplicate, missing or other unexpected column would fail every row, so it
-    raises once here instead."""
+    its data the model was not fitted on, e.g. an id) and those its data did not have are
+    dropped, with one warning for the whole batch; a duplicate or missing column would fail
+    every row, so it raises once here instead."""
     ignored = [c for c in X.columns if str(c) in set(getattr(explainer, "ignored_columns", ()))]
     if ignored:
         warnings.warn(
@@ -108,12 +108,17 @@ def batch_frame(explainer: Explainer, X: pd.DataFrame) -> pd.DataFrame:
     names = list(explainer.schema.names)
     dup = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
     missing = [n for n in names if n not in X.columns]
-    extra = [c for c in X.columns if c not in set(names)]
-    if dup or missing or extra:
+    if dup or missing:
         parts = [f"duplicate column(s) {dup}"] if dup else []
         parts += [f"missing column(s) {missing}"] if missing else []
-        parts += [f"unexpected column(s) {extra}"] if extra else []
         raise SchemaError(f"X: {'; '.join(parts)}")
+    unseen = [c for c in X.columns if c not in set(names)]
+    if unseen:
+        warnings.warn(
+            f"ignoring column(s) {[str(c) for c in unseen]} of X: the Explainer's X did not have them",
+            UserWarning, stacklevel=4,
+        )  # fmt: skip
+        X = X.drop(columns=unseen)
     return X
 
 

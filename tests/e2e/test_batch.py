@@ -336,6 +336,28 @@ def test_extra_id_column_is_ignored_as_explain_does(adult):
     assert "customer_id" not in many[0].x.columns
 
 
+def test_a_column_the_explainers_data_lacked_is_ignored_as_explain_does(adult):
+    """An Explainer built without the id column gets a batch with it: explain_many drops it with
+    one warning for the batch, as explain does for a row, and answers as explain does; a
+    missing column is still refused by name."""
+    ds, X, y = adult
+    model = MODELS["trees"][0](X, y)
+    explainer = geco.Explainer(model, X, ds.constraints, 1)
+    framed = X.assign(customer_id=np.arange(len(X)))
+    rows = framed.iloc[np.flatnonzero(model.predict_proba(X.iloc[:60])[:, 1] <= 0.5)[:2]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        many = explainer.explain_many(rows, random_state=3, progress=False)
+    assert [str(w.message) for w in caught if "customer_id" in str(w.message)] == [
+        "ignoring column(s) ['customer_id'] of X: the Explainer's X did not have them"
+    ]
+    seeds = row_seeds(3, len(rows))
+    for i, e in enumerate(many):
+        _same(e, explainer.explain(X.iloc[[rows.index[i]]], random_state=seeds[i]))
+    with pytest.raises(SchemaError, match=r"missing column\(s\) \['age'\]"):
+        explainer.explain_many(rows.drop(columns=["age"]), progress=False)
+
+
 def test_dask_local_cluster(trees):
     distributed = pytest.importorskip("distributed")
     explainer, batch = trees

@@ -297,12 +297,17 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         return
     warm = _pool_is_warm(workers, explainer)
     start = 0.0 if warm else pool_start_estimate()
-    cores = free_cores()
+    # the machine's cores until the pool would pay on all of them: only then is it worth the
+    # tenth of a second free_cores() takes to see how many other processes leave free
+    cores, measured = os.cpu_count() or 1, False
     i, t_first, t_rest = 0, 0.0, 0.0  # the first row carries the warm-up: timed apart
     per_row = float("nan")
     while i < n and not warm:
         if i >= _TIMED_ROWS and pool_pays(n - i, per_row, workers, start, cores):
-            break
+            if not measured:
+                cores, measured = free_cores(), True
+            if pool_pays(n - i, per_row, workers, start, cores):
+                break
         t = time.perf_counter()
         (e,) = _explain_rows(explainer, X.iloc[[i]], seeds[i : i + 1], overrides)
         if i == 0:
@@ -312,7 +317,7 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         per_row = t_rest / i if i else t_first
         e.stats["batch"] = {
             "worker_pool": False,
-            "why": f"here: {workers} workers on {cores} free core(s) would not save their start-up "
+            "why": f"here: {workers} workers on {cores} {'free ' if measured else ''}core(s) would not save their start-up "
             f"(~{start:.1f} s) on the {n - i - 1} row(s) left at ~{per_row:.3f} s per row",
         }
         yield e

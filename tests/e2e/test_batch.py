@@ -290,6 +290,24 @@ def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees, monkeypat
     assert 1 <= len(workers) <= 2 and all(len(t) == 1 for t in workers.values())
 
 
+def test_free_cores_are_read_only_once_the_pool_would_pay_on_all_of_them(trees, monkeypatch):
+    """Reading the free cores takes a tenth of a second: a batch the pool cannot pay for even on
+    every core never reads them; one it can reads them once, then decides on what is free."""
+    import geco.batch
+
+    explainer, batch = trees
+    shutdown_pool()
+    reads = []
+    monkeypatch.setattr(geco.batch, "free_cores", lambda: reads.append(1) or 1)
+    small = explainer.explain_many(batch, random_state=4, n_jobs=2, progress=False)
+    assert reads == [] and not any(r.stats["batch"]["worker_pool"] for r in small)
+    monkeypatch.setattr(geco.batch, "pool_pays", lambda rows, per_row, workers, start, cores: cores > 1)
+    kept = explainer.explain_many(batch, random_state=4, n_jobs=2, progress=False)
+    assert reads == [1]  # read once; with one core free the pool does not pay: all rows here
+    assert not any(r.stats["batch"]["worker_pool"] for r in kept)
+    assert "on 1 free core(s)" in kept[-1].stats["batch"]["why"]
+
+
 def test_small_batch_on_two_jobs_stays_in_this_process(trees):
     """A pool whose start-up the batch would not earn back is not started: the rows run here,
     as fast as n_jobs=1, with the same explanations; each says why."""

@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from geco.problem.certificate import bound_rows, certify, distance_lower_bound
 from geco.problem.diagnosis import failure_reason
 from geco.problem.problem import Instance, Problem
 from geco.problem.setting import Setting
-from geco.result import Explanation
+from geco.result import Explanation, ranked_index
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.diversity import pick_distinct
 from geco.search.exact import ExactBudget, exact_search, relative_gap
@@ -204,7 +203,7 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     frame["distance"] = problem.distances(rows[picked]) if len(picked) else []
     frame["n_changed"] = np.count_nonzero(rows[picked] != problem.x, axis=1)
     frame["counterfactual"] = flags
-    frame.index = pd.RangeIndex(len(frame))
+    frame.index = ranked_index(len(frame))
     stats.update(
         engine=setting.scorer.name,
         engine_reason=setting.engines.description,

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "JSONL_FORMAT", "OUTCOMES", "Explanation", "JsonlWriter", "drop_partial_last_line", "jsonl_instances", "read_jsonl",
-    "write_jsonl",
+    "JSONL_FORMAT", "OUTCOMES", "Explanation", "JsonlWriter", "drop_partial_last_line", "jsonl_instances", "ranked_index",
+    "read_jsonl", "write_jsonl",
 ]  # fmt: skip
 
 _META = ("probability", "distance", "n_changed", "counterfactual")
@@ -23,6 +23,12 @@ _META = ("probability", "distance", "n_changed", "counterfactual")
 OUTCOMES = ("found", "proven_none", "not_found")
 _META_DTYPES = {"probability": "float64", "distance": "float64", "n_changed": "int64", "counterfactual": "bool"}
 JSONL_FORMAT = 1  # version of the header line ``{"geco_meta": {...}}`` written by write_jsonl
+
+
+def ranked_index(n: int) -> pd.RangeIndex:
+    """The index of a counterfactuals table: ``rank`` 1..n, the number printed before each
+    (``#1``), the ``rank`` column of a CSV and ``changes()``'s ``counterfactual``."""
+    return pd.RangeIndex(1, n + 1, name="rank")
 
 
 def _plain(v: Any) -> Any:
@@ -44,7 +50,8 @@ def _costs_text(costs: Mapping[str, Mapping[str, float]]) -> str:
 class Explanation:
     """The result of ``Explainer.explain`` for one instance.
 
-    ``counterfactuals``: one row per counterfactual (best first) with the features in the user's
+    ``counterfactuals``: one row per counterfactual (best first; the index is the ``rank``, 1 for
+    the best, as printed) with the features in the user's
     form plus ``probability`` (of the desired class, from the model's own ``predict_proba``),
     ``distance``, ``n_changed`` and ``counterfactual`` (False only for the best non-counterfactual
     candidates reported when the search failed). ``success`` is True iff at least one
@@ -87,7 +94,7 @@ class Explanation:
         table = (x if features is None else features).iloc[:0].copy()
         for c, dtype in _META_DTYPES.items():
             table[c] = pd.Series(dtype=dtype)
-        table.index = pd.RangeIndex(0)
+        table.index = ranked_index(0)
         return cls(x, table, False, reason, desired_class, x_probability, dict(stats or {}))
 
     @property
@@ -253,7 +260,7 @@ class Explanation:
         for m, dtype in _META_DTYPES.items():
             cf_cols[m] = np.asarray([cf[m] for cf in rows], dtype=dtype)
         x = pd.DataFrame(x_cols, index=[data.get("index", 0)])
-        cfs = pd.DataFrame(cf_cols, index=pd.RangeIndex(len(rows)))
+        cfs = pd.DataFrame(cf_cols, index=ranked_index(len(rows)))
         return cls(
             x=x,
             counterfactuals=cfs,

@@ -26,7 +26,7 @@ from geco.explainer import Explainer
 from geco.problem.feasible_space import GroupSpace
 from geco.problem.hashing import row_hashes
 from geco.problem.problem import Problem
-from geco.result import Explanation
+from geco.result import Explanation, ranked_index
 from plaf_grammar import Schema
 
 __all__ = ["Baseline", "Instance", "Proposal"]
@@ -196,7 +196,7 @@ class Baseline:
         out["distance"] = problem.distances(rows) if inst is not None and len(rows) else np.zeros(len(rows))
         out["n_changed"] = np.count_nonzero(rows != x_enc, axis=1).astype(int)
         out["counterfactual"] = flags
-        out.index = pd.RangeIndex(len(out))
+        out.index = ranked_index(len(out))
         violations = int(np.count_nonzero(flags & ~holds))
         reason = proposal.reason
         if violations:

@@ -112,3 +112,27 @@ def test_explain_without_row_picks_the_first_undesired(capsys, compas_undesired_
     captured = capsys.readouterr()
     assert f"row {row} is the first" in captured.err
     assert json.loads(captured.out)["success"]
+
+
+def test_counterfactuals_are_numbered_from_one_everywhere(tmp_path, capsys, compas_undesired_row):
+    """The table's index (rank), the printed #n, changes()' counterfactual and the CSV's rank
+    column are one numbering, from 1; a result read back from its dict keeps it."""
+    row, _ = compas_undesired_row
+    ds = geco.datasets.load_compas()
+    from geco.models import default_model
+
+    explainer = geco.Explainer(default_model(ds.X, ds.y, cache=True), ds.X, ds.constraints, ds.desired_class)
+    e = explainer.explain(ds.X.iloc[[row]], k=3, random_state=0)
+    ranks = list(e.counterfactuals.index)
+    assert e.counterfactuals.index.name == "rank" and ranks == list(range(1, len(e) + 1)) and len(e) >= 2
+    printed = [int(line.split()[0][1:]) for line in str(e).splitlines() if line.startswith("#")]
+    assert printed == ranks
+    assert set(e.changes()["counterfactual"]) == set(ranks)
+    assert list(type(e).from_dict(e.to_dict()).counterfactuals.index) == ranks
+    out = tmp_path / "r.csv"
+    assert main(["explain", "--dataset", "compas", "--rows", str(row), "--k", "3", "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    import pandas as pd
+
+    assert list(pd.read_csv(out)["rank"]) == ranks
+    assert geco.Explanation.empty(e.x, "none", 1).counterfactuals.index.name == "rank"

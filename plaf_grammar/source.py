@@ -72,10 +72,14 @@ def looks_like_path(text: str) -> bool:
 def resolve(path_or_text: str | bytes | Path) -> tuple[str, str | None]:
     """(text, filename) of a ``Path``, a string naming an existing file, bytes, or PLAF text.
 
-    A string that names no file but :func:`looks_like_path` raises
+    A ``Path`` that names no file, or a string that names none but :func:`looks_like_path`, raises
     :class:`PLAFFileNotFoundError` (a ``PLAFError`` and a ``FileNotFoundError``): a typo in a
     path is reported as one, not parsed as a program."""
     if isinstance(path_or_text, Path):
+        if path_or_text.is_dir():
+            raise PLAFFileNotFoundError(str(path_or_text), "it is a directory; give a .plaf file in it")
+        if not path_or_text.is_file():
+            raise PLAFFileNotFoundError(str(path_or_text), "the constraints file given")
         return read(path_or_text), str(path_or_text)
     if isinstance(path_or_text, (bytes, bytearray)):
         return decode(bytes(path_or_text)), None

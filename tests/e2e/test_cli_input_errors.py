@@ -158,3 +158,10 @@ def test_public_names_load_on_first_use():
     subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         geco.nothing  # noqa: B018
+
+
+def test_the_cli_names_a_missing_constraints_file(tmp_path, capsys):
+    missing = tmp_path / "rules.txt"
+    status = main(["explain", "--dataset", "compas", "--constraints", str(missing)])
+    err = capsys.readouterr().err
+    assert status == 1 and err.strip().splitlines()[-1] == f"no such file: {missing} (the constraints file given)"

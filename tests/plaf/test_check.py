@@ -153,6 +153,13 @@ def test_a_string_that_looks_like_a_path_is_never_parsed(tmp_path, monkeypatch, 
     assert type(again) is PLAFFileNotFoundError and str(again) == str(e)
 
 
+def test_a_path_object_naming_no_file_says_so(tmp_path, schema):
+    with pytest.raises(PLAFFileNotFoundError, match=r"^no such file: .*rules\.txt \(the constraints file given\)$"):
+        load(tmp_path / "rules.txt", schema)
+    with pytest.raises(PLAFFileNotFoundError, match=r"\(it is a directory; give a \.plaf file in it\)$"):
+        load(tmp_path, schema)
+
+
 def test_an_existing_file_of_any_suffix_is_read(tmp_path, monkeypatch, schema):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "conf").mkdir()

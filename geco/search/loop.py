@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from geco.problem.distance import DistanceSpec
-from geco.problem.hashing import cell_hashes
+from geco.problem.hashing import cell_hashes, row_hashes
 from geco.search.archive import Archive
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.operators import (
@@ -119,12 +119,6 @@ REGROUP_ROOM = 4.0
 #: ... and then bisects the sweep's grid where it jumps from missing the target to meeting it
 #: (geco.search.trade.bisect_sweep), at most SWEEP_BISECT_ROUNDS rounds
 SWEEP_BISECT_ROUNDS = 3
-
-
-def row_keys(rows: np.ndarray) -> np.ndarray:
-    """One comparable, sortable key per row: its values' bytes (``-0.0`` read as ``0.0``)."""
-    rows = np.ascontiguousarray(rows + 0.0, dtype=np.float64)
-    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
 
 def compiled_kernels(enabled: bool = True):
@@ -446,14 +440,14 @@ class GeneticSearch:
         counterfactuals; in the ``first`` round, the sweep of the sparse ones too, and their
         regrouping where the best is dense (left out under a time budget with less than
         ``REGROUP_ROOM`` times ``step``, the round's predicted cost, left). Also the sweep's grid,
-        its sides and its children's row keys (:meth:`bisect` refines it), or None."""
+        its sides and a copy of its children's rows (:meth:`bisect` refines it), or None."""
         parents, parent_is_cf = self.best_per_delta(population)
         by_score = np.argsort(self.best_scores(population), kind="stable")
         best_cf = parents.take(by_score[parent_is_cf[by_score]][:TRADE_PARENTS])
         with self.timer("polish"):
             made = sweep_grid(self.ctx, best_cf.take(np.arange(min(SWEEP_PARENTS, len(best_cf)))), self.dist_spec) if first else None
             swept = made[0].children(self.ctx, made[1]) if made is not None else None
-            grid = (made[0], made[1], row_keys(swept.rows)) if made is not None else None
+            grid = (made[0], made[1], swept.rows.copy()) if made is not None else None
             regrouped = self.regroup(population, best_cf, step) if first else None
             return Candidates.concat([*([swept] if swept is not None else []), *([regrouped] if regrouped is not None else []),
                 trade(self.ctx, best_cf, self.dist_spec, TRADE_CHILDREN),
@@ -479,30 +473,30 @@ class GeneticSearch:
                 if len(fresh) == 0 or self.out_of_time(step, f"bisecting the sweep, round {r + 1}"):
                     break
                 cands = fresh.children(self.ctx, sides)
-                keys = row_keys(cands.rows)
+                asked = cands.rows.copy()  # the rules may repair the candidates in place
             before = population
             population, new = self.add_scored(population, cands)
-            new_met, new_dist = self.statuses(keys, (before, new))
+            new_met, new_dist = self.statuses(asked, (before, new))
             met, dist = np.concatenate([met[carried], new_met]), np.concatenate([dist[carried], new_dist])
             step = time.perf_counter() - t0
         return population
 
-    def statuses(self, keys: np.ndarray, pools: tuple[Pool, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """For candidate rows (their :func:`row_keys`, taken before the rules repaired any):
-        1 where a row of ``pools`` equal to it meets the target, 0 where it misses, -1 where
-        none is equal (repaired or dropped); and that row's distance (inf where none)."""
+    def statuses(self, asked: np.ndarray, pools: tuple[Pool, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """For candidate rows ``asked`` (as made, before the rules repaired any): 1 where a row
+        of ``pools`` equal to it meets the target, 0 where it misses, -1 where none is equal
+        (repaired or dropped); and that row's distance (inf where none). Matched by row hash,
+        then checked value by value, so a collision reads as unknown, never as a status."""
         rows = np.concatenate([p.rows for p in pools])
         met_all = np.concatenate([p.score == p.dist for p in pools])
         dist_all = np.concatenate([p.dist for p in pools])
-        met, dist = np.full(len(keys), -1, dtype=np.int8), np.full(len(keys), np.inf)
-        if len(rows) == 0 or len(keys) == 0:
+        met, dist = np.full(len(asked), -1, dtype=np.int8), np.full(len(asked), np.inf)
+        if len(rows) == 0 or len(asked) == 0:
             return met, dist
-        have = row_keys(rows)
+        have, want = row_hashes(rows), row_hashes(asked)
         order = np.argsort(have, kind="stable")
-        at = np.minimum(np.searchsorted(have[order], keys), len(have) - 1)
-        found = have[order][at] == keys
-        hit = order[at[found]]
-        met[found], dist[found] = met_all[hit], dist_all[hit]
+        hit = order[np.minimum(np.searchsorted(have[order], want), len(have) - 1)]
+        found = (have[hit] == want) & (rows[hit] == asked).all(axis=1)
+        met[found], dist[found] = met_all[hit[found]], dist_all[hit[found]]
         return met, dist
 
     def regroup(self, population: Pool, best_cf: Candidates, step: float) -> Candidates | None:

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = argv  # for the command that resumes an interrupted batch
     from codegen import UnsupportedModel as UnsupportedModelError
-    from plaf_grammar import PLAFError, SchemaError
+    from plaf_grammar import PLAFError, PLAFFileNotFoundError, SchemaError
 
     try:
         status = args.func(args)
@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 141  # as a command killed by SIGPIPE
+    except PLAFFileNotFoundError as exc:  # no program to be invalid: a path that names no file
+        print(f"geco: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_USAGE
     except PLAFError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_BAD_CONSTRAINTS

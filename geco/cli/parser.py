@@ -124,7 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--access-log", dest="access_log", help="file for the JSON-lines access log (default stderr)")
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("data", help="describe a bundled data set")
+    p = sub.add_parser("data", help="describe a bundled data set",
+                       description="Describe a bundled data set: its source and licence, rows, the favourable "
+                       "class and each column's kind and range or categories.")  # fmt: skip
     p.add_argument("--dataset", choices=DATASET_NAMES, default="adult")
     p.set_defaults(func=cmd_data)
     return parser

@@ -164,4 +164,5 @@ def test_the_cli_names_a_missing_constraints_file(tmp_path, capsys):
     missing = tmp_path / "rules.txt"
     status = main(["explain", "--dataset", "compas", "--constraints", str(missing)])
     err = capsys.readouterr().err
-    assert status == 1 and err.strip().splitlines()[-1] == f"no such file: {missing} (the constraints file given)"
+    # bad usage, as a missing --data or --model file is: there is no program to be invalid
+    assert status == 2 and err.strip().splitlines()[-1] == f"geco: error: no such file: {missing} (the constraints file given)"

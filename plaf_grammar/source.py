@@ -75,27 +75,27 @@ def resolve(path_or_text: str | bytes | Path) -> tuple[str, str | None]:
     A ``Path`` that names no file, or a string that names none but :func:`looks_like_path`, raises
     :class:`PLAFFileNotFoundError` (a ``PLAFError`` and a ``FileNotFoundError``): a typo in a
     path is reported as one, not parsed as a program."""
-    if isinstance(path_or_text, Path):
-        if path_or_text.is_dir():
-            raise PLAFFileNotFoundError(str(path_or_text), "it is a directory; give a .plaf file in it")
-        if not path_or_text.is_file():
-            raise PLAFFileNotFoundError(str(path_or_text), "the constraints file given")
-        return read(path_or_text), str(path_or_text)
     if isinstance(path_or_text, (bytes, bytearray)):
         return decode(bytes(path_or_text)), None
-    if not isinstance(path_or_text, str):
+    given_path = isinstance(path_or_text, Path)  # a Path is a file name, never PLAF text
+    if given_path:
+        path, label, one_line = path_or_text, str(path_or_text), True
+    elif isinstance(path_or_text, str):
+        label, one_line = path_or_text, "\n" not in path_or_text and len(path_or_text) < 4096
+        path = Path(path_or_text.strip()).expanduser() if one_line and path_or_text.strip() else None
+    else:
         raise TypeError(f"expected a path, bytes or PLAF text, got {type(path_or_text).__name__}")
-    one_line = "\n" not in path_or_text and len(path_or_text) < 4096
-    path = Path(path_or_text.strip()).expanduser() if one_line and path_or_text.strip() else None
     try:
         is_file = path is not None and path.is_file()
         is_dir = path is not None and not is_file and path.is_dir()
     except (OSError, ValueError):  # e.g. an embedded NUL byte
         is_file = is_dir = False
     if is_file:
-        return read(path), path_or_text
+        return read(path), label
     if is_dir:
-        raise PLAFFileNotFoundError(path_or_text, "it is a directory; give a .plaf file in it")
+        raise PLAFFileNotFoundError(label, "it is a directory; give a .plaf file in it")
+    if given_path:
+        raise PLAFFileNotFoundError(label, "the constraints file given")
     if one_line and looks_like_path(path_or_text):
         raise PLAFFileNotFoundError(path_or_text)
     return path_or_text, None

@@ -350,10 +350,9 @@ def bisect_sweep(grid: SweepGrid, met: np.ndarray, dist: np.ndarray, bound: floa
     key = np.unique(np.repeat(np.arange(len(a)), points) * span + inner.ravel())
     who, rank = key // span, key % span
     carried = np.unique(np.concatenate([a, b]))
-    ends = grid.take(carried)
-    return SweepGrid(grid.stepped, grid.stepped_changed, np.concatenate([ends.parent, grid.parent[a[who]]]),
-                     np.concatenate([ends.group, grid.group[a[who]]]), np.concatenate([ends.side, grid.side[a[who]]]),
-                     np.concatenate([ends.rank, rank])), carried  # fmt: skip
+    nxt = grid.take(np.concatenate([carried, a[who]]))  # the new children: their bracket's line
+    nxt.rank = np.concatenate([grid.rank[carried], rank])
+    return nxt, carried
 
 
 def _side_grid(ctx: Context, sides: _Sides, group: np.ndarray, side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -425,7 +425,7 @@ class GeneticSearch:
             before = population
             population, new = self.add_scored(population, cands)
             if swept is not None:
-                population = self.bisect(population, swept, self.statuses(swept[2], (before, new)))
+                population = self.bisect(population, swept, self.statuses(swept[1], (before, new)))
             rounds += 1
             population, option_scores = self.keep_options(population)
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
@@ -435,19 +435,19 @@ class GeneticSearch:
         return population, rounds
 
     def polish_candidates(self, population: Pool, first: bool = False,
-                          step: float = 0.0) -> tuple[Candidates, tuple[SweepGrid, object, np.ndarray] | None]:
+                          step: float = 0.0) -> tuple[Candidates, tuple[SweepGrid, np.ndarray] | None]:
         """Trades, steps in and selective mutants of the best ``TRADE_PARENTS`` Δ's best
         counterfactuals; in the ``first`` round, the sweep of the sparse ones too, and their
         regrouping where the best is dense (left out under a time budget with less than
-        ``REGROUP_ROOM`` times ``step``, the round's predicted cost, left). Also the sweep's grid,
-        its sides and a copy of its children's rows (:meth:`bisect` refines it), or None."""
+        ``REGROUP_ROOM`` times ``step``, the round's predicted cost, left). Also the sweep's grid
+        and a copy of its children's rows (:meth:`bisect` refines it), or None."""
         parents, parent_is_cf = self.best_per_delta(population)
         by_score = np.argsort(self.best_scores(population), kind="stable")
         best_cf = parents.take(by_score[parent_is_cf[by_score]][:TRADE_PARENTS])
         with self.timer("polish"):
             made = sweep_grid(self.ctx, best_cf.take(np.arange(min(SWEEP_PARENTS, len(best_cf)))), self.dist_spec) if first else None
-            swept = made[0].children(self.ctx, made[1]) if made is not None else None
-            grid = (made[0], made[1], swept.rows.copy()) if made is not None else None
+            swept = made.children(self.ctx) if made is not None else None
+            grid = (made, swept.rows.copy()) if made is not None else None
             regrouped = self.regroup(population, best_cf, step) if first else None
             return Candidates.concat([*([swept] if swept is not None else []), *([regrouped] if regrouped is not None else []),
                 trade(self.ctx, best_cf, self.dist_spec, TRADE_CHILDREN),
@@ -456,13 +456,13 @@ class GeneticSearch:
                 selective_mutation(self.ctx, best_cf, self.dist_spec, self.config.m_mut, None, MUTATION_BREADTH),
             ], self.d, self.g), grid  # fmt: skip
 
-    def bisect(self, population: Pool, swept: tuple[SweepGrid, object, np.ndarray],
+    def bisect(self, population: Pool, swept: tuple[SweepGrid, np.ndarray],
                status: tuple[np.ndarray, np.ndarray]) -> Pool:
         """Refine the sweep's grid where a partner group's coarse steps jump from missing the
         target to meeting it (:func:`geco.search.trade.bisect_sweep`), below the best option's
         score, for at most ``SWEEP_BISECT_ROUNDS`` rounds; ``status``: its children's
         (met, distance) as :meth:`statuses` gives them."""
-        grid, sides, _ = swept
+        grid = swept[0]
         met, dist = status
         step = 0.0  # the last round's seconds predict the next one's under a time budget
         for r in range(SWEEP_BISECT_ROUNDS):
@@ -472,7 +472,7 @@ class GeneticSearch:
                 fresh = grid.take(np.arange(len(carried), len(grid)))
                 if len(fresh) == 0 or self.out_of_time(step, f"bisecting the sweep, round {r + 1}"):
                     break
-                cands = fresh.children(self.ctx, sides)
+                cands = fresh.children(self.ctx)
                 asked = cands.rows.copy()  # the rules may repair the candidates in place
             before = population
             population, new = self.add_scored(population, cands)

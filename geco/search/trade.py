@@ -251,8 +251,9 @@ class SweepGrid:
     """The sweep's children as a grid, so that they can be refined: the parents with one group
     stepped in, and per child its stepped parent, partner group, side of ``x`` (0: a group
     without sides) and rank among the partner's values on that side (distance order: a higher
-    rank is farther from ``x``)."""
+    rank is farther from ``x``), read with ``sides``."""
 
+    sides: _Sides
     stepped: np.ndarray  # (m, d) rows
     stepped_changed: np.ndarray  # (m, G)
     parent: np.ndarray  # per child: its row of ``stepped``
@@ -264,19 +265,20 @@ class SweepGrid:
         return len(self.parent)
 
     def take(self, idx: np.ndarray) -> SweepGrid:
-        return SweepGrid(self.stepped, self.stepped_changed, self.parent[idx], self.group[idx], self.side[idx], self.rank[idx])
+        return SweepGrid(self.sides, self.stepped, self.stepped_changed, self.parent[idx], self.group[idx],
+                         self.side[idx], self.rank[idx])  # fmt: skip
 
-    def children(self, ctx: Context, sides: _Sides) -> Candidates:
+    def children(self, ctx: Context) -> Candidates:
         """The children: each stepped parent with its partner group at its value."""
         rows, changed = self.stepped[self.parent], self.stepped_changed[self.parent]
         at = np.arange(len(self.parent))
-        ctx.stacked.assign(rows, at, self.group, sides.position(self.group, self.side, self.rank))
+        ctx.stacked.assign(rows, at, self.group, self.sides.position(self.group, self.side, self.rank))
         changed[at, self.group] = True
         return Candidates(rows, changed)
 
 
-def sweep_grid(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) -> tuple[SweepGrid, _Sides] | None:
-    """The grid of :func:`sweep` (None where no parent qualifies) and the sides it is read with."""
+def sweep_grid(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) -> SweepGrid | None:
+    """The grid of :func:`sweep`; None where no parent qualifies."""
     n_changed = parents.changed.sum(axis=1)
     parents = parents.take(np.flatnonzero((n_changed >= 1) & (n_changed <= max_changed)))
     if len(parents) == 0:
@@ -303,7 +305,7 @@ def sweep_grid(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 
     v = np.repeat(np.arange(len(stepped)), len(h))
     hh, ss, rr = np.tile(h, len(stepped)), np.tile(hs, len(stepped)), np.tile(hr, len(stepped))
     free = ~stepped_changed[v, hh]
-    return SweepGrid(stepped, stepped_changed, v[free], hh[free], ss[free], rr[free]), sides
+    return SweepGrid(sides, stepped, stepped_changed, v[free], hh[free], ss[free], rr[free])
 
 
 def sweep(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) -> Candidates:
@@ -314,11 +316,8 @@ def sweep(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 2) ->
     lot is often beaten by one that moves it less and a second group far, a pair the random trade
     steps rarely draw among tens of groups; this grid covers every partner at once (about
     30 children per partner group and changed group). :func:`bisect_sweep` refines it."""
-    made = sweep_grid(ctx, parents, dist_spec, max_changed)
-    if made is None:
-        return Candidates.empty(len(ctx.x), ctx.n_groups)
-    grid, sides = made
-    return grid.children(ctx, sides)
+    grid = sweep_grid(ctx, parents, dist_spec, max_changed)
+    return Candidates.empty(len(ctx.x), ctx.n_groups) if grid is None else grid.children(ctx)
 
 
 def bisect_sweep(grid: SweepGrid, met: np.ndarray, dist: np.ndarray, bound: float,

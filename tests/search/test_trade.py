@@ -239,8 +239,8 @@ def test_the_sweep_finds_the_nearer_pair_beside_two_far_single_changes():
 def test_the_sweep_grid_gives_the_sweeps_children():
     ctx, spec = _context()
     parent = Candidates(np.array([[17.0, 10.0, 10.0, 1.0]]), np.array([[True, False, False, False]]))
-    grid, sides = sweep_grid(ctx, parent, spec)
-    kids = grid.children(ctx, sides)
+    grid = sweep_grid(ctx, parent, spec)
+    kids = grid.children(ctx)
     assert np.array_equal(kids.rows, sweep(ctx, parent, spec).rows)
     assert set(np.unique(grid.side[grid.group == 3])) == {0.0}  # a category has no sides
 
@@ -250,7 +250,8 @@ def test_bisect_sweep_spreads_ranks_inside_each_bracket_below_the_bound():
     miss, miss, meet (a bracket 10..20); group 2's 0 misses and 1 meets (adjacent ranks: nothing
     between); group 1's lower side has an unknown end (no bracket)."""
     stepped = np.array([[12.0, 10.0, 10.0, 1.0]])
-    grid = SweepGrid(stepped, np.array([[True, False, False, False]]), np.zeros(7, dtype=np.intp),
+    grid = SweepGrid(None, stepped,  # bisecting reads ranks, not values: no sides needed
+                     np.array([[True, False, False, False]]), np.zeros(7, dtype=np.intp),
                      np.array([1, 1, 1, 2, 2, 1, 1]), np.array([1.0, 1, 1, 1, 1, -1, -1]),
                      np.array([0, 10, 20, 0, 1, 0, 5]))  # fmt: skip
     met = np.array([0, 0, 1, 0, 1, -1, 1], dtype=np.int8)

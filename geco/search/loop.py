@@ -87,7 +87,7 @@ from geco.search.trade import (
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer
 
-__all__ = ["MAX_RESTARTS", "GeneticSearch", "Stagnation", "compiled_kernels", "niche", "run_search"]
+__all__ = ["MAX_RESTARTS", "GeneticSearch", "Stagnation", "compiled_kernels", "niche", "row_statuses", "run_search"]
 
 
 #: restarts (fresh seeds and samples) before a search without counterfactual gives up
@@ -119,6 +119,25 @@ REGROUP_ROOM = 4.0
 #: ... and then bisects the sweep's grid where it jumps from missing the target to meeting it
 #: (geco.search.trade.bisect_sweep), at most SWEEP_BISECT_ROUNDS rounds
 SWEEP_BISECT_ROUNDS = 3
+
+
+def row_statuses(asked: np.ndarray, pools: tuple[Pool, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """For candidate rows ``asked`` (as made, before the rules repaired any): 1 where a row of
+    ``pools`` equal to it meets the target, 0 where it misses, -1 where none is equal (repaired
+    or dropped); and that row's distance (inf where none). Matched by row hash, then checked
+    value by value, so a collision reads as unknown, never as a status."""
+    rows = np.concatenate([p.rows for p in pools])
+    met_all = np.concatenate([p.score == p.dist for p in pools])
+    dist_all = np.concatenate([p.dist for p in pools])
+    met, dist = np.full(len(asked), -1, dtype=np.int8), np.full(len(asked), np.inf)
+    if len(rows) == 0 or len(asked) == 0:
+        return met, dist
+    have, want = row_hashes(rows), row_hashes(asked)
+    order = np.argsort(have, kind="stable")
+    hit = order[np.minimum(np.searchsorted(have[order], want), len(have) - 1)]
+    found = (have[hit] == want) & (rows[hit] == asked).all(axis=1)
+    met[found], dist[found] = met_all[hit[found]], dist_all[hit[found]]
+    return met, dist
 
 
 def compiled_kernels(enabled: bool = True):
@@ -425,7 +444,7 @@ class GeneticSearch:
             before = population
             population, new = self.add_scored(population, cands)
             if swept is not None:
-                population = self.bisect(population, swept, self.statuses(swept[1], (before, new)))
+                population = self.bisect(population, swept, row_statuses(swept[1], (before, new)))
             rounds += 1
             population, option_scores = self.keep_options(population)
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
@@ -461,7 +480,7 @@ class GeneticSearch:
         """Refine the sweep's grid where a partner group's coarse steps jump from missing the
         target to meeting it (:func:`geco.search.trade.bisect_sweep`), below the best option's
         score, for at most ``SWEEP_BISECT_ROUNDS`` rounds; ``status``: its children's
-        (met, distance) as :meth:`statuses` gives them."""
+        (met, distance) as :func:`row_statuses` gives them."""
         grid = swept[0]
         met, dist = status
         step = 0.0  # the last round's seconds predict the next one's under a time budget
@@ -476,28 +495,10 @@ class GeneticSearch:
                 asked = cands.rows.copy()  # the rules may repair the candidates in place
             before = population
             population, new = self.add_scored(population, cands)
-            new_met, new_dist = self.statuses(asked, (before, new))
+            new_met, new_dist = row_statuses(asked, (before, new))
             met, dist = np.concatenate([met[carried], new_met]), np.concatenate([dist[carried], new_dist])
             step = time.perf_counter() - t0
         return population
-
-    def statuses(self, asked: np.ndarray, pools: tuple[Pool, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """For candidate rows ``asked`` (as made, before the rules repaired any): 1 where a row
-        of ``pools`` equal to it meets the target, 0 where it misses, -1 where none is equal
-        (repaired or dropped); and that row's distance (inf where none). Matched by row hash,
-        then checked value by value, so a collision reads as unknown, never as a status."""
-        rows = np.concatenate([p.rows for p in pools])
-        met_all = np.concatenate([p.score == p.dist for p in pools])
-        dist_all = np.concatenate([p.dist for p in pools])
-        met, dist = np.full(len(asked), -1, dtype=np.int8), np.full(len(asked), np.inf)
-        if len(rows) == 0 or len(asked) == 0:
-            return met, dist
-        have, want = row_hashes(rows), row_hashes(asked)
-        order = np.argsort(have, kind="stable")
-        hit = order[np.minimum(np.searchsorted(have[order], want), len(have) - 1)]
-        found = (have[hit] == want) & (rows[hit] == asked).all(axis=1)
-        met[found], dist[found] = met_all[hit[found]], dist_all[hit[found]]
-        return met, dist
 
     def regroup(self, population: Pool, best_cf: Candidates, step: float) -> Candidates | None:
         """:func:`geco.search.trade.regroup` of ``best_cf`` when its best changes three groups

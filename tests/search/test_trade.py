@@ -391,3 +391,31 @@ def test_a_dense_answer_gives_way_to_the_nearer_sparse_one_brute_force_finds():
         first = explainer.explain(X.iloc[[row]], random_state=seed).counterfactuals.iloc[0]
         assert first["distance"] <= brute * (1 + 1e-9)
         assert model.predict_proba(first[X.columns].to_frame().T.astype(float))[0, 1] > 0.5
+
+
+def _scored_pool(rows, met, dist):
+    from geco.search.population import Pool, key_words
+
+    rows = np.asarray(rows, dtype=float)
+    changed = np.ones((len(rows), 1), dtype=bool)
+    dist = np.asarray(dist, dtype=float)
+    score = np.where(met, dist, 1.0 + dist)
+    return Pool(rows, changed, key_words(changed), np.zeros(len(rows), dtype=np.uint64), np.zeros(len(rows)),
+                dist, score, np.zeros(len(rows), dtype=bool))  # fmt: skip
+
+
+def test_row_statuses_read_each_asked_row_from_the_pool_holding_it(monkeypatch):
+    """Rows found in either pool take its status and distance; a row in none (repaired or
+    dropped by the rules) is unknown; -0.0 and 0.0 are one value; and a hash collision reads as
+    unknown, never as another row's status."""
+    from geco.search import loop
+
+    old = _scored_pool([[1.0, 2.0], [3.0, 4.0]], [True, False], [0.1, 0.2])
+    new = _scored_pool([[5.0, 0.0]], [True], [0.3])
+    asked = np.array([[3.0, 4.0], [9.0, 9.0], [5.0, -0.0], [1.0, 2.0]])
+    met, dist = loop.row_statuses(asked, (old, new))
+    assert met.tolist() == [0, -1, 1, 1]
+    assert dist.tolist() == [0.2, np.inf, 0.3, 0.1]
+    monkeypatch.setattr(loop, "row_hashes", lambda rows: np.zeros(len(rows), dtype=np.uint64))
+    met, dist = loop.row_statuses(np.array([[9.0, 9.0]]), (old, new))
+    assert met.tolist() == [-1] and dist.tolist() == [np.inf]

@@ -584,8 +584,17 @@ class GeneticSearch:
         if self.full:
             width = self.d * n
         else:
-            width = int((population.changed @ self.row_cols).sum() + (new.changed @ self.row_cols).sum())
+            width = self.stored_columns(population) + self.stored_columns(new)
         self.peak_population_bytes = max(self.peak_population_bytes, 8 * width + 25 * n)
+
+    def stored_columns(self, pool: Pool) -> int:
+        """Values ``pool`` holds in the Δ-representation: each row its Δ's columns, counted
+        once per Δ (a Δ's rows share them) rather than row by row."""
+        if len(pool) == 0:
+            return 0
+        starts = pool.starts()
+        sizes = np.diff(np.append(starts, len(pool)))
+        return int(sizes @ (pool.changed[starts] @ self.row_cols))
 
     def best_per_delta(self, population: Pool, top: int = 1) -> tuple[Candidates, np.ndarray]:
         """The ``top`` best rows of every Δ, and whether each is a counterfactual."""

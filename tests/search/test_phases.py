@@ -251,3 +251,12 @@ def test_phase_timer_adds_up_per_phase():
     with pytest.raises(ValueError), timer("b"):
         raise ValueError
     assert list(timer.seconds) == ["a", "b"] and all(v >= 0 for v in timer.seconds.values())
+
+
+def test_stored_columns_count_each_rows_delta_columns():
+    search = make_search()
+    search.row_cols = np.arange(1, G + 1)  # groups of 1 .. 8 columns
+    pool = scored_pool(search)
+    assert len(pool.starts()) > 10
+    assert search.stored_columns(pool) == int((pool.changed @ search.row_cols).sum())
+    assert search.stored_columns(search.empty()) == 0

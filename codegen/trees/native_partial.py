@@ -19,6 +19,7 @@ order: bit-identical results.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,6 +28,7 @@ from codegen.llvm.buffers import Pinned
 from codegen.llvm.trees_abi import PACK, PLAN, PLAN_SIZES, TINFO, XSTEP
 from codegen.trees.fold import Forest
 from codegen.trees.kernel import NODE, KernelArrays, run_kernel, tree_functions
+from codegen.trees.kernel_choice import KernelChoice
 from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk
 from codegen.trees.threads import LazyThread
 
@@ -183,11 +185,12 @@ class BoundX:
 
     def score_rows(self, rows: np.ndarray, walk_share: float = 0.125) -> np.ndarray:
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
-        bit): the branch-free walker (:meth:`walk_rows`) where the forest allows it and the call
-        has at least :data:`WALK_MIN_ROWS` rows, else :meth:`score_rows_branchy`."""
+        bit): where the forest has the branch-free walker and the call at least
+        :data:`WALK_MIN_ROWS` rows, the walker or the branchy walk, whichever measured cheaper
+        (:meth:`NativePartial.full_rows`), else :meth:`score_rows_branchy`."""
         if self.native.walker is None or len(rows) < WALK_MIN_ROWS:
             return self.score_rows_branchy(rows, walk_share)
-        return self.walk_rows(rows)
+        return self.native.full_rows(rows)
 
     def walk_rows(self, rows: np.ndarray) -> np.ndarray:
         """The forest's accumulators on full rows by the branch-free walker
@@ -396,6 +399,8 @@ class NativePartial:
         wn = walker_nodes(full, self.model["setbits"])
         #: the nodes and roots of the branch-free walker (``@walk_rows``), None where it cannot run
         self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn[0], roots=wn[1])
+        #: which of the walker and the branchy walk serves full rows (:meth:`full_rows`)
+        self.full_rows_kernel = KernelChoice(("walker", "branchy"))
         self._xsteps: list[np.ndarray] = []
         self._forest = forest
         self._split_levels: list[np.ndarray] | None = None
@@ -453,6 +458,20 @@ class NativePartial:
             fb.address("tconst"), fb.address("tout"), len(full.troot), fb.address("init"), full.K, full.div,
             int(full.float32_sums), acc.ctypes.data, out.ctypes.data,
         )  # fmt: skip
+        return out
+
+    def full_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit) by the
+        branch-free walker or the branchy walk, whichever has measured cheaper per row for this
+        forest on this machine (:class:`codegen.trees.kernel_choice.KernelChoice`); the branchy
+        walk alone where there is no walker."""
+        if self.walker is None:
+            return run_kernel(self.full, rows)
+        choice = self.full_rows_kernel
+        kind = choice.pick()
+        t0 = time.perf_counter()
+        out = self.walk_rows(rows) if kind == "walker" else run_kernel(self.full, rows)
+        choice.record(kind, time.perf_counter() - t0, len(rows))
         return out
 
     def plans(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:

@@ -4,11 +4,14 @@ Tiers, all bit-identical to ``predict_proba`` (same compares, same ordered sums,
 link function), so the search takes the same path whichever tier scored a block:
 
 * full kernel: the whole folded forest on materialised rows, for blocks where every feature is
-  free: the branch-free walker (``@walk_rows``, :meth:`codegen.trees.native_partial.BoundX.walk_rows`:
-  32 rows per tree in lockstep, vector gathers, no branch per node), the branchy walks (:mod:`codegen.trees.kernel`) for calls of a few rows;
+  free: the branch-free walker (``@walk_rows``: 32 rows per tree in lockstep, vector gathers, no
+  branch per node) or the branchy walk (:mod:`codegen.trees.kernel`), whichever has measured
+  cheaper per row for the forest on this machine
+  (:meth:`codegen.trees.native_partial.NativePartial.full_rows`), the branchy walks for calls of
+  a few rows;
 * x-walk: the whole forest walked with x's bound steps, no setup per Δ; all cold blocks of a
-  generation in one call - their full rows by the walker, or (a few rows) one walk over the union
-  of their Δ (:class:`codegen.trees.plan.XWalk`);
+  generation in one call - their full rows by the full kernel, or (a few rows) one walk over the
+  union of their Δ (:class:`codegen.trees.plan.XWalk`);
 * plan: native partial evaluation per (x, Δ) into a :class:`codegen.trees.plan.Plan` (constant
   trees, QuickScorer trees, residual walks), built once per Δ;
 * jit: the residual emitted as IR and compiled (:mod:`codegen.trees.jit`);
@@ -346,8 +349,9 @@ class BoundTreeScorer:
     def score_delta_rows(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
         """P(desired) of full rows held in Δ order (the rows from ``starts[i]`` on are ``x``
         outside ``deltas[i]``): the numbers :meth:`score_blocks` gives each Δ's columns, but the
-        rows of every Δ the x-walk serves go to the branch-free walker as one selection of
-        ``rows``, with no per-block copies or counts (a generation holds hundreds of small Δ)."""
+        rows of every Δ the x-walk serves go to the full kernel (walker or branchy walk, as
+        measured) as one selection of ``rows``, with no per-block copies or counts (a generation
+        holds hundreds of small Δ)."""
         p = self.parent
         rows = np.asarray(rows, dtype=np.float64)
         n = len(rows)
@@ -376,7 +380,7 @@ class BoundTreeScorer:
         m = int(mask.sum())
         if m >= WALK_MIN_ROWS:
             t0 = time.perf_counter()
-            acc = self.bound_x().walk_rows(rows[mask])
+            acc = p.native.full_rows(rows[mask])
             dt = time.perf_counter() - t0
             p.stats["xwalk_seconds"] += dt
             p.stats["blocks_xwalk"] += int(walked.sum())
@@ -485,9 +489,10 @@ class BoundTreeScorer:
         return []
 
     def _run_walker(self, blocks, n: int, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
-        """The x-walk tier by the branch-free walker: the blocks' full rows (x outside each
-        block's Δ) in one ``@walk_rows`` call (the whole forest, 32 rows per tree in lockstep).
-        Same leaves as every other tier."""
+        """The x-walk tier by the full kernel: the blocks' full rows (x outside each block's Δ)
+        in one call of the walker or the branchy walk, whichever measured cheaper
+        (:meth:`codegen.trees.native_partial.NativePartial.full_rows`). Same leaves as every
+        other tier."""
         p = self.parent
         rows = np.empty((n, len(self.x)))
         rows[:] = self.x
@@ -497,7 +502,7 @@ class BoundTreeScorer:
                 rows[start : start + len(c), list(delta)] = c
             start += len(c)
         t0 = time.perf_counter()
-        acc = self.bound_x().walk_rows(rows)
+        acc = p.native.full_rows(rows)
         dt = time.perf_counter() - t0
         p.stats["xwalk_seconds"] += dt
         self._scatter("xwalk", blocks, self._probabilities(acc), out)

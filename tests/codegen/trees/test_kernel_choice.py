@@ -1,0 +1,63 @@
+"""The full-row kernel chosen by measurement (codegen.trees.kernel_choice): each kernel is
+measured, the cheaper serves, the other is measured again now and then, and whichever serves,
+the numbers are ``run_kernel``'s bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from codegen.trees.kernel import kernel_arrays_forest, run_kernel
+from codegen.trees.kernel_choice import KernelChoice
+from codegen.trees.native_partial import NativePartial
+
+
+def run(choice: KernelChoice, cost: dict[str, float], calls: int, rows: int = 100) -> list[str]:
+    """The kernels ``choice`` picks over ``calls`` calls when a row costs ``cost[kernel]``."""
+    picked = []
+    for _ in range(calls):
+        k = choice.pick()
+        choice.record(k, cost[k] * rows, rows)
+        picked.append(k)
+    return picked
+
+
+def test_each_kernel_is_measured_then_the_cheaper_serves():
+    choice = KernelChoice(("walker", "branchy"), explore_rows=300, recheck=10)
+    picked = run(choice, {"walker": 2e-6, "branchy": 1e-6}, 100)
+    assert picked[:6].count("walker") == 3 and picked[:6].count("branchy") == 3  # 300 rows each
+    later = picked[6:]
+    assert later.count("branchy") >= 0.85 * len(later) and "walker" in later  # rechecked, rarely
+    assert choice.per_row("branchy") == pytest.approx(1e-6) and choice.per_row("walker") == pytest.approx(2e-6)
+
+
+def test_the_choice_follows_a_change_of_costs():
+    choice = KernelChoice(("walker", "branchy"), explore_rows=100, recheck=4)
+    picked = run(choice, {"walker": 1e-6, "branchy": 3e-6}, 40)
+    assert picked[-20:].count("walker") >= 14
+    picked = run(choice, {"walker": 5e-6, "branchy": 3e-6}, 80)  # the walker got dearer
+    assert picked[-20:].count("branchy") >= 14
+
+
+def test_before_any_call_the_cost_is_unknown():
+    choice = KernelChoice(("a", "b"))
+    assert choice.per_row("a") == float("inf") and choice.pick() in ("a", "b")
+
+
+@pytest.mark.parametrize("kernel", ["walker", "branchy"])
+def test_full_rows_equal_run_kernel_whichever_kernel_serves(fitted, forests, kernel, monkeypatch):
+    monkeypatch.setattr(KernelChoice, "pick", lambda self: kernel)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for name, _model, _schema, X, _desired in fitted:
+        full = kernel_arrays_forest(forests[name])
+        native = NativePartial(forests[name], full)
+        if native.walker is None:
+            continue
+        rows = np.ascontiguousarray(X[rng.integers(0, len(X), 70)])
+        want = run_kernel(full, rows)
+        np.testing.assert_array_equal(native.full_rows(rows), want, err_msg=name)
+        np.testing.assert_array_equal(native.bind(rows[0]).score_rows(rows), want, err_msg=name)
+        assert native.full_rows_kernel.measured[kernel] == 2 * len(rows)
+        checked += 1
+    assert checked >= 3

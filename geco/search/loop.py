@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from geco.problem.distance import DistanceSpec
-from geco.problem.hashing import cell_hashes, row_hashes
+from geco.problem.hashing import cell_hashes
 from geco.search.archive import Archive
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.operators import (
@@ -87,7 +87,7 @@ from geco.search.trade import (
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer
 
-__all__ = ["MAX_RESTARTS", "GeneticSearch", "Stagnation", "compiled_kernels", "niche", "row_statuses", "run_search"]
+__all__ = ["MAX_RESTARTS", "AskedRows", "GeneticSearch", "Stagnation", "compiled_kernels", "niche", "row_statuses", "run_search"]
 
 
 #: restarts (fresh seeds and samples) before a search without counterfactual gives up
@@ -121,21 +121,37 @@ REGROUP_ROOM = 4.0
 SWEEP_BISECT_ROUNDS = 3
 
 
-def row_statuses(asked: np.ndarray, pools: tuple[Pool, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """For candidate rows ``asked`` (as made, before the rules repaired any): 1 where a row of
-    ``pools`` equal to it meets the target, 0 where it misses, -1 where none is equal (repaired
-    or dropped); and that row's distance (inf where none). Matched by row hash, then checked
-    value by value, so a collision reads as unknown, never as a status."""
-    rows = np.concatenate([p.rows for p in pools])
+@dataclass(frozen=True)
+class AskedRows:
+    """Candidate rows as made, before the rules repaired any (a copy: the rules repair in
+    place), and their hashes, made as a pool's ``hashes`` are (:meth:`GeneticSearch.asked`)."""
+
+    rows: np.ndarray
+    hashes: np.ndarray
+
+
+def row_statuses(asked: AskedRows, pools: tuple[Pool, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """For candidate rows ``asked``: 1 where a row of ``pools`` equal to it meets the target, 0
+    where it misses, -1 where none is equal (repaired or dropped); and that row's distance (inf
+    where none). Matched by the hashes the pools hold, then checked value by value (only the
+    rows a hash matched are read), so a collision reads as unknown, never as a status."""
+    have = np.concatenate([p.hashes for p in pools])
+    met, dist = np.full(len(asked.rows), -1, dtype=np.int8), np.full(len(asked.rows), np.inf)
+    if len(have) == 0 or len(asked.rows) == 0:
+        return met, dist
+    order = np.argsort(have, kind="stable")
+    hit = order[np.minimum(np.searchsorted(have[order], asked.hashes), len(have) - 1)]
+    cand = np.flatnonzero(have[hit] == asked.hashes)
+    at = hit[cand]
+    ends = np.cumsum([len(p) for p in pools])
+    rows = np.empty((len(cand), asked.rows.shape[1]))
+    owner = np.searchsorted(ends, at, side="right")
+    for k, pool in enumerate(pools):
+        mine = np.flatnonzero(owner == k)
+        rows[mine] = pool.rows[at[mine] - (ends[k] - len(pool))]
+    found = cand[(rows == asked.rows[cand]).all(axis=1)]
     met_all = np.concatenate([p.score == p.dist for p in pools])
     dist_all = np.concatenate([p.dist for p in pools])
-    met, dist = np.full(len(asked), -1, dtype=np.int8), np.full(len(asked), np.inf)
-    if len(rows) == 0 or len(asked) == 0:
-        return met, dist
-    have, want = row_hashes(rows), row_hashes(asked)
-    order = np.argsort(have, kind="stable")
-    hit = order[np.minimum(np.searchsorted(have[order], want), len(have) - 1)]
-    found = (have[hit] == want) & (rows[hit] == asked).all(axis=1)
     met[found], dist[found] = met_all[hit[found]], dist_all[hit[found]]
     return met, dist
 
@@ -444,7 +460,7 @@ class GeneticSearch:
             before = population
             population, new = self.add_scored(population, cands)
             if swept is not None:
-                population = self.bisect(population, swept, row_statuses(swept[1], (before, new)))
+                population = self.bisect(population, swept[0], row_statuses(swept[1], (before, new)))
             rounds += 1
             population, option_scores = self.keep_options(population)
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
@@ -454,19 +470,19 @@ class GeneticSearch:
         return population, rounds
 
     def polish_candidates(self, population: Pool, first: bool = False,
-                          step: float = 0.0) -> tuple[Candidates, tuple[SweepGrid, np.ndarray] | None]:
+                          step: float = 0.0) -> tuple[Candidates, tuple[SweepGrid, AskedRows] | None]:
         """Trades, steps in and selective mutants of the best ``TRADE_PARENTS`` Δ's best
         counterfactuals; in the ``first`` round, the sweep of the sparse ones too, and their
         regrouping where the best is dense (left out under a time budget with less than
         ``REGROUP_ROOM`` times ``step``, the round's predicted cost, left). Also the sweep's grid
-        and a copy of its children's rows (:meth:`bisect` refines it), or None."""
+        and its children as made (:meth:`bisect` refines it), or None."""
         parents, parent_is_cf = self.best_per_delta(population)
         by_score = np.argsort(self.best_scores(population), kind="stable")
         best_cf = parents.take(by_score[parent_is_cf[by_score]][:TRADE_PARENTS])
         with self.timer("polish"):
             made = sweep_grid(self.ctx, best_cf.take(np.arange(min(SWEEP_PARENTS, len(best_cf)))), self.dist_spec) if first else None
             swept = made.children(self.ctx) if made is not None else None
-            grid = (made, swept.rows.copy()) if made is not None else None
+            grid = (made, self.asked(swept)) if made is not None else None
             regrouped = self.regroup(population, best_cf, step) if first else None
             return Candidates.concat([*([swept] if swept is not None else []), *([regrouped] if regrouped is not None else []),
                 trade(self.ctx, best_cf, self.dist_spec, TRADE_CHILDREN),
@@ -475,13 +491,11 @@ class GeneticSearch:
                 selective_mutation(self.ctx, best_cf, self.dist_spec, self.config.m_mut, None, MUTATION_BREADTH),
             ], self.d, self.g), grid  # fmt: skip
 
-    def bisect(self, population: Pool, swept: tuple[SweepGrid, np.ndarray],
-               status: tuple[np.ndarray, np.ndarray]) -> Pool:
+    def bisect(self, population: Pool, grid: SweepGrid, status: tuple[np.ndarray, np.ndarray]) -> Pool:
         """Refine the sweep's grid where a partner group's coarse steps jump from missing the
         target to meeting it (:func:`geco.search.trade.bisect_sweep`), below the best option's
         score, for at most ``SWEEP_BISECT_ROUNDS`` rounds; ``status``: its children's
         (met, distance) as :func:`row_statuses` gives them."""
-        grid = swept[0]
         met, dist = status
         step = 0.0  # the last round's seconds predict the next one's under a time budget
         for r in range(SWEEP_BISECT_ROUNDS):
@@ -492,13 +506,19 @@ class GeneticSearch:
                 if len(fresh) == 0 or self.out_of_time(step, f"bisecting the sweep, round {r + 1}"):
                     break
                 cands = fresh.children(self.ctx)
-                asked = cands.rows.copy()  # the rules may repair the candidates in place
+                asked = self.asked(cands)
             before = population
             population, new = self.add_scored(population, cands)
             new_met, new_dist = row_statuses(asked, (before, new))
             met, dist = np.concatenate([met[carried], new_met]), np.concatenate([dist[carried], new_dist])
             step = time.perf_counter() - t0
         return population
+
+    def asked(self, cands: Candidates) -> AskedRows:
+        """``cands`` as made (their rows copied before the rules may repair them in place) and
+        their hashes as :meth:`to_pool` makes a pool's, for :func:`row_statuses`."""
+        r, c, v, _ = self.differing_cells(cands.rows, cands.changed)
+        return AskedRows(cands.rows.copy(), cell_hashes(r, c, v, len(cands)))
 
     def regroup(self, population: Pool, best_cf: Candidates, step: float) -> Candidates | None:
         """:func:`geco.search.trade.regroup` of ``best_cf`` when its best changes three groups

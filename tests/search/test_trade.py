@@ -393,29 +393,53 @@ def test_a_dense_answer_gives_way_to_the_nearer_sparse_one_brute_force_finds():
         assert model.predict_proba(first[X.columns].to_frame().T.astype(float))[0, 1] > 0.5
 
 
-def _scored_pool(rows, met, dist):
+def _scored_pool(rows, met, dist, hashes):
     from geco.search.population import Pool, key_words
 
     rows = np.asarray(rows, dtype=float)
     changed = np.ones((len(rows), 1), dtype=bool)
     dist = np.asarray(dist, dtype=float)
     score = np.where(met, dist, 1.0 + dist)
-    return Pool(rows, changed, key_words(changed), np.zeros(len(rows), dtype=np.uint64), np.zeros(len(rows)),
+    return Pool(rows, changed, key_words(changed), np.asarray(hashes, dtype=np.uint64), np.zeros(len(rows)),
                 dist, score, np.zeros(len(rows), dtype=bool))  # fmt: skip
 
 
-def test_row_statuses_read_each_asked_row_from_the_pool_holding_it(monkeypatch):
+def test_row_statuses_read_each_asked_row_from_the_pool_holding_it():
     """Rows found in either pool take its status and distance; a row in none (repaired or
     dropped by the rules) is unknown; -0.0 and 0.0 are one value; and a hash collision reads as
     unknown, never as another row's status."""
-    from geco.search import loop
+    from geco.search.loop import AskedRows, row_statuses
 
-    old = _scored_pool([[1.0, 2.0], [3.0, 4.0]], [True, False], [0.1, 0.2])
-    new = _scored_pool([[5.0, 0.0]], [True], [0.3])
+    old = _scored_pool([[1.0, 2.0], [3.0, 4.0]], [True, False], [0.1, 0.2], [11, 12])
+    new = _scored_pool([[5.0, 0.0]], [True], [0.3], [13])
     asked = np.array([[3.0, 4.0], [9.0, 9.0], [5.0, -0.0], [1.0, 2.0]])
-    met, dist = loop.row_statuses(asked, (old, new))
+    met, dist = row_statuses(AskedRows(asked, np.array([12, 99, 13, 11], dtype=np.uint64)), (old, new))
     assert met.tolist() == [0, -1, 1, 1]
     assert dist.tolist() == [0.2, np.inf, 0.3, 0.1]
-    monkeypatch.setattr(loop, "row_hashes", lambda rows: np.zeros(len(rows), dtype=np.uint64))
-    met, dist = loop.row_statuses(np.array([[9.0, 9.0]]), (old, new))
+    # another row under a pool row's hash (a collision), and a pool holding none
+    met, dist = row_statuses(AskedRows(np.array([[9.0, 9.0]]), np.array([13], dtype=np.uint64)), (old, new))
     assert met.tolist() == [-1] and dist.tolist() == [np.inf]
+    empty = _scored_pool(np.empty((0, 2)), [], [], [])
+    met, dist = row_statuses(AskedRows(asked, np.arange(4, dtype=np.uint64)), (empty,))
+    assert met.tolist() == [-1] * 4
+
+
+def test_asked_rows_hash_as_the_pool_that_scores_them():
+    """The hashes of candidates as made equal those ``to_pool`` gives the same rows, so a
+    sweep's children are found in the pools that scored them."""
+    from test_phases import make_search
+
+    from geco.search.population import Candidates
+
+    search = make_search()
+    x = search.ctx.x
+    rows = np.tile(x, (40, 1))
+    changed = np.random.default_rng(2).random((40, len(x))) < 0.3
+    rows[changed] += np.arange(1, int(changed.sum()) + 1)
+    cands = Candidates(rows, changed)
+    asked = search.asked(cands)
+    pool = search.to_pool(Candidates(rows.copy(), changed.copy()), search.empty())
+    by_hash = dict(zip(pool.hashes.tolist(), map(tuple, pool.rows)))
+    assert len(by_hash) == len(pool) > 20
+    for row, h in zip(asked.rows, asked.hashes.tolist()):
+        assert by_hash[h] == tuple(row)

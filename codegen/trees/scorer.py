@@ -556,8 +556,14 @@ class BoundTreeScorer:
         parts = [self._full_rows(d, c) for _, d, c in blocks]
         rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
         t0 = time.perf_counter()
-        # with x bound, only what differs from x is walked (same leaves, same sums)
-        acc = self.bound_x().score_rows(rows) if p.native is not None else run_kernel(p.full, rows)
+        # with x bound, only what differs from x is walked (same leaves, same sums); a few rows
+        # while x is still being bound (x's own P, right after bind) walk the whole forest
+        # rather than wait: the binding then goes on beside the caller's grounding and seeds
+        binding = self._bx is None and self._bx_ahead is not None and not self._bx_ahead.done()
+        if p.native is None or (binding and len(rows) < WALK_MIN_ROWS):
+            acc = run_kernel(p.full, rows)
+        else:
+            acc = self.bound_x().score_rows(rows)
         p.stats["full_kernel_seconds"] += time.perf_counter() - t0
         self._scatter("full_kernel", blocks, self._probabilities(acc), out)
 

@@ -152,9 +152,9 @@ def main() -> None:
         "Adult's `hours_per_week` predicted from the other columns, `desired_range=(45, 60)`, "
         "instances predicted below 40 (`benchmarks/bench_regression.py`). The speed-up compares "
         f"the median over the first {args.blackbox_instances} instances, same seeds; load average {load} at "
-        f"the end. {goal} A compiled forest's explanation scores most of its rows in the branch-free walker "
-        "(the merged tiny Δ blocks, cold blocks) and the rest in plans; section \"bench_walker.py\" measures "
-        "the walker per row."
+        f"the end. {goal} A compiled forest's explanation scores its rows in plans and, for the merged tiny "
+        "Δ blocks and cold blocks, in the full rows' kernel (the branch-free walker or the branchy walk, "
+        "whichever has measured cheaper); section \"bench_walker.py\" measures both per row."
     )
     text = "\n".join(lines)
     print(text)

@@ -1769,3 +1769,151 @@ orow_next:
 exit:
   ret void
 }
+
+; ---------------------------------------------------------------------------------------------
+; @box_leaf_range: per tree, the largest and the smallest leaf value that some path of allowed
+; values reaches (codegen.trees.bound: a split is followed left if one allowed value of its
+; feature goes left, right if one goes right), over the packed whole forest (%Node records, as
+; @forest_eval reads them; %troot < 0: a constant tree, %tconst). The box per column: lo / hi
+; (NaN: no non-missing value allowed), a missing value allowed (a byte), the allowed codes
+; (%setw bytes a column, as the sets) and "a code outside every set" (a byte). %stack: room for
+; one entry per node. A tree with no reachable leaf keeps -inf / +inf; a NaN leaf makes its
+; tree's range NaN.
+define void @box_leaf_range(ptr noalias %nodes, ptr noalias %sets, i64 %setw, ptr noalias %troot,
+                            ptr noalias %tconst, i64 %T, ptr noalias %lo, ptr noalias %hi,
+                            ptr noalias %missing, ptr noalias %codes, ptr noalias %outside,
+                            ptr noalias %stack, ptr noalias %top, ptr noalias %low) {
+entry:
+  %none = icmp sle i64 %T, 0
+  br i1 %none, label %exit, label %tree
+tree:
+  %t = phi i64 [0, %entry], [%t1, %tree_done]
+  %rootp = getelementptr inbounds i32, ptr %troot, i64 %t
+  %root = load i32, ptr %rootp
+  %isconst = icmp slt i32 %root, 0
+  br i1 %isconst, label %const_tree, label %walk_start
+const_tree:
+  %cvp = getelementptr inbounds double, ptr %tconst, i64 %t
+  %cv = load double, ptr %cvp
+  br label %tree_done
+walk_start:
+  store i32 %root, ptr %stack
+  br label %pop_head
+pop_head:
+  %sp = phi i64 [1, %walk_start], [%sp1, %leaf], [%sp3, %sides]
+  %mx = phi double [0xFFF0000000000000, %walk_start], [%mx2, %leaf], [%mx, %sides]
+  %mn = phi double [0x7FF0000000000000, %walk_start], [%mn2, %leaf], [%mn, %sides]
+  %more = icmp sgt i64 %sp, 0
+  br i1 %more, label %pop, label %walk_done
+pop:
+  %sp1 = sub i64 %sp, 1
+  %np = getelementptr inbounds i32, ptr %stack, i64 %sp1
+  %node32 = load i32, ptr %np
+  %node = sext i32 %node32 to i64
+  %colp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 1
+  %col32 = load i32, ptr %colp
+  %vp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 0
+  %v = load double, ptr %vp
+  %isleaf = icmp slt i32 %col32, 0
+  br i1 %isleaf, label %leaf, label %split
+leaf:
+  %vnan = fcmp uno double %v, 0.0
+  %gt = fcmp ogt double %v, %mx
+  %mxv = select i1 %gt, double %v, double %mx
+  %mx2 = select i1 %vnan, double %v, double %mxv
+  %lt = fcmp olt double %v, %mn
+  %mnv = select i1 %lt, double %v, double %mn
+  %mn2 = select i1 %vnan, double %v, double %mnv
+  br label %pop_head
+split:
+  %f = sext i32 %col32 to i64
+  %auxp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 2
+  %aux = load i32, ptr %auxp
+  %set1 = ashr i32 %aux, 1
+  %iscat = icmp sgt i32 %set1, 0
+  br i1 %iscat, label %cat_start, label %numeric
+numeric:                                     ; some allowed number <= thr goes left, > thr right
+  %lop = getelementptr inbounds double, ptr %lo, i64 %f
+  %lof = load double, ptr %lop
+  %hip = getelementptr inbounds double, ptr %hi, i64 %f
+  %hif = load double, ptr %hip
+  %numbers = fcmp ord double %lof, 0.0
+  %le = fcmp ole double %lof, %v
+  %nl = and i1 %numbers, %le
+  %hle = fcmp ole double %hif, %v
+  %nhle = xor i1 %hle, true
+  %nr = and i1 %numbers, %nhle
+  br label %sides
+cat_start:                                   ; an allowed code in the set goes left, out of it right
+  %set = sub i32 %set1, 1
+  %set64 = sext i32 %set to i64
+  %cbase = mul i64 %set64, %setw
+  %fbase = mul i64 %f, %setw
+  br label %cat_loop
+cat_loop:
+  %k = phi i64 [0, %cat_start], [%k1, %cat_loop]
+  %al = phi i1 [false, %cat_start], [%al1, %cat_loop]
+  %ar = phi i1 [false, %cat_start], [%ar1, %cat_loop]
+  %sk = add i64 %cbase, %k
+  %sp8 = getelementptr inbounds i8, ptr %sets, i64 %sk
+  %s8 = load i8, ptr %sp8
+  %ins = icmp ne i8 %s8, 0
+  %ak = add i64 %fbase, %k
+  %ap8 = getelementptr inbounds i8, ptr %codes, i64 %ak
+  %a8 = load i8, ptr %ap8
+  %allowed = icmp ne i8 %a8, 0
+  %goesl = and i1 %ins, %allowed
+  %notin = xor i1 %ins, true
+  %goesr = and i1 %notin, %allowed
+  %al1 = or i1 %al, %goesl
+  %ar1 = or i1 %ar, %goesr
+  %k1 = add i64 %k, 1
+  %kd = icmp sge i64 %k1, %setw
+  br i1 %kd, label %cat_end, label %cat_loop
+cat_end:
+  %op8 = getelementptr inbounds i8, ptr %outside, i64 %f
+  %o8 = load i8, ptr %op8
+  %out = icmp ne i8 %o8, 0
+  %cr = or i1 %ar1, %out
+  br label %sides
+sides:                                       ; a missing value allowed goes where NaNs go; push
+  %gl0 = phi i1 [%nl, %numeric], [%al1, %cat_end]
+  %gr0 = phi i1 [%nr, %numeric], [%cr, %cat_end]
+  %mp8 = getelementptr inbounds i8, ptr %missing, i64 %f
+  %m8 = load i8, ptr %mp8
+  %miss = icmp ne i8 %m8, 0
+  %mlbit = and i32 %aux, 1
+  %ml = icmp ne i32 %mlbit, 0
+  %nml = xor i1 %ml, true
+  %ml_miss = and i1 %miss, %ml
+  %mr_miss = and i1 %miss, %nml
+  %gl = or i1 %gl0, %ml_miss
+  %gr = or i1 %gr0, %mr_miss
+  %lcp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 3
+  %lc = load i32, ptr %lcp
+  %slot_l = getelementptr inbounds i32, ptr %stack, i64 %sp1
+  store i32 %lc, ptr %slot_l
+  %gl64 = zext i1 %gl to i64
+  %sp2 = add i64 %sp1, %gl64
+  %rcp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 4
+  %rc = load i32, ptr %rcp
+  %slot_r = getelementptr inbounds i32, ptr %stack, i64 %sp2
+  store i32 %rc, ptr %slot_r
+  %gr64 = zext i1 %gr to i64
+  %sp3 = add i64 %sp2, %gr64
+  br label %pop_head
+walk_done:
+  br label %tree_done
+tree_done:
+  %tmx = phi double [%cv, %const_tree], [%mx, %walk_done]
+  %tmn = phi double [%cv, %const_tree], [%mn, %walk_done]
+  %topp = getelementptr inbounds double, ptr %top, i64 %t
+  store double %tmx, ptr %topp
+  %lowp = getelementptr inbounds double, ptr %low, i64 %t
+  store double %tmn, ptr %lowp
+  %t1 = add i64 %t, 1
+  %td = icmp eq i64 %t1, %T
+  br i1 %td, label %exit, label %tree
+exit:
+  ret void
+}

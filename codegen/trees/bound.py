@@ -17,12 +17,14 @@ The sum then goes through the model's last step as sklearn (or the boosting libr
 
 Floating point: the model adds its leaves in its own order, each addition rounded (in float32 for
 XGBoost); the bound adds a margin of ``γ(n+2)`` times the sum of magnitudes (the classical bound on
-any order of summation) and a margin for the link's own rounding. No llvmlite import.
+any order of summation) and a margin for the link's own rounding. No llvmlite import: the
+per-tree leaf ranges are found here in numpy (:func:`leaf_ranges`, the reference) or by any
+function of the same contract (:mod:`codegen.trees.native_bound`, compiled).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +32,7 @@ import numpy as np
 from codegen.outputs import output_of
 from codegen.trees.fold import Forest
 
-__all__ = ["Allowed", "reachable_leaves", "upper_bound"]
+__all__ = ["Allowed", "Box", "LeafRanges", "box_of", "leaf_ranges", "reachable_leaves", "upper_bound"]
 
 #: per schema feature: the values a row may take (an array), or None for the instance's own value
 Allowed = Sequence[np.ndarray | None]
@@ -65,7 +67,7 @@ def _feature_values(forest: Forest, x: np.ndarray, allowed: Allowed) -> list[np.
 
 
 @dataclass(frozen=True)
-class _Box:
+class Box:
     """Per feature (index ``d``: none, for leaves): the smallest and largest allowed value that
     is not missing (NaN: none is), whether a missing value is allowed, and which category codes
     (``codes``, one column per code of the forest's code sets) or codes outside them
@@ -78,7 +80,7 @@ class _Box:
     outside: np.ndarray
 
     @classmethod
-    def of(cls, forest: Forest, values: list[np.ndarray]) -> _Box:
+    def of(cls, forest: Forest, values: list[np.ndarray]) -> Box:
         d, width = len(values), forest.cat_left.shape[1]
         lo, hi = np.full(d + 1, np.nan), np.full(d + 1, np.nan)
         missing, outside = np.zeros(d + 1, dtype=bool), np.zeros(d + 1, dtype=bool)
@@ -116,12 +118,25 @@ class _Box:
         return left | (miss & ml), right | (miss & ~ml)
 
 
+#: per tree, the largest and smallest leaf value some path of the box's values reaches
+#: (-inf / +inf for a tree none reaches)
+LeafRanges = Callable[[Forest, Box], tuple[np.ndarray, np.ndarray]]
+
+
+def box_of(forest: Forest, x: np.ndarray, allowed: Allowed) -> Box:
+    """The box of ``allowed`` (``None``: ``x``'s own value) as the trees read its values."""
+    return Box.of(forest, _feature_values(forest, np.asarray(x, dtype=np.float64), allowed))
+
+
 def reachable_leaves(
     forest: Forest, x: np.ndarray, allowed: Allowed
 ) -> tuple[np.ndarray, np.ndarray]:
     """(leaf nodes, their tree) of every leaf some path of allowed values reaches; only the
     nodes on such paths are visited."""
-    box = _Box.of(forest, _feature_values(forest, np.asarray(x, dtype=np.float64), allowed))
+    return _reachable(forest, box_of(forest, x, allowed))
+
+
+def _reachable(forest: Forest, box: Box) -> tuple[np.ndarray, np.ndarray]:
     nodes = forest.roots.copy()
     owner = np.arange(forest.n_trees)
     leaves, trees = [], []
@@ -136,18 +151,27 @@ def reachable_leaves(
     return np.concatenate(leaves), np.concatenate(trees)
 
 
-def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed) -> float:
-    """A sound upper bound on P(desired), as the model computes it, over every row whose feature
-    ``j`` takes one of ``allowed[j]`` (``None``: ``x[j]``); see the module docstring. For a
-    margin or a regressor's prediction the bound is of that number, not capped at 1."""
-    cap = 1.0 if output_of(forest.desired_class).kind == "proba" else np.inf
-    leaves, trees = reachable_leaves(forest, x, allowed)
+def leaf_ranges(forest: Forest, box: Box) -> tuple[np.ndarray, np.ndarray]:
+    """Per tree, the largest and smallest value of the leaves :func:`reachable_leaves` finds
+    (-inf / +inf for a tree none reaches; NaN where a reached leaf is NaN): the reference."""
+    leaves, trees = _reachable(forest, box)
     T = forest.n_trees
     value = forest.value[leaves]
     top = np.full(T, -np.inf)
     low = np.full(T, np.inf)
     np.maximum.at(top, trees, value)
     np.minimum.at(low, trees, value)
+    return top, low
+
+
+def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed, ranges: LeafRanges = leaf_ranges) -> float:
+    """A sound upper bound on P(desired), as the model computes it, over every row whose feature
+    ``j`` takes one of ``allowed[j]`` (``None``: ``x[j]``); see the module docstring. For a
+    margin or a regressor's prediction the bound is of that number, not capped at 1.
+    ``ranges``: how the trees' leaf ranges are found (:func:`leaf_ranges` or a compiled twin)."""
+    cap = 1.0 if output_of(forest.desired_class).kind == "proba" else np.inf
+    top, low = ranges(forest, box_of(forest, x, allowed))
+    T = forest.n_trees
     if not (np.all(np.isfinite(top)) and np.all(np.isfinite(low))):
         return cap  # a tree without a reachable leaf (never for a well-formed forest): no bound
     u = _U32 if forest.float32_sums else _U64

@@ -51,6 +51,7 @@ class TreeFunctions:
     pack_plans: object
     score_jobs: object
     walk_rows: object
+    box_leaf_range: object
 
 
 _functions: TreeFunctions | None = None
@@ -84,6 +85,7 @@ def tree_functions() -> TreeFunctions:
                 pack_plans=entry("pack_plans"),
                 score_jobs=entry("score_jobs"),
                 walk_rows=entry("walk_rows"),
+                box_leaf_range=entry("box_leaf_range"),
             )
         return _functions
 

@@ -60,6 +60,7 @@ from codegen.trees.kernel import (
     tree_functions,
     trees_module,
 )
+from codegen.trees.native_bound import NativeLeafRanges
 from codegen.trees.native_partial import WALK_MIN_ROWS, BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner, Plan
@@ -126,6 +127,7 @@ class TreeScorer(CompiledScorer):
         self._lock = threading.Lock()
         self.full: KernelArrays | None = None
         self.native: NativePartial | None = None
+        self._leaf_ranges: NativeLeafRanges | None = None  # built at the first bound
         if engine != "numpy":
             self.full = kernel_arrays_forest(forest)
             self.native = NativePartial(forest, self.full)
@@ -141,8 +143,14 @@ class TreeScorer(CompiledScorer):
         self.c_compile_split = _Rate(3e-4, 100)  # per live split
 
     def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float:
-        """The largest reachable leaves summed through the link (:mod:`codegen.trees.bound`)."""
-        return forest_upper_bound(self.forest, x, allowed)
+        """The largest reachable leaves summed through the link (:mod:`codegen.trees.bound`),
+        the leaves found by the compiled walk (:mod:`codegen.trees.native_bound`) unless the
+        engine is "numpy"."""
+        if self.full is None:
+            return forest_upper_bound(self.forest, x, allowed)
+        if self._leaf_ranges is None:
+            self._leaf_ranges = NativeLeafRanges(self.forest, self.full)
+        return forest_upper_bound(self.forest, x, allowed, self._leaf_ranges)
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
         self.load_kernels()
@@ -162,7 +170,7 @@ class TreeScorer(CompiledScorer):
         """The forest and the measured costs; the kernel arrays and the native evaluator's
         scratch are rebuilt where it is unpickled, the kernels loaded there at the first ``bind``
         (from the object code carried along, when this process holds it)."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_lock", "full", "native")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_lock", "full", "native", "_leaf_ranges")}
         state["_objects"] = binding.object_codes([trees_module()]) if self.engine != "numpy" else {}
         return state
 
@@ -170,7 +178,7 @@ class TreeScorer(CompiledScorer):
         binding.preload_objects(state.pop("_objects", {}))
         self.__dict__.update(state)
         self._lock = threading.Lock()
-        self.full = self.native = None
+        self.full = self.native = self._leaf_ranges = None
         if self.engine != "numpy":  # as __init__ builds them
             self.full = kernel_arrays_forest(self.forest)
             self.native = NativePartial(self.forest, self.full)

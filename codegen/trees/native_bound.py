@@ -1,0 +1,54 @@
+"""The trees' leaf ranges over a box of allowed values, compiled (``@box_leaf_range`` in
+``trees.ll``): :func:`codegen.trees.bound.leaf_ranges`' numbers, found by one depth-first walk
+per tree over the packed forest the other kernels read (a node's test in one 24-byte record)
+instead of a dozen numpy passes over seven node arrays per tree level.
+
+The certificates of "no counterfactual" rest on these numbers, so the tests hold them equal to
+the numpy reference on random boxes, categorical sets and missing values included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from codegen.llvm.buffers import Pinned
+from codegen.trees.bound import Box
+from codegen.trees.fold import Forest
+from codegen.trees.kernel import KernelArrays, tree_functions
+
+__all__ = ["NativeLeafRanges"]
+
+
+class NativeLeafRanges:
+    """``(forest, box) -> (top, low)`` for the forest packed as ``full``
+    (:func:`codegen.trees.kernel.kernel_arrays_forest` of ``forest``: the same nodes), as
+    :func:`codegen.trees.bound.leaf_ranges` gives them. Each call owns its box and its walk's
+    stack (room for every node, of which a walk touches its trees' depth)."""
+
+    def __init__(self, forest: Forest, full: KernelArrays):
+        if len(full.nodes) != len(forest.feature) or len(full.troot) != forest.n_trees:
+            raise ValueError("the packed forest is not this forest's")
+        self.forest, self.full = forest, full
+        self.has_sets = forest.cat_left.size > 0
+
+    def __call__(self, forest: Forest, box: Box) -> tuple[np.ndarray, np.ndarray]:
+        if forest is not self.forest:
+            raise ValueError("these leaf ranges were built for another forest")
+        full, T = self.full, forest.n_trees
+        codes = np.ascontiguousarray(box.codes, dtype=np.uint8)
+        if self.has_sets and codes.shape[1] != full.setw:
+            raise ValueError(f"the box has {codes.shape[1]} codes a column, the forest's sets {full.setw}")
+        call = Pinned(
+            lo=np.asarray(box.lo, dtype=np.float64), hi=np.asarray(box.hi, dtype=np.float64),
+            missing=np.asarray(box.missing, dtype=np.uint8),
+            codes=codes.reshape(-1) if self.has_sets else np.zeros(1, dtype=np.uint8),
+            outside=np.asarray(box.outside, dtype=np.uint8), top=np.empty(T), low=np.empty(T),
+            stack=np.empty(len(full.nodes) + 1, dtype=np.int32),
+        )  # fmt: skip
+        fb = full.buffers
+        tree_functions().box_leaf_range(
+            fb.address("nodes"), fb.address("sets"), full.setw, fb.address("troot"), fb.address("tconst"), T,
+            call.address("lo"), call.address("hi"), call.address("missing"), call.address("codes"),
+            call.address("outside"), call.address("stack"), call.address("top"), call.address("low"),
+        )  # fmt: skip
+        return call["top"], call["low"]

@@ -1,0 +1,71 @@
+"""The compiled leaf ranges of a box (codegen.trees.native_bound) against the numpy reference
+(codegen.trees.bound.leaf_ranges), number for number: the certificates rest on them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from codegen.registry import scorer_for
+from codegen.trees.bound import box_of, leaf_ranges
+from codegen.trees.kernel import kernel_arrays_forest
+from codegen.trees.native_bound import NativeLeafRanges
+
+
+def random_box(rng, X, x, nan: bool):
+    """Per feature: x's value (None), or a few of the data's values, a NaN among them now and
+    then, or a code past every category."""
+    allowed = []
+    for j in range(X.shape[1]):
+        if rng.random() < 0.3:
+            allowed.append(None)
+            continue
+        values = np.unique(X[:, j][~np.isnan(X[:, j])])
+        pick = rng.choice(values, size=min(len(values), int(rng.integers(1, 6))), replace=False)
+        if nan and rng.random() < 0.3:
+            pick = np.append(pick, np.nan)
+        if rng.random() < 0.1:
+            pick = np.append(pick, values.max() + 100)
+        allowed.append(pick)
+    return allowed
+
+
+def test_compiled_leaf_ranges_equal_the_reference(fitted, forests):
+    rng = np.random.default_rng(11)
+    boxes = 0
+    for name, _model, _schema, X, _desired in fitted:
+        forest = forests[name]
+        native = NativeLeafRanges(forest, kernel_arrays_forest(forest))
+        for _ in range(40):
+            x = X[rng.integers(len(X))]
+            box = box_of(forest, x, random_box(rng, X, x, nan=bool(np.isnan(X).any()) or rng.random() < 0.5))
+            top, low = native(forest, box)
+            want_top, want_low = leaf_ranges(forest, box)
+            np.testing.assert_array_equal(top, want_top, err_msg=name)
+            np.testing.assert_array_equal(low, want_low, err_msg=name)
+            boxes += 1
+        everything = [np.unique(X[:, j][~np.isnan(X[:, j])]) for j in range(X.shape[1])]
+        top, low = native(forest, box_of(forest, X[0], everything))
+        np.testing.assert_array_equal(top, leaf_ranges(forest, box_of(forest, X[0], everything))[0], err_msg=name)
+    assert boxes >= 400
+
+
+def test_the_compiled_engine_bounds_as_the_numpy_one(fitted):
+    rng = np.random.default_rng(12)
+    for name, model, schema, X, desired in fitted:
+        compiled = scorer_for(model, schema, desired, engine="auto")
+        reference = scorer_for(model, schema, desired, engine="numpy")
+        for _ in range(10):
+            x = X[rng.integers(len(X))]
+            allowed = random_box(rng, X, x, nan=False)
+            assert compiled.upper_bound(x, allowed) == reference.upper_bound(x, allowed), name
+
+
+def test_a_forest_the_ranges_were_not_built_for_is_refused(fitted, forests):
+    first, X = forests[fitted[0][0]], fitted[0][3]
+    other = next(forests[f[0]] for f in fitted if len(forests[f[0]].feature) != len(first.feature))
+    native = NativeLeafRanges(first, kernel_arrays_forest(first))
+    with pytest.raises(ValueError, match="another forest"):
+        native(other, box_of(other, X[0], [None] * X.shape[1]))
+    with pytest.raises(ValueError, match="not this forest's"):
+        NativeLeafRanges(first, kernel_arrays_forest(other))

@@ -6,7 +6,9 @@ which is faster depends on the forest and on the CPU's gathers. On an AMD EPYC w
 on the rows a search scores, the walker measured 1.7x slower than the branchy walk on XGBoost
 120x4 (2.1 vs 1.2 µs a row), 1.2x slower on RF-500 and as fast on RF-100, where the Intel Xeon
 it was tuned on measured it 2-4x faster. So a forest keeps a running cost per row of each and
-serves a call by the cheaper one, measuring the other again now and then.
+serves a call by the cheaper one, measuring the other again now and then. The same holds for
+a generation's rows grouped by Δ: through the tiers or the whole forest at once
+(``TreeScorer.delta_rows_route``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ class KernelChoice:
     """Running seconds per row of each kernel in ``names`` (exponentially decayed sums of
     seconds and rows, so a call weighs by its rows and old calls fade). :meth:`pick` names the
     kernel for the next call: each kernel until it has been measured on ``explore_rows`` rows,
-    then the cheaper, and every ``recheck``-th call another one (machines and loads change)."""
+    then the cheaper, and every ``recheck``-th call another one (machines and loads change). With
+one name it always names that one."""
 
     def __init__(self, names: tuple[str, ...], explore_rows: int = 2048, recheck: int = 32, decay: float = 0.9):
         self.names = names
@@ -38,7 +41,7 @@ class KernelChoice:
         if self.measured[young] < self.explore_rows:
             return young
         best = min(self.names, key=self.per_row)
-        if self.calls % self.recheck == 0:
+        if self.calls % self.recheck == 0 and len(self.names) > 1:
             return next(k for k in self.names if k != best)
         return best
 

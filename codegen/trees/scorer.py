@@ -25,6 +25,12 @@ the compiled function once ready. ``engine="jit"`` is the same policy - compile 
 never slower than "auto" (compiling every (x, Δ) costs 100x more than it saves within an
 explanation); ``engine="numpy"`` never touches LLVM. Why this design: the measurements in
 ``benchmarks/README.md`` (section "bench_trees.py").
+
+A generation's full rows grouped by Δ (:meth:`BoundTreeScorer.score_delta_rows`) go either
+through the tiers, block by block, or to the whole forest walked from x's binding in one call,
+whichever has measured cheaper per row for this forest (an exact forest's numbers are the same
+either way): the tiers win on random forests, where a Δ's plan skips most of the trees, and lose
+on boosted ones and on wide tables, where the per-Δ routing costs more than the walk it saves.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ from codegen.trees.kernel import (
     tree_functions,
     trees_module,
 )
+from codegen.trees.kernel_choice import KernelChoice
 from codegen.trees.native_bound import NativeLeafRanges
 from codegen.trees.native_partial import WALK_MIN_ROWS, BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
@@ -100,7 +107,8 @@ class _Rate:
 class TreeScorer(CompiledScorer):
     """A :class:`codegen.ModelScorer` for a folded tree model (bare or in a pipeline).
 
-    ``stats`` (a dict, cumulative over every bound instance) reports blocks and rows per tier,
+    ``stats`` (a dict, cumulative over every bound instance) reports blocks and rows per tier
+    (``whole``: calls and rows of :meth:`BoundTreeScorer.score_delta_rows` given to the whole forest),
     plans built and seconds spent building them (partial evaluation), seconds in the plan and
     full kernels, compiles and cache hits/misses."""
 
@@ -118,6 +126,7 @@ class TreeScorer(CompiledScorer):
         self.stats: dict[str, Any] = {
             "blocks_full_kernel": 0, "rows_full_kernel": 0, "blocks_xwalk": 0, "rows_xwalk": 0,
             "blocks_plan": 0, "rows_plan": 0, "blocks_jit": 0, "rows_jit": 0, "blocks_numpy": 0, "rows_numpy": 0,
+            "blocks_whole": 0, "rows_whole": 0,
             "plans": 0, "plan_seconds": 0.0, "plan_kernel_seconds": 0.0, "xwalk_seconds": 0.0,
             "full_kernel_seconds": 0.0, "bind_seconds": 0.0,
             "partial_evaluations": 0, "pe_seconds": 0.0,
@@ -141,6 +150,11 @@ class TreeScorer(CompiledScorer):
         self.c_plan = [_Rate(2e-7 * T * k, 2) for k in range(1, _SIZES + 1)]  # per plan, by |Δ|
         self.c_compile_base = 0.05
         self.c_compile_split = _Rate(3e-4, 100)  # per live split
+        # full rows grouped by Δ: through the tiers, or the whole forest from x's binding, chosen
+        # per bound instance (a plan built in one generation pays in the next: a call alone
+        # would misprice the tiers); inexact forests: the tiers only, so that a seed's answer
+        # never depends on a timing
+        self.delta_rows_route = KernelChoice(("tiers", "whole") if self.exact else ("tiers",))
 
     def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float:
         """The largest reachable leaves summed through the link (:mod:`codegen.trees.bound`),
@@ -255,6 +269,7 @@ class BoundTreeScorer:
         self._runner = BlockRunner(parent.full) if parent.full is not None else None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
         self._checked: set[tuple[int, ...]] = set()  # every Δ seen, validated once
+        self._delta_rows_route: str | None = None  # picked at the first score_delta_rows
 
     # -------------------------------------------------------------- helpers
     def residual(self, delta: tuple[int, ...]) -> Residual:
@@ -356,10 +371,40 @@ class BoundTreeScorer:
 
     def score_delta_rows(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
         """P(desired) of full rows held in Δ order (the rows from ``starts[i]`` on are ``x``
-        outside ``deltas[i]``): the numbers :meth:`score_blocks` gives each Δ's columns, but the
-        rows of every Δ the x-walk serves go to the full kernel (walker or branchy walk, as
-        measured) as one selection of ``rows``, with no per-block copies or counts (a generation
-        holds hundreds of small Δ)."""
+        outside ``deltas[i]``): the numbers :meth:`score_blocks` gives each Δ's columns. The
+        rows go through the tiers (:meth:`score_delta_rows_by_tiers`) or, in one call, to the
+        whole forest walked from x's binding (:meth:`codegen.trees.native_partial.BoundX.score_rows`),
+        whichever has measured cheaper per row (``TreeScorer.delta_rows_route``, picked for the
+        bound instance at its first call)."""
+        p = self.parent
+        rows = np.asarray(rows, dtype=np.float64)
+        width = len(self.x)
+        for delta in deltas:
+            if delta not in self._checked:
+                self._checked.add(checked_delta(delta, width))
+        if p.engine == "numpy" or p.native is None or len(rows) == 0:
+            return self.score_delta_rows_by_tiers(rows, starts, deltas)
+        if self._delta_rows_route is None:
+            self._delta_rows_route = p.delta_rows_route.pick()
+        route = self._delta_rows_route
+        t0 = time.perf_counter()
+        if route == "whole":
+            prob = self._probabilities(self.bound_x().score_rows(rows))
+            dt = time.perf_counter() - t0
+            p.stats["full_kernel_seconds"] += dt
+            p.stats["blocks_whole"] += 1
+            p.stats["rows_whole"] += len(rows)
+        else:
+            prob = self.score_delta_rows_by_tiers(rows, starts, deltas)
+            dt = time.perf_counter() - t0
+        p.delta_rows_route.record(route, dt, len(rows))
+        return prob
+
+    def score_delta_rows_by_tiers(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """:meth:`score_delta_rows` through the tiers, Δ by Δ, except that the rows of every Δ
+        the x-walk serves go to the full kernel (walker or branchy walk, as measured) as one
+        selection of ``rows``, with no per-block copies or counts (a generation holds hundreds
+        of small Δ). ``deltas`` must have been checked."""
         p = self.parent
         rows = np.asarray(rows, dtype=np.float64)
         n = len(rows)
@@ -371,10 +416,7 @@ class BoundTreeScorer:
         out: list[np.ndarray | None] = [None] * len(deltas)
         routes = _Routes()
         walked = np.zeros(len(deltas), dtype=bool)
-        width = len(self.x)
         for i, (delta, a, k) in enumerate(zip(deltas, starts.tolist(), sizes.tolist())):
-            if delta not in self._checked:
-                self._checked.add(checked_delta(delta, width))
             if k == 0:
                 out[i] = np.empty(0)
                 continue

@@ -8,13 +8,16 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
-from tree_cases import WITH_NAN, blackbox, case, delta_block
+from sklearn.ensemble import RandomForestClassifier
+from tree_cases import WITH_NAN, blackbox, case, delta_block, encode, frame, numeric
 
+from codegen.outputs import ModelOutput
 from codegen.registry import scorer_for
 from codegen.trees.kernel import kernel_arrays_forest, run_kernel
 from codegen.trees.native_partial import PLAN_BATCH, NativePartial, children_after_parents
 from codegen.trees.partial import bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner
+from plaf_grammar import Schema
 
 
 def _check(forest, native, runner, X, schema, name, rng, trials=6, deltas_per_trial=4):
@@ -30,7 +33,9 @@ def _check(forest, native, runner, X, schema, name, rng, trials=6, deltas_per_tr
             x[a] = np.nan  # x itself takes the learned NaN route
         bx = native.bind(x)
         xchild = bind_x(forest, x)
-        deltas = [tuple(sorted(rng.choice(d, k, replace=False).tolist())) for k in (1, 2, 3)][:deltas_per_trial]
+        deltas = [tuple(sorted(rng.choice(d, k, replace=False).tolist())) for k in (1, 2, 3)][
+            :deltas_per_trial
+        ]
         deltas.append(tuple(range(d)))
         plans = native.plans(bx, deltas)
         blocks, wants = [], []
@@ -40,14 +45,18 @@ def _check(forest, native, runner, X, schema, name, rng, trials=6, deltas_per_tr
             kinds += [plan.counts()[k] for k in ("constant", "quickscorer", "walk")]
             res = partial_evaluate(forest, xchild, delta)
             for job in (plan, native.xwalk(bx, delta)):
-                cols = delta_block(forest, X, delta, rng, int(rng.integers(1, 20)), nan_in=a if with_nan else None)
+                cols = delta_block(
+                    forest, X, delta, rng, int(rng.integers(1, 20)), nan_in=a if with_nan else None
+                )
                 blocks.append((job, cols))
                 wants.append(res.predict(cols))
         acc, starts, bad = runner.run(blocks)
         probs = acc[:, 0] if forest.divisor is not None else forest.finish(acc)
         for (job, cols), s, no, want in zip(blocks, starts.tolist(), bad.tolist(), wants):
             assert not no, f"{name} {job.delta}: NaN takes the missing side, no block is refused"
-            np.testing.assert_array_equal(probs[s : s + len(cols)], want, err_msg=f"{name} {type(job).__name__} {job.delta}")
+            np.testing.assert_array_equal(
+                probs[s : s + len(cols)], want, err_msg=f"{name} {type(job).__name__} {job.delta}"
+            )
             compared += 1
             with_nan_rows += int(np.isnan(cols).any())
     return compared, with_nan_rows, kinds
@@ -148,9 +157,13 @@ def test_auto_scores_each_tier_exactly(fitted):
     nan_cols = cols.copy()
     nan_cols[::3, 0] = np.nan
     everything = np.ascontiguousarray(rows[:7])
-    parts = b.score_blocks([(delta, nan_cols), (tuple(range(len(schema))), everything), (delta, cols)])
+    parts = b.score_blocks(
+        [(delta, nan_cols), (tuple(range(len(schema))), everything), (delta, cols)]
+    )
     np.testing.assert_array_equal(parts[0], blackbox(model, schema, desired, x, delta, nan_cols))
-    np.testing.assert_array_equal(parts[1], blackbox(model, schema, desired, x, tuple(range(len(schema))), everything))
+    np.testing.assert_array_equal(
+        parts[1], blackbox(model, schema, desired, x, tuple(range(len(schema))), everything)
+    )
     np.testing.assert_array_equal(parts[2], want)
     assert sc.stats["blocks_full_kernel"] == 1 and sc.stats["blocks_plan"] == 3
 
@@ -164,7 +177,9 @@ def test_jit_engine_compiles_only_where_it_pays(fitted):
     delta = (0, 3)
     for start in range(0, 60, 20):
         cols = np.ascontiguousarray(X[start : start + 20][:, list(delta)])
-        np.testing.assert_array_equal(b.score_block(delta, cols), blackbox(model, schema, desired, X[3], delta, cols))
+        np.testing.assert_array_equal(
+            b.score_block(delta, cols), blackbox(model, schema, desired, X[3], delta, cols)
+        )
     assert jit.stats["compiles"] == 0 and jit.stats["background_compiles"] == 0
     assert jit.stats["blocks_plan"] + jit.stats["blocks_xwalk"] == 3
 
@@ -186,10 +201,14 @@ def test_many_columns_and_wide_code_sets():
     X = pd.DataFrame({f"f{i}": np.round(rng.normal(size=n), 1) for i in range(39)})
     cats = [f"c{i}" for i in range(70)]
     X["wide"] = pd.Categorical(rng.choice(cats, n), categories=cats)
-    y = ((X["f0"] + X["f35"] + X["f38"] + (X["wide"].cat.codes.to_numpy() % 3 == 0)) > 0.5).astype(int)
+    y = ((X["f0"] + X["f35"] + X["f38"] + (X["wide"].cat.codes.to_numpy() % 3 == 0)) > 0.5).astype(
+        int
+    )
     ct = ColumnTransformer([("oh", OneHotEncoder(handle_unknown="ignore", sparse_output=False), ["wide"])],
                            remainder="passthrough")  # fmt: skip
-    model = Pipeline([("ct", ct), ("rf", RandomForestClassifier(n_estimators=12, max_depth=8, random_state=0))])
+    model = Pipeline(
+        [("ct", ct), ("rf", RandomForestClassifier(n_estimators=12, max_depth=8, random_state=0))]
+    )
     model.fit(X, y)
     schema = Schema.from_dataframe(X)
     E = schema.encode(X)
@@ -213,7 +232,9 @@ def test_many_columns_and_wide_code_sets():
             for job in (plan, native.xwalk(bx, delta)):
                 acc, _, bad = runner.run([(job, cols)])
                 assert not bad[0]
-                np.testing.assert_array_equal(acc[:, 0], res.predict(cols), err_msg=f"{type(job).__name__} {delta}")
+                np.testing.assert_array_equal(
+                    acc[:, 0], res.predict(cols), err_msg=f"{type(job).__name__} {delta}"
+                )
                 compared += 1
     assert compared == 12 * 3 * 2 and walked > 0
     assert native.walker is None  # a set over 70 codes: full rows take the branchy walks
@@ -257,7 +278,9 @@ def test_walker_on_a_wide_forest():
         rows[50:] = E[rng.integers(n, size=20)]
         got = native.bind(x).walk_rows(rows)
         np.testing.assert_array_equal(got, run_kernel(full, rows))
-        np.testing.assert_array_equal(got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
+        np.testing.assert_array_equal(
+            got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1]
+        )
 
 
 def _rows_near(x, X, forest, rng, n, nan_in=None):
@@ -267,7 +290,9 @@ def _rows_near(x, X, forest, rng, n, nan_in=None):
     for i in range(n):
         delta = tuple(sorted(rng.choice(d, int(rng.integers(0, d + 1)), replace=False).tolist()))
         if delta:
-            rows[i, list(delta)] = delta_block(forest, X, delta, rng, 1, nan_in=nan_in if i % 3 == 0 else None)[0]
+            rows[i, list(delta)] = delta_block(
+                forest, X, delta, rng, 1, nan_in=nan_in if i % 3 == 0 else None
+            )[0]
     return rows
 
 
@@ -292,10 +317,14 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
             want = run_kernel(full, rows)
             bx.path_masks()  # built: every row within the share is walked from x, however few
             for share in (1.0, 0.125, 0.0):  # every row walked from x, the default split, none
-                np.testing.assert_array_equal(bx.score_rows_branchy(rows, share), want, err_msg=f"{name} {share}")
+                np.testing.assert_array_equal(
+                    bx.score_rows_branchy(rows, share), want, err_msg=f"{name} {share}"
+                )
             # the branch-free walker: whole 32-row blocks, a partial one, fewer rows than a block
             for m in (len(rows), 64, 33, 17, 1):
-                np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
+                np.testing.assert_array_equal(
+                    bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}"
+                )
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()
@@ -306,19 +335,25 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
 
 
 @pytest.mark.parametrize("walk_min", [1, 10**9])
-def test_full_rows_by_delta_equal_the_blocks_of_their_columns(fitted, forests, walk_min, monkeypatch):
+@pytest.mark.parametrize("route", ["tiers", "whole"])
+def test_full_rows_by_delta_equal_the_blocks_of_their_columns(
+    fitted, forests, walk_min, route, monkeypatch
+):
     """``score_delta_rows`` (the search's full rows, grouped by Δ) gives every row the number
-    ``score_block`` gives its Δ's columns, bit for bit, whichever tier serves each Δ: the walker
-    in one selection (or, below its minimum rows, the x-walk), plans, the full kernel."""
+    ``score_block`` gives its Δ's columns, bit for bit, by either route: through the tiers,
+    whichever serves each Δ (the walker in one selection or, below its minimum rows, the x-walk;
+    plans; the full kernel), or the whole forest from x's binding in one call."""
     import codegen.trees.scorer as tree_scorer
+    from codegen.trees.kernel_choice import KernelChoice
 
     monkeypatch.setattr(tree_scorer, "WALK_MIN_ROWS", walk_min)
     rng = np.random.default_rng(7)
-    walked = 0
+    walked = whole = 0
     for name, model, schema, X, desired in fitted:
         forest = forests[name]
         d = len(schema)
         sc = scorer_for(model, schema, desired, engine="auto")
+        sc.delta_rows_route = KernelChoice((route,))
         x = X[rng.integers(len(X))].copy()
         deltas = [tuple(sorted(rng.choice(d, k, replace=False).tolist())) for k in (1, 2, 1, 3, 2)]
         deltas.append(tuple(range(d)))
@@ -331,15 +366,56 @@ def test_full_rows_by_delta_equal_the_blocks_of_their_columns(fitted, forests, w
             rows[a : a + k, list(delta)] = cols
             blocks.append((delta, cols))
         want = np.concatenate([np.empty(0), *sc.bind(x).score_blocks(blocks)])
-        before = sc.stats["rows_xwalk"]
+        before, whole_before = sc.stats["rows_xwalk"], sc.stats["rows_whole"]
         got = sc.bind(x).score_delta_rows(rows, starts, deltas)
         np.testing.assert_array_equal(got, want, err_msg=name)
         walked += sc.stats["rows_xwalk"] - before
+        whole += sc.stats["rows_whole"] - whole_before
         hot = sc.bind(x)
         for c in sc.c_plan:
             c.seconds = 0.0  # plans always pay: the plan tier, then the walker for none
-        np.testing.assert_array_equal(hot.score_delta_rows(rows, starts, deltas), want, err_msg=name)
-    assert walked > 0  # cold Δ went to the walker (or the x-walk below its minimum)
+        np.testing.assert_array_equal(
+            hot.score_delta_rows(rows, starts, deltas), want, err_msg=name
+        )
+    if route == "tiers":
+        assert (
+            walked > 0 and whole == 0
+        )  # cold Δ went to the walker (or the x-walk below its minimum)
+    else:
+        assert whole > 0 and walked == 0
+
+
+def test_full_rows_by_delta_take_the_route_measured_cheaper(fitted):
+    """A bound instance keeps the route it picked at its first call; the scorer tries each route
+    on its first instances, then serves the cheaper per row; and an inexact forest (a forest's P
+    of a set of classes) never leaves the tiers, so that its answers never depend on a timing."""
+    _name, model, schema, X, desired = case(fitted, "rf-bare")
+    sc = scorer_for(model, schema, desired, engine="auto")
+    assert sc.exact and sc.delta_rows_route.names == ("tiers", "whole")
+    sc.delta_rows_route.explore_rows = 1
+    rows = np.ascontiguousarray(X[:64])
+    starts, deltas = np.array([0]), [tuple(range(len(schema)))]
+    picked = []
+    for x in X[:4]:
+        b = sc.bind(x)
+        b.score_delta_rows(rows, starts, deltas)
+        b.score_delta_rows(rows, starts, deltas)
+        picked.append(b._delta_rows_route)
+    assert picked[:2] == ["tiers", "whole"]  # each measured once
+    cheaper = min(("tiers", "whole"), key=sc.delta_rows_route.per_row)
+    assert picked[2:] == [cheaper, cheaper]
+    assert sc.delta_rows_route.measured[cheaper] == 3 * 2 * 64
+    assert sc.stats["rows_whole"] == sc.delta_rows_route.measured["whole"]
+
+    Xn, y = numeric(frame()[0]), frame()[1]
+    three_schema = Schema.from_dataframe(Xn)
+    three = RandomForestClassifier(n_estimators=4, max_depth=4, random_state=0).fit(Xn, y)
+    inexact = scorer_for(three, three_schema, ModelOutput("proba", (1, 2)), engine="auto")
+    assert not inexact.exact and inexact.delta_rows_route.names == ("tiers",)
+    inexact.delta_rows_route.explore_rows = 1
+    for x in encode(three_schema, Xn)[:3]:
+        inexact.bind(x).score_delta_rows(rows, starts, deltas)
+    assert inexact.stats["rows_whole"] == 0
 
 
 def test_full_rows_by_delta_refuse_a_bad_delta(fitted):

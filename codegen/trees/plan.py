@@ -75,7 +75,7 @@ class Plan:
     ``job`` is its row of the evaluator's job table, addresses filled in; the plan keeps alive
     everything they point to (``buffers``, and ``full`` for the forest's shared arrays)."""
 
-    __slots__ = ("buffers", "delta", "full", "job", "offsets", "rows")
+    __slots__ = ("buffers", "delta", "full", "job", "n_splits", "offsets", "rows")
 
     def __init__(self, delta: tuple[int, ...], full: KernelArrays, buffers: Pinned, offsets: np.ndarray,
                  rows: np.ndarray, job: np.ndarray):  # fmt: skip
@@ -85,6 +85,8 @@ class Plan:
         self.offsets = offsets
         self.rows = rows
         self.job = job
+        #: splits left after partial evaluation (QuickScorer records plus walked splits)
+        self.n_splits = int(rows[PART.qrec] + rows[PART.nodes] // 2)
 
     @staticmethod
     def jobs(full: KernelArrays, deltas: Sequence[tuple[int, ...]], addresses: np.ndarray) -> np.ndarray:
@@ -95,11 +97,6 @@ class Plan:
         for i, (name, _dtype, _width) in enumerate(PLAN_PARTS):
             jobs[:, _JOB_FIELD[name]] = addresses[:, i]
         return jobs
-
-    @property
-    def n_splits(self) -> int:
-        """Splits left after partial evaluation (QuickScorer records plus walked splits)."""
-        return int(self.rows[PART.qrec] + self.rows[PART.nodes] // 2)
 
     def part(self, name: str) -> np.ndarray:
         """A read-only view of one part (``"tinfo"``, ``"qrec"``, ...)."""
@@ -173,12 +170,26 @@ class BlockRunner:
         value that is neither a category code nor NaN): those rows are meaningless and must be
         rescored."""
         nb = len(blocks)
-        K = self.full.K
         if nb == 0:
+            K = self.full.K
             return np.empty((0, K)), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
         jobs = np.stack([p.job for p, _ in blocks])
         sizes = np.fromiter((len(c) for _, c in blocks), dtype=np.int64, count=nb)
         flat = np.concatenate([np.ravel(c) for _, c in blocks]).astype(np.float64, copy=False)
+        return self.run_packed(jobs, sizes, flat)
+
+    def run_packed(self, jobs: np.ndarray, sizes: np.ndarray, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`run` on blocks already packed: ``jobs`` (a copy of each block's job row, one
+        per block; written to), ``sizes`` (rows per block) and ``flat`` (every block's cells,
+        block after block, each row-major over its Δ's columns)."""
+        nb = len(jobs)
+        K = self.full.K
+        if nb == 0:
+            return np.empty((0, K)), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        sizes = np.asarray(sizes, dtype=np.int64)
+        cells = sizes * jobs[:, JOB.delta_len]
+        if len(flat) != int(cells.sum()):
+            raise ValueError(f"{len(flat)} cells given for blocks of {int(cells.sum())}")
         padded = (sizes + 7) & ~7
         total = int(sizes.sum())
         acc = np.empty(max(total * K, 1))
@@ -186,8 +197,9 @@ class BlockRunner:
         starts = np.zeros(nb, dtype=np.int64)
         np.cumsum(sizes[:-1], out=starts[1:])
         cell_starts = np.zeros(nb, dtype=np.int64)
-        np.cumsum((sizes * jobs[:, JOB.delta_len])[:-1], out=cell_starts[1:])
-        call = Pinned(flat=np.ascontiguousarray(flat), acc=acc, jobs=jobs)
+        np.cumsum(cells[:-1], out=cell_starts[1:])
+        call = Pinned(flat=np.ascontiguousarray(flat, dtype=np.float64), acc=acc, jobs=np.ascontiguousarray(jobs))
+        jobs = call["jobs"]
         jobs[:, JOB.rows] = call.address("flat") + 8 * cell_starts
         jobs[:, JOB.n] = sizes
         jobs[:, JOB.cols] = s.address("cols")

@@ -40,6 +40,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -403,8 +404,9 @@ class BoundTreeScorer:
     def score_delta_rows_by_tiers(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
         """:meth:`score_delta_rows` through the tiers, Δ by Δ, except that the rows of every Δ
         the x-walk serves go to the full kernel (walker or branchy walk, as measured) as one
-        selection of ``rows``, with no per-block copies or counts (a generation holds hundreds
-        of small Δ). ``deltas`` must have been checked."""
+        selection of ``rows``, and the plan blocks' cells are gathered from ``rows`` in one
+        indexing pass (:meth:`_run_planned`): no per-block copies or counts (a generation holds
+        hundreds of small Δ). ``deltas`` must have been checked."""
         p = self.parent
         rows = np.asarray(rows, dtype=np.float64)
         n = len(rows)
@@ -416,14 +418,22 @@ class BoundTreeScorer:
         out: list[np.ndarray | None] = [None] * len(deltas)
         routes = _Routes()
         walked = np.zeros(len(deltas), dtype=bool)
-        for i, (delta, a, k) in enumerate(zip(deltas, starts.tolist(), sizes.tolist())):
+        planned: list[int] = []
+        plans: list[_DeltaState] = []
+        for i, (delta, k) in enumerate(zip(deltas, sizes.tolist())):
             if k == 0:
-                out[i] = np.empty(0)
                 continue
             tier = self._tier(delta, k)
             if tier == "xwalk":
                 walked[i] = True
+            elif tier == "plan" or tier == "new":
+                st = self._states[delta]
+                planned.append(i)
+                plans.append(st)
+                if tier == "new":
+                    routes.new[delta] = st
             else:
+                a = int(starts[i])
                 self._route(i, delta, rows[a : a + k][:, list(delta)], tier, routes, out)
         prob = np.empty(n)
         mask = np.repeat(walked, sizes)
@@ -441,11 +451,54 @@ class BoundTreeScorer:
             for i in np.flatnonzero(walked).tolist():
                 a, k = int(starts[i]), int(sizes[i])
                 routes.walked.append((i, deltas[i], rows[a : a + k][:, list(deltas[i])]))
-            walked[:] = False
+        if routes.new:
+            self._build_plans(list(routes.new.items()))
+            for delta, st in routes.new.items():
+                self._maybe_compile(delta, st)
+            routes.new.clear()
+        if planned:
+            for i in self._run_planned(rows, starts, sizes, deltas, planned, plans, prob).tolist():
+                a, k = int(starts[i]), int(sizes[i])
+                routes.full.append((i, deltas[i], rows[a : a + k][:, list(deltas[i])]))
         self._run_routes(routes, out)
-        for i in np.flatnonzero(~walked & (sizes > 0)).tolist():
-            prob[starts[i] : starts[i] + sizes[i]] = out[i]
+        for i, o in enumerate(out):
+            if o is not None and len(o):
+                prob[starts[i] : starts[i] + len(o)] = o
         return prob
+
+    def _run_planned(self, rows: np.ndarray, starts: np.ndarray, sizes: np.ndarray, deltas: Sequence[tuple[int, ...]],
+                     planned: list[int], plans: list[_DeltaState], prob: np.ndarray) -> np.ndarray:  # fmt: skip
+        """Score the Δ ``planned`` (their plans built) in one native call, their cells gathered
+        from the full ``rows`` by one fancy index (each block row-major over its Δ's columns, as
+        :meth:`codegen.trees.plan.BlockRunner.run` lays them out), and write their P into
+        ``prob``. Returns the Δ (indices into ``deltas``) whose blocks a plan refused (invalid
+        category codes): their rows are left for the full kernel."""
+        p = self.parent
+        assert self._runner is not None
+        t0 = time.perf_counter()
+        idx = np.asarray(planned, dtype=np.intp)
+        first, k = starts[idx], sizes[idx]
+        width = np.fromiter((len(deltas[i]) for i in planned), dtype=np.intp, count=len(planned))
+        columns = np.fromiter(chain.from_iterable(deltas[i] for i in planned), dtype=np.intp, count=int(width.sum()))
+        cells = k * width
+        block = np.repeat(np.arange(len(idx)), cells)
+        within = np.arange(int(cells.sum())) - np.repeat(np.cumsum(cells) - cells, cells)
+        row_in, col_in = np.divmod(within, width[block])
+        flat = rows[first[block] + row_in, columns[(np.cumsum(width) - width)[block] + col_in]]
+        jobs = np.stack([st.plan.job for st in plans])
+        acc, _, bad = self._runner.run_packed(jobs, k, flat)
+        dt = time.perf_counter() - t0
+        p.stats["plan_kernel_seconds"] += dt
+        at = np.repeat(first, k) + (np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k))
+        if bad.any():  # refused blocks left their rows unset: keep the link function away from them
+            good = ~np.repeat(bad, k)
+            acc, at = acc[good], at[good]
+        prob[at] = self._probabilities(acc)
+        p.stats["blocks_plan"] += int(len(idx) - bad.sum())
+        p.stats["rows_plan"] += len(at)
+        if len(at):
+            p.c_row.add(dt, len(at))
+        return idx[bad]
 
     def _route(self, b: int, delta: tuple[int, ...], cols: np.ndarray, tier: Any, routes: _Routes, out: list) -> None:
         """Send block ``b`` to its tier's list in ``routes`` (a compiled residual scores it now)."""

@@ -33,9 +33,7 @@ def _check(forest, native, runner, X, schema, name, rng, trials=6, deltas_per_tr
             x[a] = np.nan  # x itself takes the learned NaN route
         bx = native.bind(x)
         xchild = bind_x(forest, x)
-        deltas = [tuple(sorted(rng.choice(d, k, replace=False).tolist())) for k in (1, 2, 3)][
-            :deltas_per_trial
-        ]
+        deltas = [tuple(sorted(rng.choice(d, k, replace=False).tolist())) for k in (1, 2, 3)][:deltas_per_trial]
         deltas.append(tuple(range(d)))
         plans = native.plans(bx, deltas)
         blocks, wants = [], []
@@ -45,18 +43,14 @@ def _check(forest, native, runner, X, schema, name, rng, trials=6, deltas_per_tr
             kinds += [plan.counts()[k] for k in ("constant", "quickscorer", "walk")]
             res = partial_evaluate(forest, xchild, delta)
             for job in (plan, native.xwalk(bx, delta)):
-                cols = delta_block(
-                    forest, X, delta, rng, int(rng.integers(1, 20)), nan_in=a if with_nan else None
-                )
+                cols = delta_block(forest, X, delta, rng, int(rng.integers(1, 20)), nan_in=a if with_nan else None)
                 blocks.append((job, cols))
                 wants.append(res.predict(cols))
         acc, starts, bad = runner.run(blocks)
         probs = acc[:, 0] if forest.divisor is not None else forest.finish(acc)
         for (job, cols), s, no, want in zip(blocks, starts.tolist(), bad.tolist(), wants):
             assert not no, f"{name} {job.delta}: NaN takes the missing side, no block is refused"
-            np.testing.assert_array_equal(
-                probs[s : s + len(cols)], want, err_msg=f"{name} {type(job).__name__} {job.delta}"
-            )
+            np.testing.assert_array_equal(probs[s : s + len(cols)], want, err_msg=f"{name} {type(job).__name__} {job.delta}")
             compared += 1
             with_nan_rows += int(np.isnan(cols).any())
     return compared, with_nan_rows, kinds
@@ -157,13 +151,9 @@ def test_auto_scores_each_tier_exactly(fitted):
     nan_cols = cols.copy()
     nan_cols[::3, 0] = np.nan
     everything = np.ascontiguousarray(rows[:7])
-    parts = b.score_blocks(
-        [(delta, nan_cols), (tuple(range(len(schema))), everything), (delta, cols)]
-    )
+    parts = b.score_blocks([(delta, nan_cols), (tuple(range(len(schema))), everything), (delta, cols)])
     np.testing.assert_array_equal(parts[0], blackbox(model, schema, desired, x, delta, nan_cols))
-    np.testing.assert_array_equal(
-        parts[1], blackbox(model, schema, desired, x, tuple(range(len(schema))), everything)
-    )
+    np.testing.assert_array_equal(parts[1], blackbox(model, schema, desired, x, tuple(range(len(schema))), everything))
     np.testing.assert_array_equal(parts[2], want)
     assert sc.stats["blocks_full_kernel"] == 1 and sc.stats["blocks_plan"] == 3
 
@@ -177,9 +167,7 @@ def test_jit_engine_compiles_only_where_it_pays(fitted):
     delta = (0, 3)
     for start in range(0, 60, 20):
         cols = np.ascontiguousarray(X[start : start + 20][:, list(delta)])
-        np.testing.assert_array_equal(
-            b.score_block(delta, cols), blackbox(model, schema, desired, X[3], delta, cols)
-        )
+        np.testing.assert_array_equal(b.score_block(delta, cols), blackbox(model, schema, desired, X[3], delta, cols))
     assert jit.stats["compiles"] == 0 and jit.stats["background_compiles"] == 0
     assert jit.stats["blocks_plan"] + jit.stats["blocks_xwalk"] == 3
 
@@ -201,14 +189,10 @@ def test_many_columns_and_wide_code_sets():
     X = pd.DataFrame({f"f{i}": np.round(rng.normal(size=n), 1) for i in range(39)})
     cats = [f"c{i}" for i in range(70)]
     X["wide"] = pd.Categorical(rng.choice(cats, n), categories=cats)
-    y = ((X["f0"] + X["f35"] + X["f38"] + (X["wide"].cat.codes.to_numpy() % 3 == 0)) > 0.5).astype(
-        int
-    )
+    y = ((X["f0"] + X["f35"] + X["f38"] + (X["wide"].cat.codes.to_numpy() % 3 == 0)) > 0.5).astype(int)
     ct = ColumnTransformer([("oh", OneHotEncoder(handle_unknown="ignore", sparse_output=False), ["wide"])],
                            remainder="passthrough")  # fmt: skip
-    model = Pipeline(
-        [("ct", ct), ("rf", RandomForestClassifier(n_estimators=12, max_depth=8, random_state=0))]
-    )
+    model = Pipeline([("ct", ct), ("rf", RandomForestClassifier(n_estimators=12, max_depth=8, random_state=0))])
     model.fit(X, y)
     schema = Schema.from_dataframe(X)
     E = schema.encode(X)
@@ -232,9 +216,7 @@ def test_many_columns_and_wide_code_sets():
             for job in (plan, native.xwalk(bx, delta)):
                 acc, _, bad = runner.run([(job, cols)])
                 assert not bad[0]
-                np.testing.assert_array_equal(
-                    acc[:, 0], res.predict(cols), err_msg=f"{type(job).__name__} {delta}"
-                )
+                np.testing.assert_array_equal(acc[:, 0], res.predict(cols), err_msg=f"{type(job).__name__} {delta}")
                 compared += 1
     assert compared == 12 * 3 * 2 and walked > 0
     assert native.walker is None  # a set over 70 codes: full rows take the branchy walks
@@ -278,9 +260,7 @@ def test_walker_on_a_wide_forest():
         rows[50:] = E[rng.integers(n, size=20)]
         got = native.bind(x).walk_rows(rows)
         np.testing.assert_array_equal(got, run_kernel(full, rows))
-        np.testing.assert_array_equal(
-            got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1]
-        )
+        np.testing.assert_array_equal(got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
 
 
 def _rows_near(x, X, forest, rng, n, nan_in=None):
@@ -290,9 +270,7 @@ def _rows_near(x, X, forest, rng, n, nan_in=None):
     for i in range(n):
         delta = tuple(sorted(rng.choice(d, int(rng.integers(0, d + 1)), replace=False).tolist()))
         if delta:
-            rows[i, list(delta)] = delta_block(
-                forest, X, delta, rng, 1, nan_in=nan_in if i % 3 == 0 else None
-            )[0]
+            rows[i, list(delta)] = delta_block(forest, X, delta, rng, 1, nan_in=nan_in if i % 3 == 0 else None)[0]
     return rows
 
 
@@ -317,14 +295,10 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
             want = run_kernel(full, rows)
             bx.path_masks()  # built: every row within the share is walked from x, however few
             for share in (1.0, 0.125, 0.0):  # every row walked from x, the default split, none
-                np.testing.assert_array_equal(
-                    bx.score_rows_branchy(rows, share), want, err_msg=f"{name} {share}"
-                )
+                np.testing.assert_array_equal(bx.score_rows_branchy(rows, share), want, err_msg=f"{name} {share}")
             # the branch-free walker: whole 32-row blocks, a partial one, fewer rows than a block
             for m in (len(rows), 64, 33, 17, 1):
-                np.testing.assert_array_equal(
-                    bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}"
-                )
+                np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()
@@ -395,17 +369,21 @@ def test_full_rows_by_delta_take_the_route_measured_cheaper(fitted):
     sc.delta_rows_route.explore_rows = 1
     rows = np.ascontiguousarray(X[:64])
     starts, deltas = np.array([0]), [tuple(range(len(schema)))]
-    picked = []
-    for x in X[:4]:
+    route = sc.delta_rows_route
+
+    def pick(x):
         b = sc.bind(x)
         b.score_delta_rows(rows, starts, deltas)
-        b.score_delta_rows(rows, starts, deltas)
-        picked.append(b._delta_rows_route)
-    assert picked[:2] == ["tiers", "whole"]  # each measured once
-    cheaper = min(("tiers", "whole"), key=sc.delta_rows_route.per_row)
-    assert picked[2:] == [cheaper, cheaper]
-    assert sc.delta_rows_route.measured[cheaper] == 3 * 2 * 64
-    assert sc.stats["rows_whole"] == sc.delta_rows_route.measured["whole"]
+        b.score_delta_rows(rows, starts, deltas)  # the same route for the instance's every call
+        return b._delta_rows_route
+
+    assert [pick(x) for x in X[:2]] == ["tiers", "whole"]  # each measured once
+    assert route.measured == {"tiers": 2 * 64, "whole": 2 * 64}
+    route.seconds = {"tiers": 1.0, "whole": 1e-9}  # as if the tiers had cost far more
+    assert [pick(x) for x in X[2:4]] == ["whole", "whole"]
+    route.seconds = {"tiers": 1e-9, "whole": 1.0}
+    assert pick(X[4]) == "tiers"
+    assert sc.stats["rows_whole"] == route.measured["whole"] == 6 * 64
 
     Xn, y = numeric(frame()[0]), frame()[1]
     three_schema = Schema.from_dataframe(Xn)
@@ -416,6 +394,41 @@ def test_full_rows_by_delta_take_the_route_measured_cheaper(fitted):
     for x in encode(three_schema, Xn)[:3]:
         inexact.bind(x).score_delta_rows(rows, starts, deltas)
     assert inexact.stats["rows_whole"] == 0
+
+
+def test_full_rows_by_delta_rescore_the_blocks_a_plan_refuses(fitted):
+    """A plan refuses a block holding a categorical value that is no category code; through the
+    tiers (every Δ planned, its cells gathered from the full rows) that block's rows go to the
+    full kernel and every other row keeps its plan's number: all as ``score_blocks`` gives them."""
+    from codegen.trees.kernel_choice import KernelChoice
+
+    for name in ("rf-pipe", "hgb-native-cat"):
+        _name, model, schema, X, desired = case(fitted, name)
+        sc = scorer_for(model, schema, desired, engine="auto")
+        sc.delta_rows_route = KernelChoice(("tiers",))
+        assert sc.native is not None and sc.native.walker is not None, name
+        cat = next(j for j, f in enumerate(schema.features) if f.categories is not None)
+        other = next(j for j in range(len(schema)) if j != cat)
+        x = X[0]
+        deltas = [(cat,), tuple(sorted((other, cat))), (other,)]
+        sizes = [9, 7, 5]
+        rows = np.repeat(x[None], sum(sizes), axis=0)
+        starts = np.cumsum([0, *sizes[:-1]])
+        for delta, a, k in zip(deltas, starts, sizes):
+            for j in delta:
+                rows[a : a + k, j] = X[1 : k + 1, j]
+        rows[starts[1] + 2, cat] = 99.0  # no category code: the second block is refused
+        blocks = [(d, rows[a : a + k][:, list(d)]) for d, a, k in zip(deltas, starts, sizes)]
+        want = np.concatenate(sc.bind(x).score_blocks(blocks))
+        b = sc.bind(x)
+        for c in sc.c_plan:
+            c.seconds = 0.0  # every Δ gets its plan
+        plan_blocks, full_blocks = sc.stats["blocks_plan"], sc.stats["blocks_full_kernel"]
+        np.testing.assert_array_equal(b.score_delta_rows(rows, starts, deltas), want, err_msg=name)
+        assert sc.stats["blocks_plan"] - plan_blocks == 2, name
+        assert sc.stats["blocks_full_kernel"] - full_blocks == 1, name
+        full = run_kernel(sc.full, rows)
+        np.testing.assert_array_equal(want[starts[1] : starts[2]], b._probabilities(full)[starts[1] : starts[2]])
 
 
 def test_full_rows_by_delta_refuse_a_bad_delta(fitted):

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from geco.answers import constraints_record
-from geco.result import Explanation, drop_partial_last_line
+from geco.result import RESERVED_COLUMNS, Explanation, drop_partial_last_line
 from plaf_grammar import SchemaError
 
 if TYPE_CHECKING:
@@ -70,7 +70,6 @@ __all__ = [
 ]
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
-_META = ("probability", "distance", "n_changed", "counterfactual")
 #: rows per task at most: small enough for load balance and a lively progress bar, large enough
 #: that a task's overhead (a few ms) stays below 1 % of its explanations
 _CHUNK_MAX = 16
@@ -615,7 +614,7 @@ def explanations_frame(explanations: Sequence[Explanation]) -> pd.DataFrame:
         cf["reason"] = e.reason
         parts.append(cf)
     if not parts:
-        return pd.DataFrame(columns=["instance", "rank", "success", *_META, "x_probability", "reason"])
+        return pd.DataFrame(columns=list(RESERVED_COLUMNS))
     frame = pd.concat(parts, ignore_index=True)
     frame["counterfactual"] = frame["counterfactual"].eq(True)
     for c, dtype in parts[0].dtypes.items():  # integers beside missing values: nullable integers

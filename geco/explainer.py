@@ -28,7 +28,7 @@ from geco.problem.diagnosis import empty_space_reason
 from geco.problem.distance import DistanceSpec
 from geco.problem.problem import Problem
 from geco.problem.setting import Setting
-from geco.result import Explanation
+from geco.result import RESERVED_COLUMNS, Explanation
 from geco.search import SearchConfig
 from geco.search.exact import ExactBudget
 from geco.search.start import search
@@ -235,6 +235,12 @@ class Explainer:
         # fail now, not at the first explanation, on bad distance weights
         DistanceSpec(np.zeros(1), np.ones(1), np.zeros(1, bool), self.config.norm_weights)
         X, self.ignored_columns = model_columns(model, X)
+        taken = [str(c) for c in X.columns if str(c) in RESERVED_COLUMNS]
+        if taken:
+            raise ValueError(
+                f"X has column(s) {taken} named as columns geco's answers add beside the features "
+                f"{list(RESERVED_COLUMNS)}; an answer would show its own number in their place: rename them"
+            )
         if self.ignored_columns:
             warnings.warn(
                 f"ignoring column(s) {self.ignored_columns} of X: the model was not fitted on them",

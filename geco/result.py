@@ -14,11 +14,16 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "JSONL_FORMAT", "OUTCOMES", "Explanation", "JsonlWriter", "drop_partial_last_line", "jsonl_instances", "ranked_index",
+    "ANSWER_COLUMNS", "JSONL_FORMAT", "OUTCOMES", "RESERVED_COLUMNS", "Explanation", "JsonlWriter", "drop_partial_last_line", "jsonl_instances", "ranked_index",
     "read_jsonl", "write_jsonl",
 ]  # fmt: skip
 
-_META = ("probability", "distance", "n_changed", "counterfactual")
+#: the columns an answer's counterfactuals table holds after the features
+ANSWER_COLUMNS = ("probability", "distance", "n_changed", "counterfactual")
+#: the names geco's tables give columns of their own besides the features: the answers', their
+#: index (``rank``) and a batch table's (:func:`geco.batch.explanations_frame`); no feature may
+#: take one, or a table would show geco's number in its place
+RESERVED_COLUMNS = ("instance", "rank", "success", *ANSWER_COLUMNS, "x_probability", "reason")
 #: what an explanation's ``outcome`` may be
 OUTCOMES = ("found", "proven_none", "not_found")
 _META_DTYPES = {"probability": "float64", "distance": "float64", "n_changed": "int64", "counterfactual": "bool"}
@@ -174,7 +179,7 @@ class Explanation:
             parts.append(f"<p><i>{html.escape(self.reason)}</i></p>")
         xrow = self.x.iloc[0]
         head = "<tr><th></th>" + "".join(f"<th>{html.escape(f)}</th>" for f in self.features)
-        head += "".join(f"<th>{m}</th>" for m in _META) + "</tr>"
+        head += "".join(f"<th>{m}</th>" for m in ANSWER_COLUMNS) + "</tr>"
         body = ["<tr><td><b>x</b></td>"
                 + "".join(f"<td>{html.escape(str(_plain(xrow[f])))}</td>" for f in self.features)
                 + f"<td>{self.x_probability:.3f}</td><td></td><td></td><td></td></tr>"]  # fmt: skip

@@ -234,6 +234,11 @@ def test_bad_data_model_and_constraints(adult):
         geco.Explainer(model, ds.X, engine="gpu")
     with pytest.raises(ValueError, match="norm_weights"):
         geco.Explainer(model, ds.X, norm_weights=(1, 0))
+    # a feature named as a column the answers add would be shown overwritten by geco's number
+    renamed = ds.X.rename(columns={"hours_per_week": "distance"})
+    fitted = one_hot_pipeline(renamed, RandomForestClassifier(5, max_depth=4, random_state=0)).fit(renamed, ds.y)
+    with pytest.raises(ValueError, match=r"column\(s\) \['distance'\] named as columns geco's answers add"):
+        geco.Explainer(fitted, renamed)
 
 
 def test_callable_model_is_a_black_box():

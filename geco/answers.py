@@ -198,12 +198,13 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
                                                  budget_spent=outcome.stop == "time_budget", deadline=deadline)  # fmt: skip
     else:
         verdict, bound, gap = ("found" if flags.any() else "not_found"), None, None
-    frame = setting.schema.decode(rows[picked])
-    frame["probability"] = prob
-    frame["distance"] = problem.distances(rows[picked]) if len(picked) else []
-    frame["n_changed"] = np.count_nonzero(rows[picked] != problem.x, axis=1)
-    frame["counterfactual"] = flags
-    frame.index = ranked_index(len(frame))
+    chosen = rows[picked]
+    frame = setting.schema.decode(chosen, index=ranked_index(len(picked)), extra={
+        "probability": np.asarray(prob, dtype=np.float64),
+        "distance": problem.distances(chosen) if len(picked) else np.empty(0),
+        "n_changed": np.count_nonzero(chosen != problem.x, axis=1),
+        "counterfactual": flags,
+    })  # fmt: skip
     stats.update(
         engine=setting.scorer.name,
         engine_reason=setting.engines.description,

@@ -500,18 +500,23 @@ class Schema:
             values = cache[f.name] = _category_array(f)
         return values
 
-    def decode(self, arr: np.ndarray, index: Sequence[Any] | None = None) -> pd.DataFrame:
-        """(n, d) float64 array -> DataFrame in user form (original dtypes, string categories)."""
+    def decode(self, arr: np.ndarray, index: Sequence[Any] | None = None,
+               extra: dict[str, Any] | None = None) -> pd.DataFrame:  # fmt: skip
+        """(n, d) float64 array -> DataFrame in user form (original dtypes, string categories),
+        with the columns ``extra`` (name -> n values) after the features. Raises ValueError
+        naming the column where a categorical value is no category code (NaN, negative, past
+        the last category), checked for every such column at once."""
         arr = np.asarray(arr, dtype=np.float64)
         if arr.ndim == 1:
             arr = arr[None, :]
+        self._check_codes(arr)
         cols: dict[str, Any] = {}
         for j, f in enumerate(self.features):
             col = arr[:, j]
             if f.categories is not None:
                 codes = col.astype(np.int64)
                 if f.dtype == "category":
-                    cols[f.name] = pd.Categorical.from_codes(codes, dtype=self._dtype(f))
+                    cols[f.name] = pd.Categorical.from_codes(codes, dtype=self._dtype(f), validate=False)
                 elif f.dtype == "bool":
                     cols[f.name] = np.asarray(f.categories, dtype=bool)[codes]
                 else:
@@ -520,4 +525,24 @@ class Schema:
                 cols[f.name] = np.rint(col).astype(f.dtype)
             else:
                 cols[f.name] = col.astype(f.dtype) if f.dtype != "float64" else col.copy()
+        if extra:
+            cols.update(extra)
         return pd.DataFrame(cols, index=index)
+
+    def _check_codes(self, arr: np.ndarray) -> None:
+        """ValueError naming the first categorical column of ``arr`` holding a value that is no
+        category code (NaN, a fraction, negative, past the last category)."""
+        cache = self.__dict__.setdefault("_code_columns", {})
+        if "columns" not in cache:
+            cats = [j for j, f in enumerate(self.features) if f.categories is not None]
+            cache["columns"] = np.array(cats, dtype=np.intp)
+            cache["counts"] = np.array([len(self.features[j].categories) for j in cats], dtype=np.float64)
+        columns, counts = cache["columns"], cache["counts"]
+        if len(columns) == 0 or len(arr) == 0:
+            return
+        v = arr[:, columns]
+        ok = (v >= 0) & (v < counts) & (v == np.floor(v))  # NaN fails every comparison
+        if not ok.all():
+            i, k = np.argwhere(~ok)[0]
+            f = self.features[columns[k]]
+            raise ValueError(f"column {f.name!r}: {float(v[i, k])!r} at row {int(i)} is no code of its {len(f.categories)} categories")

@@ -46,6 +46,22 @@ def test_encode_decode_round_trip(schema):
     assert schema.decode_value("age", 40.0) == 40 and schema.decode_value("edu", 2.0) == "hi"
 
 
+def test_decode_refuses_what_is_no_category_code_and_adds_columns(schema):
+    """Decoding names the column of a categorical value that is no code (NaN, a fraction,
+    negative, past the last category) instead of showing another category; ``extra`` columns
+    follow the features."""
+    enc = schema.encode(frame())
+    j = schema.index("edu")
+    for bad in (np.nan, 1.5, -1.0, 3.0):
+        wrong = enc.copy()
+        wrong[2, j] = bad
+        with pytest.raises(ValueError, match=rf"column 'edu': {bad!r} at row 2 is no code of its 3 categories"):
+            schema.decode(wrong)
+    out = schema.decode(enc, index=pd.RangeIndex(1, 4, name="rank"), extra={"probability": np.array([0.1, 0.2, 0.9])})
+    assert list(out.columns) == [*schema.names, "probability"] and out.index.name == "rank"
+    assert out["probability"].tolist() == [0.1, 0.2, 0.9] and out["edu"].tolist() == ["lo", "mid", "hi"]
+
+
 @pytest.mark.parametrize("rows", [slice(None), [11]], ids=["bulk", "one row"])
 @pytest.mark.parametrize(
     "column, value, message",

@@ -5,6 +5,7 @@ so; the black box has no bound and says so; ``geco explain`` exits 4 for proven 
 import json
 
 import joblib
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -121,3 +122,20 @@ def test_a_spent_time_budget_skips_the_found_answers_bound(people):
     assert e.bound is None and e.gap is None and e.stats["certificate_calls"] == 0
     full = explainer.explain(X.iloc[[bad[0]]], random_state=0)
     assert full.bound is not None and full.gap is not None
+
+
+def test_distinct_columns_are_each_columns_unique_values():
+    """The engine's box per feature (every group's tuples' columns deduplicated in one sort)
+    holds exactly np.unique of each column, in order, for arrays of any width and length."""
+    from geco.problem.certificate import distinct_columns
+
+    rng = np.random.default_rng(3)
+    arrays = [rng.integers(0, 6, (int(rng.integers(0, 40)), int(rng.integers(1, 4)))).astype(float) for _ in range(25)]
+    arrays[3][:, 0] = -0.0
+    arrays.append(np.empty((0, 2)))
+    got = distinct_columns(arrays)
+    assert [len(g) for g in got] == [a.shape[1] for a in arrays]
+    for a, cols in zip(arrays, got):
+        for k, c in enumerate(cols):
+            np.testing.assert_array_equal(c, np.unique(a[:, k]))
+    assert distinct_columns([]) == []

@@ -69,3 +69,39 @@ def test_a_forest_the_ranges_were_not_built_for_is_refused(fitted, forests):
         native(other, box_of(other, X[0], [None] * X.shape[1]))
     with pytest.raises(ValueError, match="not this forest's"):
         NativeLeafRanges(first, kernel_arrays_forest(other))
+
+
+def _box_feature_by_feature(forest, values):
+    """The box read one feature at a time: each feature's non-missing values' least and largest,
+    whether one is missing, which codes of the sets (or codes outside them) it holds."""
+    d, width = len(values), forest.cat_left.shape[1]
+    lo, hi = np.full(d + 1, np.nan), np.full(d + 1, np.nan)
+    missing, outside = np.zeros(d + 1, dtype=bool), np.zeros(d + 1, dtype=bool)
+    codes = np.zeros((d + 1, width), dtype=bool)
+    for j, v in enumerate(values):
+        missing[j] = bool(np.isnan(v).any())
+        v = v[~np.isnan(v)]
+        if len(v):
+            lo[j], hi[j] = v.min(), v.max()
+            inside = (v >= 0) & (v < width)
+            outside[j] = not inside.all()
+            codes[j, v[inside].astype(np.int64)] = True
+    return lo, hi, missing, codes, outside
+
+
+def test_box_reads_every_feature_as_one_at_a_time(fitted, forests):
+    """Box.of (every feature in one pass) equals the feature-by-feature reading, NaN-only
+    features, codes past every set and -0.0 included."""
+    from codegen.trees.bound import Box
+
+    rng = np.random.default_rng(5)
+    for name, _model, _schema, X, _desired in fitted:
+        forest = forests[name]
+        for _ in range(30):
+            values = [np.asarray(v if v is not None else X[:1, j], dtype=np.float64)
+                      for j, v in enumerate(random_box(rng, X, X[0], nan=True))]  # fmt: skip
+            values[0] = np.array([np.nan]) if rng.random() < 0.3 else values[0]
+            values[-1] = np.append(values[-1], -0.0)
+            box = Box.of(forest, values)
+            for got, want in zip((box.lo, box.hi, box.missing, box.codes, box.outside), _box_feature_by_feature(forest, values)):
+                np.testing.assert_array_equal(got, want, err_msg=name)

@@ -164,8 +164,9 @@ class Projection:
         for g in np.flatnonzero(~one & ~required):
             self.status[offsets[g] + _own_tuple(domains[g], x)] = 0
         w = spec.weights
-        #: per tuple: (w0*l0 + w1*l1)/n, l2 and linf (the tight bound's), rows contiguous
-        self.terms = np.ascontiguousarray(terms[:, :3])
+        #: per tuple: (w0*l0 + w1*l1)/n, l2 and linf (the tight bound's), each contiguous: a
+        #: group's gather of one is a take, with no (rows, 3) copy in between
+        self.terms = tuple(np.ascontiguousarray(terms[:, k]) for k in range(3))
         #: per tuple, its share of the additive part of the lower bound (see ``lower_bounds``)
         self.additive = terms[:, 0] + w[2] * terms[:, 3]
         self.linf = np.ascontiguousarray(terms[:, 2])
@@ -208,15 +209,16 @@ class Projection:
         the exact sums: lowered by the rounding's slack), leaving out ``skip_groups`` (groups
         something else may still change): a lower bound."""
         w2, w3 = self.spec.weights[2:]
-        sums, top = np.zeros((len(idx), 2)), np.zeros(len(idx))
+        linear, squares, top = np.zeros(len(idx)), np.zeros(len(idx)), np.zeros(len(idx))
         skip = set(skip_groups)
         for g, codes in enumerate(self.index.codes):
             if g in skip:
                 continue
-            t = self.terms.take(codes.take(idx), axis=0)
-            sums += t[:, :2]
-            np.maximum(top, t[:, 2], out=top)
-        return (sums[:, 0] + w2 * np.sqrt(sums[:, 1] / self.spec.n) + w3 * top) * (1.0 - _SLACK)
+            at = codes.take(idx)
+            linear += self.terms[0].take(at)
+            squares += self.terms[1].take(at)
+            np.maximum(top, self.terms[2].take(at), out=top)
+        return (linear + w2 * np.sqrt(squares / self.spec.n) + w3 * top) * (1.0 - _SLACK)
 
     def columns(self, features: Sequence[int]) -> dict[int, np.ndarray]:
         """Projected column ``j`` of every desired row, for each ``j`` in ``features``."""

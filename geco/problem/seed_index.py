@@ -182,12 +182,11 @@ class Projection:
     def additive_sums(self) -> np.ndarray:
         """(N, 2) per projected row: the sum of its groups' additive terms and their largest
         linf (see :meth:`lower_bounds`)."""
-        out = np.zeros((len(self.index), 2))
-        total, top = out[:, 0], out[:, 1]
+        total, top = np.zeros(len(self.index)), np.zeros(len(self.index))  # contiguous: no strided sums
         for codes in self.index.codes:
             total += self.additive.take(codes)
             np.maximum(top, self.linf.take(codes), out=top)
-        return out
+        return np.column_stack((total, top))
 
     def lower_bounds(self, sums: np.ndarray, idx: np.ndarray | None = None, skip_groups: Sequence[int] = ()) -> np.ndarray:
         """A lower bound of the distance of projected rows ``idx`` (default all) from their

@@ -20,8 +20,8 @@ class KernelChoice:
     """Running seconds per row of each kernel in ``names`` (exponentially decayed sums of
     seconds and rows, so a call weighs by its rows and old calls fade). :meth:`pick` names the
     kernel for the next call: each kernel until it has been measured on ``explore_rows`` rows,
-    then the cheaper, and every ``recheck``-th call another one (machines and loads change). With
-one name it always names that one."""
+    then the cheaper, and every ``recheck``-th call another one (machines and loads change).
+    With one name it always names that one."""
 
     def __init__(self, names: tuple[str, ...], explore_rows: int = 2048, recheck: int = 32, decay: float = 0.9):
         self.names = names

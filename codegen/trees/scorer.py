@@ -229,6 +229,11 @@ class TreeScorer(CompiledScorer):
         return compiled
 
 
+def _within(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ... size - 1 for each of consecutive segments of ``sizes``, end to end."""
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+
+
 class _Routes:
     """One generation's blocks by tier: (block, Δ, columns) to walk from x, to score with the
     whole forest, (block, state, columns) to score by plan, and the Δ whose plans are still to
@@ -451,11 +456,7 @@ class BoundTreeScorer:
             for i in np.flatnonzero(walked).tolist():
                 a, k = int(starts[i]), int(sizes[i])
                 routes.walked.append((i, deltas[i], rows[a : a + k][:, list(deltas[i])]))
-        if routes.new:
-            self._build_plans(list(routes.new.items()))
-            for delta, st in routes.new.items():
-                self._maybe_compile(delta, st)
-            routes.new.clear()
+        self._build_new_plans(routes)
         if planned:
             for i in self._run_planned(rows, starts, sizes, deltas, planned, plans, prob).tolist():
                 a, k = int(starts[i]), int(sizes[i])
@@ -482,14 +483,13 @@ class BoundTreeScorer:
         columns = np.fromiter(chain.from_iterable(deltas[i] for i in planned), dtype=np.intp, count=int(width.sum()))
         cells = k * width
         block = np.repeat(np.arange(len(idx)), cells)
-        within = np.arange(int(cells.sum())) - np.repeat(np.cumsum(cells) - cells, cells)
-        row_in, col_in = np.divmod(within, width[block])
+        row_in, col_in = np.divmod(_within(cells), width[block])
         flat = rows[first[block] + row_in, columns[(np.cumsum(width) - width)[block] + col_in]]
         jobs = np.stack([st.plan.job for st in plans])
         acc, _, bad = self._runner.run_packed(jobs, k, flat)
         dt = time.perf_counter() - t0
         p.stats["plan_kernel_seconds"] += dt
-        at = np.repeat(first, k) + (np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k))
+        at = np.repeat(first, k) + _within(k)  # each planned row's place in ``rows``
         if bad.any():  # refused blocks left their rows unset: keep the link function away from them
             good = ~np.repeat(bad, k)
             acc, at = acc[good], at[good]
@@ -514,12 +514,18 @@ class BoundTreeScorer:
             self.parent._count("jit", len(cols))
             out[b] = tier(cols)
 
-    def _run_routes(self, routes: _Routes, out: list) -> None:
-        """Build the new plans, then score every routed block, tier by tier."""
+    def _build_new_plans(self, routes: _Routes) -> None:
+        """Build the plans of the Δ ``routes`` holds as new (and compile the hot ones), then
+        forget them as new."""
         if routes.new:
             self._build_plans(list(routes.new.items()))
             for delta, st in routes.new.items():
                 self._maybe_compile(delta, st)
+            routes.new.clear()
+
+    def _run_routes(self, routes: _Routes, out: list) -> None:
+        """Build the new plans, then score every routed block, tier by tier."""
+        self._build_new_plans(routes)
         full = routes.full
         if routes.walked:
             full += self._run_xwalk(routes.walked, out)

@@ -39,6 +39,13 @@ def test_the_choice_follows_a_change_of_costs():
     assert picked[-20:].count("branchy") >= 14
 
 
+def test_one_name_serves_every_call_rechecks_included():
+    """A choice of one (an inexact forest's route: the tiers alone) names it at every call,
+    the recheck calls too, where a choice of two names the other."""
+    choice = KernelChoice(("tiers",), explore_rows=100, recheck=4)
+    assert run(choice, {"tiers": 1e-6}, 20) == ["tiers"] * 20
+
+
 def test_before_any_call_the_cost_is_unknown():
     choice = KernelChoice(("a", "b"))
     assert choice.per_row("a") == float("inf") and choice.pick() in ("a", "b")

@@ -431,6 +431,25 @@ def test_full_rows_by_delta_rescore_the_blocks_a_plan_refuses(fitted):
         np.testing.assert_array_equal(want[starts[1] : starts[2]], b._probabilities(full)[starts[1] : starts[2]])
 
 
+def test_packed_blocks_must_hold_the_cells_their_jobs_read(fitted, forests):
+    """``run_packed`` refuses cells that do not match the blocks' rows times their Δ's width
+    before the kernel reads them (it would read past them or leave rows unset)."""
+    X = case(fitted, "rf-bare")[3]
+    forest = forests["rf-bare"]
+    full = kernel_arrays_forest(forest)
+    native = NativePartial(forest, full)
+    plan = native.plans(native.bind(X[0]), [(0, 2)])[0]
+    runner = BlockRunner(full)
+    cols = np.ascontiguousarray(X[:5][:, [0, 2]])
+    jobs = np.stack([plan.job])
+    want, _, _ = runner.run([(plan, cols)])
+    got, _, _ = runner.run_packed(jobs.copy(), np.array([5]), cols.ravel())
+    np.testing.assert_array_equal(got, want)
+    for flat in (cols.ravel()[:-1], np.append(cols.ravel(), 0.0)):
+        with pytest.raises(ValueError, match=r"cells given for blocks of 10"):
+            runner.run_packed(jobs.copy(), np.array([5]), flat)
+
+
 def test_full_rows_by_delta_refuse_a_bad_delta(fitted):
     """A Δ that is not strictly increasing feature indices in range is refused by name, as
     ``score_blocks`` refuses it, before anything is scored."""

@@ -2,8 +2,10 @@
 few dozen numpy calls on small per-Δ arrays, which is where the loop's time went.
 
 Each kernel computes exactly what the numpy code it stands for computes (same sums in the same
-order, same tie rules); the random draws stay in numpy, made by the callers as before and passed
-in, so the random stream and therefore the explanations are the same. The numpy code stays the
+order, same tie rules); the random draws are the numpy reference's: made by the callers and passed in, or made
+inside a kernel from the caller's ``numpy.random.Generator`` itself (numba draws from its bit
+generator in numpy's own order), call for call and shape for shape as the reference makes them,
+so the random stream and therefore the explanations are the same. The numpy code stays the
 reference (``SearchConfig.native=False``); tests/search/test_kernels.py runs both side by side.
 
 This module imports numba: import it lazily, where a search starts (``import geco`` must not pay
@@ -20,6 +22,7 @@ __all__ = [
     "block_best",
     "by_keys",
     "crossover",
+    "distinct_children",
     "group_distances",
     "new_rows",
     "selection",
@@ -531,3 +534,192 @@ def block_best(starts: np.ndarray, n: int, score: np.ndarray, top: int = 1) -> n
     of ``n`` rows), blocks in order, each block's by score (ties: row order): what
     ``np.lexsort((score, owner))`` keeps of each block's first ``top``."""
     return _block_best(np.asarray(starts, dtype=np.intp), int(n), score, int(top))
+
+
+#: repeated-draw rounds and the table-to-sample ratio of the reference (geco.search.stacked,
+#: geco.search.sampling); the kernel below must draw exactly as it does
+_ROUNDS = 4
+_SPARSE_RATIO = 32
+
+
+@_jit
+def _search_right(a, v):
+    """``np.searchsorted(a, v, side="right")`` for one value."""
+    lo, hi = 0, len(a)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if v < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@_jit
+def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
+    """:meth:`geco.search.stacked.StackedSpaces.draw_distinct` (index, valid), drawing from
+    ``rng`` call for call as it does: the repeated-draw rounds of the long prefixes, then the
+    exponential keys of the short ones, then of the long rows still short, group by group."""
+    n = len(group)
+    width = 0
+    for i in range(n):
+        width = max(width, min(m, lim[i]))
+    index = np.zeros((n, width), dtype=np.intp)
+    valid = np.zeros((n, width), dtype=np.bool_)
+    if n == 0 or width == 0:
+        return index, valid
+    n_long = 0
+    for i in range(n):
+        if lim[i] <= m:
+            for c in range(width):
+                index[i, c] = c
+                valid[i, c] = c < lim[i]
+        elif lim[i] >= _SPARSE_RATIO * m:
+            n_long += 1
+    pending = np.empty(n_long, dtype=np.intp)
+    t = 0
+    for i in range(n):
+        if lim[i] > m and lim[i] >= _SPARSE_RATIO * m:
+            pending[t] = i
+            t += 1
+    found = np.zeros((n_long, m), dtype=np.intp)  # each pending row's distinct draws so far
+    count = np.zeros(n_long, dtype=np.intp)
+    slot = np.arange(n_long)  # pending position -> row of found/count
+    n_pending = n_long
+    for _ in range(_ROUNDS):
+        if n_pending == 0:
+            break
+        u = rng.random((n_pending, 2 * m))
+        still = 0
+        for p in range(n_pending):
+            i, s = pending[p], slot[p]
+            g, L = group[i], lim[i]
+            lo = base[g]
+            hi = cumulative[start[g] + L - 1]
+            for c in range(2 * m):
+                if count[s] == m:
+                    break
+                v = _search_right(cumulative, lo + u[p, c] * (hi - lo)) - start[g]
+                v = min(max(v, 0), L - 1)
+                seen = False
+                for k in range(count[s]):
+                    if found[s, k] == v:
+                        seen = True
+                        break
+                if not seen:
+                    found[s, count[s]] = v
+                    count[s] += 1
+            if count[s] == m:
+                _insertion_sorted(found[s], m)
+                for k in range(m):
+                    index[i, k] = found[s, k]
+                    valid[i, k] = True
+            else:
+                pending[still], slot[still] = i, s
+                still += 1
+        n_pending = still
+    # exponential keys: the short rows together, then the long rows still short by group
+    short = 0
+    for i in range(n):
+        if lim[i] > m and lim[i] < _SPARSE_RATIO * m:
+            short += 1
+    rows = np.empty(short, dtype=np.intp)
+    t = 0
+    for i in range(n):
+        if lim[i] > m and lim[i] < _SPARSE_RATIO * m:
+            rows[t] = i
+            t += 1
+    _keyed_rows(rng, rows, group, lim, m, start, weights, index, valid)
+    left = pending[:n_pending].copy()
+    if n_pending:
+        by_group = _stable_order(group[left].astype(np.float64))
+        a = 0
+        while a < n_pending:
+            b = a + 1
+            g = group[left[by_group[a]]]
+            while b < n_pending and group[left[by_group[b]]] == g:
+                b += 1
+            mine = np.sort(left[by_group[a:b]])
+            _keyed_rows(rng, mine, group, lim, m, start, weights, index, valid)
+            a = b
+    return index, valid
+
+
+@_jit
+def _insertion_sorted(a, k):
+    """``a[:k]`` sorted ascending, in place."""
+    for t in range(1, k):
+        v = a[t]
+        p = t
+        while p > 0 and v < a[p - 1]:
+            a[p] = a[p - 1]
+            p -= 1
+        a[p] = v
+
+
+@_jit
+def _keyed_rows(rng, rows, group, lim, m, start, weights, index, valid):
+    """Rows ``rows`` of ``index``/``valid`` by exponential keys, one draw of
+    (len(rows), their longest prefix) as ``StackedSpaces._by_keys`` makes it."""
+    k = len(rows)
+    if k == 0:
+        return
+    width = 0
+    for r in rows:
+        width = max(width, lim[r])
+    exp = rng.standard_exponential((k, width))
+    first = np.empty(k, dtype=np.intp)
+    lims = np.empty(k, dtype=np.intp)
+    for t in range(k):
+        first[t] = start[group[rows[t]]]
+        lims[t] = lim[rows[t]]
+    picks = _by_keys(exp, weights, first, lims, m)
+    for t in range(k):
+        for c in range(m):
+            index[rows[t], c] = picks[t, c]
+            valid[rows[t], c] = True
+
+
+@_jit
+def _distinct_children(rng, rows, changed, src, group, m, lim, start, base, cumulative, weights,
+                       n_features, feature_start, features, value_start, values):  # fmt: skip
+    index, valid = _distinct_draws(rng, group, lim, m, start, base, cumulative, weights)
+    n, width = index.shape
+    total = 0
+    for i in range(n):
+        for c in range(width):
+            total += valid[i, c]
+    d, G = rows.shape[1], changed.shape[1]
+    out = np.empty((total, d))
+    out_changed = np.empty((total, G), dtype=np.bool_)
+    t = 0
+    for i in range(n):
+        s, g = src[i], group[i]
+        nf = n_features[g]
+        for c in range(width):
+            if not valid[i, c]:
+                continue
+            out[t] = rows[s]
+            out_changed[t] = changed[s]
+            at = value_start[g] + index[i, c] * nf
+            for f in range(nf):
+                out[t, features[feature_start[g] + f]] = values[at + f]
+            out_changed[t, g] = True
+            t += 1
+    return out, out_changed
+
+
+def distinct_children(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, src: np.ndarray,
+                      group: np.ndarray, m: int, lim: np.ndarray, stacked) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """What :func:`geco.search.operators._distinct_children` makes: for each pair (parent
+    ``src[i]``, ``group[i]``), children with ``min(m, lim[i])`` distinct weighted samples of the
+    group among its first ``lim[i]`` values, drawn from ``rng`` as the reference draws them
+    (:meth:`geco.search.stacked.StackedSpaces.draw_distinct`), in its order; ``stacked``: the
+    :class:`~geco.search.stacked.StackedSpaces`."""
+    st = stacked
+    return _distinct_children(
+        rng, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed),
+        np.asarray(src, dtype=np.intp), np.asarray(group, dtype=np.intp), int(m), np.asarray(lim, dtype=np.intp),
+        st.start, st.base, st.cumulative, st.weights, st.n_features, st.feature_start, st.features,
+        st.value_start, st.values,
+    )  # fmt: skip

@@ -94,7 +94,10 @@ def _distinct_children(ctx: Context, parents: Candidates, src: np.ndarray, group
                        m: int, limit: np.ndarray | None = None) -> Candidates:
     """For each pair (parent ``src[i]``, ``group[i]``): children with ``m`` distinct weighted
     samples of the group (among its first ``limit[i]`` values when given)."""
-    idx, valid = ctx.stacked.draw_distinct(ctx.rng, group, m, limit, ctx.kernels)
+    if ctx.kernels is not None:  # the draws and the children in one compiled pass
+        lim = ctx.stacked.size[group] if limit is None else limit
+        return Candidates(*ctx.kernels.distinct_children(ctx.rng, parents.rows, parents.changed, src, group, m, lim, ctx.stacked))
+    idx, valid = ctx.stacked.draw_distinct(ctx.rng, group, m, limit)
     width = idx.shape[1]
     keep = valid.reshape(-1)
     return _children(ctx, parents, np.repeat(src, width)[keep], np.repeat(group, width)[keep], idx[valid])

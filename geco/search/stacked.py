@@ -126,14 +126,12 @@ class StackedSpaces:
         return np.clip(flat - first, 0, lim - 1)
 
     def draw_distinct(
-        self, rng: np.random.Generator, group: np.ndarray, m: int, limit: np.ndarray | None = None,
-        kernels=None,
-    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        self, rng: np.random.Generator, group: np.ndarray, m: int, limit: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Per pair, ``min(m, L)`` distinct weighted draws among ``group``'s first ``L`` values
         (``L = limit``, or the group's size when None). Returns ``(index, valid)``, both
         (pairs, m'), each row's valid indices sorted; ``m'`` is the most any pair gets.
-        ``kernels``: :mod:`geco.search.kernels` to pick the exponential keys' smallest with
-        (same draws, same picks), or None."""
+        :func:`geco.search.kernels.distinct_children` draws exactly so, in one compiled pass."""
         group = np.asarray(group, dtype=np.intp)
         lim = self.size[group] if limit is None else np.asarray(limit, dtype=np.intp)
         n = len(group)
@@ -165,17 +163,14 @@ class StackedSpaces:
         short = np.flatnonzero(~every & ~long)
         for rows in [short] + [pending[group[pending] == g] for g in np.unique(group[pending])]:
             if len(rows):
-                extra = () if kernels is None else (kernels,)
-                index[rows] = self._by_keys(rng, group[rows], lim[rows], m, *extra)
+                index[rows] = self._by_keys(rng, group[rows], lim[rows], m)
                 valid[rows] = True
         return index, valid
 
-    def _by_keys(self, rng, group: np.ndarray, lim: np.ndarray, m: int, kernels=None) -> np.ndarray:
+    def _by_keys(self, rng, group: np.ndarray, lim: np.ndarray, m: int) -> np.ndarray:
         """``m`` distinct weighted draws per pair (``lim > m``) by exponential keys ``E / w``:
         the ``m`` smallest keys of a row are a weighted sample without replacement."""
         width = int(lim.max())
-        if kernels is not None:
-            return kernels.by_keys(rng.standard_exponential((len(group), width)), self.weights, self.start[group], lim, m)
         cols = np.arange(width)
         inside = cols[None, :] < lim[:, None]
         at = np.where(inside, self.start[group][:, None] + cols[None, :], 0)

@@ -18,8 +18,8 @@ from geco.problem.hashing import cell_hashes
 from geco.search import kernels
 from geco.search.config import SearchConfig
 from geco.search.loop import GeneticSearch, compiled_kernels, niche
-from geco.search.operators import Context, group_distances
-from geco.search.population import block_starts, key_order
+from geco.search.operators import Context, _distinct_children, group_distances
+from geco.search.population import Candidates, block_starts, key_order
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
 from plaf_grammar import FeatureCosts
@@ -263,26 +263,59 @@ def test_by_keys_equal_numpy_partition():
         _same(kernels.by_keys(exp, weights, start, lim, m), expected, f"m {m}")
 
 
-def test_stacked_distinct_draws_equal_with_kernels():
-    rng = np.random.default_rng(8)
+@pytest.mark.parametrize("m", [1, 3, 5])
+@pytest.mark.parametrize("limited", [False, True])
+def test_distinct_children_equal_the_reference(m, limited):
+    """The compiled draws and children equal the numpy reference's, and leave the random stream
+    where it leaves it: every path of the draws (whole prefixes, exponential keys, repeated
+    draws, a dominating value whose repeats send long rows back to the keys), groups of one and
+    of two features, parents changing other groups already."""
+    rng = np.random.default_rng(8 + m + 10 * limited)
     spaces = _toy_spaces(rng)
     st = StackedSpaces.of(spaces)
-    group = rng.integers(0, len(spaces), 500)
-    a = st.draw_distinct(np.random.default_rng(1), group, 5)
-    b = st.draw_distinct(np.random.default_rng(1), group, 5, None, kernels)
-    _same(a, b, "draws")
+    G = len(spaces)
+    gof = np.array([int(np.flatnonzero([f in s.features for s in spaces])[0]) for f in range(5)], dtype=np.intp)
+    x = np.zeros(5)
+    parents_changed = rng.random((40, G)) < 0.3
+    parents_rows = np.where(parents_changed[:, gof], rng.integers(1, 5, (40, 5)), x).astype(float)
+    src = rng.integers(0, 40, 700)
+    group = rng.integers(0, G, 700)
+    limit = np.maximum(1, (rng.random(700) * st.size[group]).astype(np.intp)) if limited else None
+    made = {}
+    for native in (False, True):
+        ctx = Context(x, tuple(f"f{j}" for j in range(5)), spaces, gof, [], [], [], np.random.default_rng(1))
+        ctx.kernels = kernels if native else None
+        parents = Candidates(parents_rows.copy(), parents_changed.copy())
+        made[native] = (_distinct_children(ctx, parents, src, group, m, limit), ctx.rng.random(3))
+    (ref, ref_next), (got, got_next) = made[False], made[True]
+    lim = st.size[group] if limit is None else limit
+    assert (lim <= m).any() and ((lim > m) & (lim < 32 * m)).any() and (lim >= 32 * m).any()
+    _same(got.rows, ref.rows, "children's rows")
+    _same(got.changed, ref.changed, "children's changed groups")
+    _same(got_next, ref_next, "the random stream after the draws")
+
+
+def test_distinct_children_of_no_pairs():
+    spaces = _toy_spaces(np.random.default_rng(2))
+    st = StackedSpaces.of(spaces)
+    rows, changed = kernels.distinct_children(
+        np.random.default_rng(0), np.zeros((3, 5)), np.zeros((3, len(spaces)), dtype=bool),
+        np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp), 5, np.empty(0, dtype=np.intp), st,
+    )  # fmt: skip
+    assert rows.shape == (0, 5) and changed.shape == (0, len(spaces))
 
 
 def _toy_spaces(rng):
-    """Feasible spaces of a few one-feature groups of 3 to 400 values (both draw paths)."""
-    sizes = (3, 12, 60, 400)
-    names = [f"g{i}" for i in range(len(sizes))]
-    data = np.column_stack([rng.integers(0, s, 3000) for s in sizes]).astype(float)
+    """Feasible spaces of groups of 1 to 2000 values (every draw path): four of one feature,
+    one of two; the 2000-value group has a value holding most of the weight."""
+    sizes = (2, 12, 60, 400, 2000)
+    names = [f"f{i}" for i in range(len(sizes))]
+    data = np.column_stack([rng.integers(0, s, 20000) for s in sizes]).astype(float)
+    data[:18000, 3:] = 7.0  # dominating: repeated draws mostly repeat it
     x = np.zeros(len(sizes))
     spec = DistanceSpec(x, np.array(sizes, dtype=float), np.zeros(len(sizes), dtype=bool))
-    return feasible_space(
-        group_domains([(n,) for n in names], names, data), x, [None] * len(sizes), spec
-    )
+    groups = [("f0",), ("f1",), ("f2",), ("f3", "f4")]
+    return feasible_space(group_domains(groups, names, data), x, [None] * len(groups), spec)
 
 
 @pytest.mark.parametrize(("q", "k", "n_words"), [(4, 1, 1), (20, 3, 1), (100, 5, 1), (20, 3, 2)])

@@ -24,8 +24,10 @@ __all__ = [
     "crossover",
     "distinct_children",
     "group_distances",
+    "mutation",
     "new_rows",
     "selection",
+    "selective_mutation",
     "smallest",
     "walk_back",
 ]
@@ -722,4 +724,217 @@ def distinct_children(rng: np.random.Generator, rows: np.ndarray, changed: np.nd
         np.asarray(src, dtype=np.intp), np.asarray(group, dtype=np.intp), int(m), np.asarray(lim, dtype=np.intp),
         st.start, st.base, st.cumulative, st.weights, st.n_features, st.feature_start, st.features,
         st.value_start, st.values,
+    )  # fmt: skip
+
+
+@_jit
+def _search_left(a, v):
+    """``np.searchsorted(a, v, side="left")`` for one value."""
+    lo, hi = 0, len(a)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@_jit
+def _set_group(out, t, g, index, n_features, feature_start, features, value_start, values):
+    """Row ``t`` of ``out`` takes value ``index`` of group ``g`` (all its features)."""
+    at = value_start[g] + index * n_features[g]
+    for f in range(n_features[g]):
+        out[t, features[feature_start[g] + f]] = values[at + f]
+
+
+@_jit
+def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x, scale, cap, priced, up, down, w,
+                        n_feat, start, base, cumulative, weights, n_features, feature_start, features, value_start,
+                        values, ranks, rank_key):  # fmt: skip
+    P, d = rows.shape
+    G = changed.shape[1]
+    focus = changed
+    if breadth > 0:
+        most = 0
+        for i in range(P):
+            c = 0
+            for g in range(G):
+                c += changed[i, g]
+            most = max(most, c)
+        if most > breadth:
+            focus = _smallest(rng.random((P, G)), changed, breadth)
+    own = _group_distances(rows, changed, gof, x, scale, cap, priced, up, down, w, n_feat, G)
+    n_pairs = 0
+    for i in range(P):
+        for g in range(G):
+            n_pairs += changed[i, g] and has_space[g]
+    src = np.empty(n_pairs, dtype=np.intp)
+    group = np.empty(n_pairs, dtype=np.intp)
+    t = 0
+    for i in range(P):
+        for g in range(G):
+            if changed[i, g] and has_space[g]:
+                src[t], group[t] = i, g
+                t += 1
+    n_changed = np.zeros(P, dtype=np.intp)
+    for i in range(P):
+        for g in range(G):
+            n_changed[i] += changed[i, g]
+    n_ranks = len(ranks)
+    limit = np.empty(n_pairs, dtype=np.intp)
+    n_back = 0
+    for p in range(n_pairs):
+        i, g = src[p], group[p]
+        n_back += focus[i, g] and n_changed[i] > 1
+        key = g * n_ranks + _search_left(ranks, own[i, g])
+        limit[p] = _search_left(rank_key, key) - start[g]
+    ok = _true_indices(limit > 0)
+    pick = np.empty(len(ok), dtype=np.intp)
+    if len(ok):
+        u = rng.random(len(ok))
+        for k in range(len(ok)):
+            g, L = group[ok[k]], limit[ok[k]]
+            lo = base[g]
+            hi = cumulative[start[g] + L - 1]
+            v = _search_right(cumulative, lo + u[k] * (hi - lo)) - start[g]
+            pick[k] = min(max(v, 0), L - 1)
+    n_near, n_steps_all = 0, 0
+    for k in range(len(ok)):
+        p = ok[k]
+        if focus[src[p], group[p]]:
+            n_near += 1
+    wn = np.empty(n_near, dtype=np.intp)
+    gn = np.empty(n_near, dtype=np.intp)
+    ln = np.empty(n_near, dtype=np.intp)
+    steps = np.empty(n_near, dtype=np.intp)
+    t = 0
+    for k in range(len(ok)):
+        p = ok[k]
+        if focus[src[p], group[p]]:
+            wn[t], gn[t], ln[t] = src[p], group[p], limit[p]
+            steps[t] = 1
+            if is_cf[src[p]]:  # floor(log2(L)) + 1: L's bit length
+                b, L = 0, max(limit[p], 1)
+                while L:
+                    b += 1
+                    L >>= 1
+                steps[t] = b
+            n_steps_all += steps[t]
+            t += 1
+    moved = np.zeros(P, dtype=np.bool_)
+    for k in range(len(ok)):
+        moved[src[ok[k]]] = True
+    n_moved = 0
+    for i in range(P):
+        n_moved += moved[i]
+    # the random children come last in the reference's order but draw before the rows are laid out
+    distinct_rows, distinct_changed = _distinct_children(
+        rng, rows, changed, wn, gn, m, ln, start, base, cumulative, weights, n_features, feature_start, features,
+        value_start, values,
+    )  # fmt: skip
+    total = n_back + n_steps_all + len(distinct_rows) + n_moved
+    out = np.empty((total, d))
+    out_changed = np.empty((total, G), dtype=np.bool_)
+    t = 0
+    for p in range(n_pairs):  # each changed group reverted to x
+        i, g = src[p], group[p]
+        if focus[i, g] and n_changed[i] > 1:
+            out[t] = rows[i]
+            out_changed[t] = changed[i]
+            for f in range(n_features[g]):
+                c = features[feature_start[g] + f]
+                out[t, c] = x[c]
+            out_changed[t, g] = False
+            t += 1
+    for k in range(n_near):  # steps of 1, 2, 4, ... positions towards x
+        for s in range(steps[k]):
+            out[t] = rows[wn[k]]
+            out_changed[t] = changed[wn[k]]
+            _set_group(out, t, gn[k], ln[k] - (1 << s), n_features, feature_start, features, value_start, values)
+            out_changed[t, gn[k]] = True
+            t += 1
+    for r in range(len(distinct_rows)):
+        out[t] = distinct_rows[r]
+        out_changed[t] = distinct_changed[r]
+        t += 1
+    first = t
+    for i in range(P):  # every changed group resampled at once
+        if moved[i]:
+            out[t] = rows[i]
+            out_changed[t] = changed[i]
+            t += 1
+    slot = np.full(P, -1, dtype=np.intp)
+    t = first
+    for i in range(P):
+        if moved[i]:
+            slot[i] = t
+            t += 1
+    for k in range(len(ok)):
+        p = ok[k]
+        _set_group(out, slot[src[p]], group[p], pick[k], n_features, feature_start, features, value_start, values)
+    return out, out_changed
+
+
+def selective_mutation(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, is_cf: np.ndarray,
+                       has_space: np.ndarray, breadth: int | None, m: int, gof: np.ndarray, spec: tuple,
+                       stacked) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """What :func:`geco.search.operators.selective_mutation` makes of its parents (full rows,
+    changed groups, whether each is a counterfactual), in its order and drawing from ``rng``
+    as it does; ``spec``: ``DistanceSpec.cell_terms()``, ``stacked``: the
+    :class:`~geco.search.stacked.StackedSpaces`."""
+    x, scale, cap, priced, up, down, w, n_feat = spec
+    st = stacked
+    return _selective_mutation(
+        rng, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed),
+        np.ascontiguousarray(is_cf, dtype=np.bool_), np.ascontiguousarray(has_space, dtype=np.bool_),
+        -1 if breadth is None else int(breadth), int(m), gof, x, scale, cap, priced, up, down, w, float(n_feat),
+        st.start, st.base, st.cumulative, st.weights, st.n_features, st.feature_start, st.features, st.value_start,
+        st.values, st.ranks, st.rank_key,
+    )  # fmt: skip
+
+
+@_jit
+def _mutation(rng, rows, changed, has_space, breadth, m, start, size, base, cumulative, weights, n_features,
+              feature_start, features, value_start, values):  # fmt: skip
+    P, G = changed.shape
+    open_ = np.empty((P, G), dtype=np.bool_)
+    most = 0
+    for i in range(P):
+        c = 0
+        for g in range(G):
+            open_[i, g] = not changed[i, g] and has_space[g]
+            c += open_[i, g]
+        most = max(most, c)
+    if breadth > 0 and P and most > breadth:
+        open_ = _smallest(rng.random((P, G)), open_, breadth)
+    n = 0
+    for i in range(P):
+        for g in range(G):
+            n += open_[i, g]
+    src = np.empty(n, dtype=np.intp)
+    group = np.empty(n, dtype=np.intp)
+    t = 0
+    for g in range(G):  # group by group, each group's parents in order
+        for i in range(P):
+            if open_[i, g]:
+                src[t], group[t] = i, g
+                t += 1
+    lim = np.empty(n, dtype=np.intp)
+    for t in range(n):
+        lim[t] = size[group[t]]
+    return _distinct_children(rng, rows, changed, src, group, m, lim, start, base, cumulative, weights, n_features,
+                              feature_start, features, value_start, values)  # fmt: skip
+
+
+def mutation(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, has_space: np.ndarray,
+             m: int, breadth: int | None, stacked) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """What :func:`geco.search.operators.mutation` makes of its parents (full rows, changed
+    groups), in its order and drawing from ``rng`` as it does."""
+    st = stacked
+    return _mutation(
+        rng, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed),
+        np.ascontiguousarray(has_space, dtype=np.bool_), -1 if breadth is None else int(breadth), int(m), st.start,
+        st.size, st.base, st.cumulative, st.weights, st.n_features, st.feature_start, st.features, st.value_start,
+        st.values,
     )  # fmt: skip

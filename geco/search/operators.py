@@ -127,6 +127,8 @@ def mutation(ctx: Context, parents: Candidates, m_mut: int, breadth: int | None 
     group of every parent in every generation costs more than it finds). Children come group by
     group, each group's parents in order."""
     d, G = len(ctx.x), ctx.n_groups
+    if ctx.kernels is not None:  # every child in one compiled pass, the same draws
+        return Candidates(*ctx.kernels.mutation(ctx.rng, parents.rows, parents.changed, ctx.has_space, m_mut, breadth, ctx.stacked))
     open_ = ~parents.changed & ctx.has_space[None, :]
     if breadth is not None and len(parents) and open_.sum(axis=1).max() > breadth:
         open_ = _at_random(ctx.rng, open_, breadth, ctx.kernels)
@@ -195,6 +197,12 @@ def selective_mutation(
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0:
         return Candidates.empty(d, G)
+    if ctx.kernels is not None:  # every child in one compiled pass, the same draws
+        is_cf = np.ones(len(parents), dtype=bool) if parent_is_cf is None else parent_is_cf
+        return Candidates(*ctx.kernels.selective_mutation(
+            ctx.rng, parents.rows, parents.changed, is_cf, ctx.has_space, breadth, m, ctx.group_of_feature,
+            dist_spec.cell_terms(), ctx.stacked,
+        ))  # fmt: skip
     stacked = ctx.stacked
     focus = parents.changed
     if breadth is not None and focus.sum(axis=1).max() > breadth:

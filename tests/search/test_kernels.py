@@ -18,7 +18,7 @@ from geco.problem.hashing import cell_hashes
 from geco.search import kernels
 from geco.search.config import SearchConfig
 from geco.search.loop import GeneticSearch, compiled_kernels, niche
-from geco.search.operators import Context, _distinct_children, group_distances
+from geco.search.operators import Context, group_distances, mutation, selective_mutation
 from geco.search.population import Candidates, block_starts, key_order
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
@@ -281,18 +281,20 @@ def test_distinct_children_equal_the_reference(m, limited):
     src = rng.integers(0, 40, 700)
     group = rng.integers(0, G, 700)
     limit = np.maximum(1, (rng.random(700) * st.size[group]).astype(np.intp)) if limited else None
-    made = {}
-    for native in (False, True):
-        ctx = Context(x, tuple(f"f{j}" for j in range(5)), spaces, gof, [], [], [], np.random.default_rng(1))
-        ctx.kernels = kernels if native else None
-        parents = Candidates(parents_rows.copy(), parents_changed.copy())
-        made[native] = (_distinct_children(ctx, parents, src, group, m, limit), ctx.rng.random(3))
-    (ref, ref_next), (got, got_next) = made[False], made[True]
+    # the reference: StackedSpaces' draws, each valid one a copy of its parent with the value set
+    ref_rng = np.random.default_rng(1)
+    index, valid = st.draw_distinct(ref_rng, group, m, limit)
+    who = np.repeat(np.arange(len(src)), index.shape[1])[valid.reshape(-1)]
+    ref_rows, ref_changed = parents_rows[src[who]], parents_changed[src[who]]
+    st.assign(ref_rows, np.arange(len(who)), group[who], index[valid])
+    ref_changed[np.arange(len(who)), group[who]] = True
+    rng_native = np.random.default_rng(1)
     lim = st.size[group] if limit is None else limit
+    rows, changed = kernels.distinct_children(rng_native, parents_rows, parents_changed, src, group, m, lim, st)
     assert (lim <= m).any() and ((lim > m) & (lim < 32 * m)).any() and (lim >= 32 * m).any()
-    _same(got.rows, ref.rows, "children's rows")
-    _same(got.changed, ref.changed, "children's changed groups")
-    _same(got_next, ref_next, "the random stream after the draws")
+    _same(rows, ref_rows, "children's rows")
+    _same(changed, ref_changed, "children's changed groups")
+    _same(rng_native.random(3), ref_rng.random(3), "the random stream after the draws")
 
 
 def test_distinct_children_of_no_pairs():
@@ -313,9 +315,73 @@ def _toy_spaces(rng):
     data = np.column_stack([rng.integers(0, s, 20000) for s in sizes]).astype(float)
     data[:18000, 3:] = 7.0  # dominating: repeated draws mostly repeat it
     x = np.zeros(len(sizes))
-    spec = DistanceSpec(x, np.array(sizes, dtype=float), np.zeros(len(sizes), dtype=bool))
     groups = [("f0",), ("f1",), ("f2",), ("f3", "f4")]
-    return feasible_space(group_domains(groups, names, data), x, [None] * len(groups), spec)
+    return feasible_space(group_domains(groups, names, data), x, [None] * len(groups), _toy_spec(x))
+
+
+def _toy_spec(x):
+    return DistanceSpec(x, np.array([2.0, 12, 60, 400, 2000]), np.array([True, False, False, False, False])).for_search()
+
+
+@pytest.mark.parametrize("breadth", [None, 1, 2])
+def test_mutation_equals_the_reference(breadth):
+    """Every open group of every parent (of ``breadth`` random ones), group by group: the
+    compiled operator's children and random stream are the reference's; parents with no open
+    group make none."""
+    rng = np.random.default_rng(21 if breadth is None else 21 + breadth)
+    spaces = _toy_spaces(rng)
+    G = len(spaces)
+    gof = np.array([0, 1, 2, 3, 3], dtype=np.intp)
+    x = np.zeros(5)
+    changed = rng.random((50, G)) < 0.4
+    changed[:3] = True  # nothing left to change
+    rows = np.where(changed[:, gof], 1.0, x)
+    made = {}
+    for native in (False, True):
+        ctx = Context(x, tuple(f"f{j}" for j in range(5)), spaces, gof, [], [], [], np.random.default_rng(5))
+        ctx.kernels = kernels if native else None
+        got = mutation(ctx, Candidates(rows.copy(), changed.copy()), 4, breadth)
+        made[native] = (got, ctx.rng.random(3))
+    (ref, ref_next), (got, got_next) = made[False], made[True]
+    assert len(ref) > 100
+    _same(got.rows, ref.rows, "children's rows")
+    _same(got.changed, ref.changed, "children's changed groups")
+    _same(got_next, ref_next, "the random stream after the operator")
+    none = Candidates(rows[:3].copy(), changed[:3].copy())
+    ctx.kernels = kernels
+    assert len(mutation(ctx, none, 4, breadth)) == 0
+
+
+@pytest.mark.parametrize(("breadth", "cf"), [(None, None), (1, "some"), (2, "all")])
+def test_selective_mutation_equals_the_reference(breadth, cf):
+    """Reverts, steps towards x, distinct draws closer than the parent and the resampled rows:
+    the compiled operator's children and random stream are the reference's (parents changing
+    one to four groups, some at x's own value)."""
+    rng = np.random.default_rng(11 if breadth is None else breadth)
+    spaces = _toy_spaces(rng)
+    G = len(spaces)
+    gof = np.array([0, 1, 2, 3, 3], dtype=np.intp)
+    x = np.zeros(5)
+    changed = rng.random((60, G)) < 0.6
+    changed[0] = False  # a parent changing nothing makes nothing
+    st = StackedSpaces.of(spaces)
+    rows = np.tile(x, (60, 1))
+    for i in range(60):
+        for g in np.flatnonzero(changed[i]):
+            st.assign(rows, np.array([i]), np.array([g]), rng.integers(0, st.size[g], 1))
+    is_cf = {None: None, "some": rng.random(60) < 0.5, "all": np.ones(60, dtype=bool)}[cf]
+    spec = _toy_spec(x)
+    made = {}
+    for native in (False, True):
+        ctx = Context(x, tuple(f"f{j}" for j in range(5)), spaces, gof, [], [], [], np.random.default_rng(4))
+        ctx.kernels = kernels if native else None
+        got = selective_mutation(ctx, Candidates(rows.copy(), changed.copy()), spec, 3, is_cf, breadth)
+        made[native] = (got, ctx.rng.random(3))
+    (ref, ref_next), (got, got_next) = made[False], made[True]
+    assert len(ref) > 200
+    _same(got.rows, ref.rows, "children's rows")
+    _same(got.changed, ref.changed, "children's changed groups")
+    _same(got_next, ref_next, "the random stream after the operator")
 
 
 @pytest.mark.parametrize(("q", "k", "n_words"), [(4, 1, 1), (20, 3, 1), (100, 5, 1), (20, 3, 2)])

@@ -20,8 +20,8 @@ class SearchConfig:
     as :attr:`goal`.
 
     ``native``: run the generation's bookkeeping (de-duplication, distances, key words,
-    selection, distinct draws) in compiled kernels (:mod:`geco.search.kernels`, numba), with
-    the same draws and results as the numpy reference (``native=False``, the default: loading
+    selection) and its mutation operators in compiled kernels (:mod:`geco.search.kernels`,
+    numba), with the same draws and results as the numpy reference (``native=False``, the default: loading
     the kernels costs ~2 s CPU per process and compiling them ~18 s once per install, more than
     they save on a few explanations). Install ``geco-cf[native]`` for them. The environment
     variable ``GECO_SEARCH_NATIVE=1`` turns them on for every search, ``0`` off; without numba

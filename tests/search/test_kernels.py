@@ -323,6 +323,25 @@ def _toy_spec(x):
     return DistanceSpec(x, np.array([2.0, 12, 60, 400, 2000]), np.array([True, False, False, False, False])).for_search()
 
 
+def _operator_both_ways(operator, spaces, gof, x, rows, changed, seed):
+    """``operator(ctx, parents)`` on the numpy reference and on the kernels, each from a
+    generator seeded ``seed``: both paths' children, each with the next draws of its stream."""
+    made = []
+    for native in (False, True):
+        ctx = Context(x, tuple(f"f{j}" for j in range(len(x))), spaces, gof, [], [], [], np.random.default_rng(seed))
+        ctx.kernels = kernels if native else None
+        made.append((operator(ctx, Candidates(rows.copy(), changed.copy())), ctx.rng.random(3)))
+    return made
+
+
+def _same_children(made, at_least):
+    (ref, ref_next), (got, got_next) = made
+    assert len(ref) > at_least
+    _same(got.rows, ref.rows, "children's rows")
+    _same(got.changed, ref.changed, "children's changed groups")
+    _same(got_next, ref_next, "the random stream after the operator")
+
+
 @pytest.mark.parametrize("breadth", [None, 1, 2])
 def test_mutation_equals_the_reference(breadth):
     """Every open group of every parent (of ``breadth`` random ones), group by group: the
@@ -336,20 +355,9 @@ def test_mutation_equals_the_reference(breadth):
     changed = rng.random((50, G)) < 0.4
     changed[:3] = True  # nothing left to change
     rows = np.where(changed[:, gof], 1.0, x)
-    made = {}
-    for native in (False, True):
-        ctx = Context(x, tuple(f"f{j}" for j in range(5)), spaces, gof, [], [], [], np.random.default_rng(5))
-        ctx.kernels = kernels if native else None
-        got = mutation(ctx, Candidates(rows.copy(), changed.copy()), 4, breadth)
-        made[native] = (got, ctx.rng.random(3))
-    (ref, ref_next), (got, got_next) = made[False], made[True]
-    assert len(ref) > 100
-    _same(got.rows, ref.rows, "children's rows")
-    _same(got.changed, ref.changed, "children's changed groups")
-    _same(got_next, ref_next, "the random stream after the operator")
-    none = Candidates(rows[:3].copy(), changed[:3].copy())
-    ctx.kernels = kernels
-    assert len(mutation(ctx, none, 4, breadth)) == 0
+    _same_children(_operator_both_ways(lambda ctx, p: mutation(ctx, p, 4, breadth), spaces, gof, x, rows, changed, 5), 100)
+    none = _operator_both_ways(lambda ctx, p: mutation(ctx, p, 4, breadth), spaces, gof, x, rows[:3], changed[:3], 5)
+    assert len(none[0][0]) == len(none[1][0]) == 0
 
 
 @pytest.mark.parametrize(("breadth", "cf"), [(None, None), (1, "some"), (2, "all")])
@@ -371,17 +379,9 @@ def test_selective_mutation_equals_the_reference(breadth, cf):
             st.assign(rows, np.array([i]), np.array([g]), rng.integers(0, st.size[g], 1))
     is_cf = {None: None, "some": rng.random(60) < 0.5, "all": np.ones(60, dtype=bool)}[cf]
     spec = _toy_spec(x)
-    made = {}
-    for native in (False, True):
-        ctx = Context(x, tuple(f"f{j}" for j in range(5)), spaces, gof, [], [], [], np.random.default_rng(4))
-        ctx.kernels = kernels if native else None
-        got = selective_mutation(ctx, Candidates(rows.copy(), changed.copy()), spec, 3, is_cf, breadth)
-        made[native] = (got, ctx.rng.random(3))
-    (ref, ref_next), (got, got_next) = made[False], made[True]
-    assert len(ref) > 200
-    _same(got.rows, ref.rows, "children's rows")
-    _same(got.changed, ref.changed, "children's changed groups")
-    _same(got_next, ref_next, "the random stream after the operator")
+    made = _operator_both_ways(lambda ctx, p: selective_mutation(ctx, p, spec, 3, is_cf, breadth), spaces, gof, x,
+                               rows, changed, 4)  # fmt: skip
+    _same_children(made, 200)
 
 
 @pytest.mark.parametrize(("q", "k", "n_words"), [(4, 1, 1), (20, 3, 1), (100, 5, 1), (20, 3, 2)])

@@ -133,9 +133,9 @@ def _combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features):
 def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features):
     """Per row, over the cells of its changed groups (column order): the cell hash (wrapping sum
     of mixed cells, as ``cell_hashes``) and the distance (as ``DistanceSpec.of_cells`` over
-    ``DistanceSpec.cells``: sequential sums, the max of the differences). Branch-free over the
-    columns: an unchanged column adds 0 to every sum, which leaves sums of non-negative terms
-    exactly as they were."""
+    ``DistanceSpec.cells``: sequential sums, the max of the differences). Each row first lists
+    its changed groups' columns in column order (without a branch), then prices and hashes those
+    cells alone: a wide table's row changes a few of its hundred columns."""
     n, d = rows.shape
     w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
     salt = np.empty(d, dtype=np.uint64)
@@ -143,28 +143,32 @@ def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_
         salt[j] = _mix(np.uint64(j) + _GOLDEN)
     hashes = np.zeros(n, dtype=np.uint64)
     dist = np.zeros(n)
+    cols = np.empty(d + 1, dtype=np.intp)
     for i in range(n):
         h = np.uint64(0)
         l0 = 0.0
         s1 = 0.0
         s2 = 0.0
         mx = 0.0
+        k = 0
         for j in range(d):
-            on = changed[i, gof[j]]
+            cols[k] = j
+            k += changed[i, gof[j]]
+        for t in range(k):
+            j = cols[t]
             v = rows[i, j]
             xc = x[j]
             diff = min(abs(v - xc) / scale[j], cap[j])
             if priced:
                 cost = up[j] if v > xc else down[j]
-                l0 += cost if on and diff != 0 else 0.0
+                l0 += cost if diff != 0 else 0.0
                 diff = diff * cost
             else:
-                l0 += 1.0 if on and diff != 0 else 0.0
-            diff = diff if on else 0.0
+                l0 += 1.0 if diff != 0 else 0.0
             s1 += diff
             s2 += diff * diff
             mx = max(mx, diff)
-            h += _mix(bits[i, j] ^ salt[j]) & (np.uint64(0) - np.uint64(on))
+            h += _mix(bits[i, j] ^ salt[j])
         hashes[i] = h
         dist[i] = _combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features)
     return hashes, dist

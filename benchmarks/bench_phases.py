@@ -1,7 +1,8 @@
 """Where a compiled explanation's CPU time goes, phase by phase, beside the black box.
 
     python benchmarks/bench_phases.py [--n 30] [--blackbox-n 10] [--wide-rows 1000000]
-                                      [--batch-n 100] [--models adult-rf,credit-xgb,wide] [--no-readme]
+                                      [--batch-n 100] [--models adult-rf,credit-xgb,wide]
+                                      [--search numpy,compiled] [--no-readme]
 
 Models: Adult with ``geco.models.default_model`` (one-hot + RandomForest 100 trees, depth 10);
 Credit with XGBoost 120 rounds of depth 4 behind ``one_hot_pipeline`` (``n_jobs=1``); the wide
@@ -24,11 +25,17 @@ helper threads) / process CPU, summed over the rows: everything but scoring. The
 ``explain_many`` on ``--batch-n`` undesired Adult rows in this one process (``n_jobs=1``).
 Threads are limited to one (threadpoolctl and the usual environment variables). Writes its tables
 between the "bench_phases" markers of ``benchmarks/README.md``.
+
+``--search``: the searches measured, each on the same Explainer and rows: ``numpy`` (the
+reference, the default ``SearchConfig``) and ``compiled`` (``native=True``: the generation's
+numba kernels, left out without numba); their explanations are the same (counted). The black box
+runs with the numpy search; the batch and the fresh-process runs with the first search named.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import sys
@@ -236,19 +243,20 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, time.process_time() - c0, time.perf_counter() - t0
 
 
-def explain_rows(explainer: Any, w: Workload, rows: np.ndarray) -> dict[str, Any]:
+def explain_rows(explainer: Any, w: Workload, rows: np.ndarray, native: bool = False) -> dict[str, Any]:
     """Every row explained once (seed = row) with geco's clock on thread CPU: per row the
-    process CPU, wall, loop phases, set-up keys and total."""
+    process CPU, wall, loop phases, set-up keys and total, and the answer (its CSV text)."""
     out: dict[str, Any] = {"cpu": [], "wall": [], "phases": defaultdict(list), "setup": defaultdict(list),
-                           "total": [], "success": []}  # fmt: skip
+                           "total": [], "success": [], "answers": []}  # fmt: skip
     with geco_clock_in_thread_cpu():
         for r in rows:
             res, cpu, wall = timed(
-                lambda r=r: explainer.explain(w.X.iloc[[int(r)]], random_state=int(r))
+                lambda r=r: explainer.explain(w.X.iloc[[int(r)]], random_state=int(r), native=native)
             )
             out["cpu"].append(cpu)
             out["wall"].append(wall)
             out["success"].append(bool(res.success))
+            out["answers"].append(res.counterfactuals.to_csv())
             s = res.stats
             out["total"].append(float(s.get("seconds_total", np.nan)))
             for k in SETUP_KEYS:
@@ -281,7 +289,9 @@ def split(m: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def measure(w: Workload, bb_n: int) -> dict[str, Any]:
+def measure(w: Workload, bb_n: int, searches: list[str]) -> list[dict[str, Any]]:
+    """One result per search of ``searches`` ("numpy", "compiled") on one Explainer and the same
+    rows, each after its own warm-up explanation; the black box once, beside each."""
     import geco
 
     rows = w.rows
@@ -291,40 +301,49 @@ def measure(w: Workload, bb_n: int) -> dict[str, Any]:
         )
     )
     first_row = int(rows[0])
-    _, first_cpu, first_wall = timed(
-        lambda: explainer.explain(w.X.iloc[[first_row]], random_state=first_row)
-    )
-    m = explain_rows(explainer, w, rows)
-    out = {"name": w.name, "engine": explainer.engine, "n": len(rows), "build": (build_cpu, build_wall),
-           "first": (first_cpu, first_wall), "m": m, "parts": split(m)}  # fmt: skip
+    mb = None
     if bb_n > 0:
         bb = geco.Explainer(
             w.model, w.X, w.constraints, desired_class=w.desired_class, engine="blackbox"
         )
         mb = explain_rows(bb, w, rows[:bb_n])
-        out["bb"] = mb
-        out["bb_x_cpu"] = float(np.median(mb["cpu"]) / np.median(m["cpu"][:bb_n]))
-        out["bb_x_wall"] = float(np.median(mb["wall"]) / np.median(m["wall"][:bb_n]))
-    print(f"[{w.name}] engine {out['engine']}: CPU median {1e3 * np.median(m['cpu']):.1f} ms, "
-          f"search share {out['parts']['share']:.0%}" + (f", compiled {out['bb_x_cpu']:.1f}x the black box (CPU)"
-          if "bb" in out else ""), flush=True)  # fmt: skip
-    return out
+    results = []
+    for search in searches:
+        native = search == "compiled"
+        _, first_cpu, first_wall = timed(
+            lambda native=native: explainer.explain(w.X.iloc[[first_row]], random_state=first_row, native=native)
+        )
+        m = explain_rows(explainer, w, rows, native)
+        out = {"name": w.name, "search": search, "engine": explainer.engine, "n": len(rows),
+               "build": (build_cpu, build_wall), "first": (first_cpu, first_wall), "m": m, "parts": split(m)}  # fmt: skip
+        if mb is not None:
+            out["bb"] = mb
+            out["bb_x_cpu"] = float(np.median(mb["cpu"]) / np.median(m["cpu"][:bb_n]))
+            out["bb_x_wall"] = float(np.median(mb["wall"]) / np.median(m["wall"][:bb_n]))
+        if results:
+            out["same_answers"] = sum(a == b for a, b in zip(results[0]["m"]["answers"], m["answers"]))
+        print(f"[{w.name}, {search} search] engine {out['engine']}: CPU median {1e3 * np.median(m['cpu']):.1f} ms, "
+              f"search share {out['parts']['share']:.0%}" + (f", compiled {out['bb_x_cpu']:.1f}x the black box (CPU)"
+              if "bb" in out else ""), flush=True)  # fmt: skip
+        results.append(out)
+    return results
 
 
-def batch_rate(w: Workload, n: int) -> dict[str, float]:
+def batch_rate(w: Workload, n: int, search: str) -> dict[str, Any]:
     """Explanations per second of ``explain_many`` in this process over ``n`` undesired rows."""
     import geco
 
+    native = search == "compiled"
     explainer = geco.Explainer(w.model, w.X, w.constraints, desired_class=w.desired_class)
     rows = undesired_rows(w.model, w.X, w.desired_class, n, scan=20_000)
-    explainer.explain(w.X.iloc[[int(rows[0])]], random_state=0)  # warm
+    explainer.explain(w.X.iloc[[int(rows[0])]], random_state=0, native=native)  # warm
     res, cpu, wall = timed(
-        lambda: explainer.explain_many(w.X.iloc[rows], n_jobs=1, progress=False, random_state=0)
+        lambda: explainer.explain_many(w.X.iloc[rows], n_jobs=1, progress=False, random_state=0, native=native)
     )
     ok = sum(bool(r.success) for r in res)
-    print(f"[batch] {w.name}: {len(rows) / wall:.1f} explanations/s wall, {len(rows) / cpu:.1f} per CPU s "
-          f"({ok}/{len(rows)} found)", flush=True)  # fmt: skip
-    return {"n": len(rows), "per_wall": len(rows) / wall, "per_cpu": len(rows) / cpu, "ok": ok}
+    print(f"[batch] {w.name}, {search} search: {len(rows) / wall:.1f} explanations/s wall, {len(rows) / cpu:.1f} "
+          f"per CPU s ({ok}/{len(rows)} found)", flush=True)  # fmt: skip
+    return {"n": len(rows), "per_wall": len(rows) / wall, "per_cpu": len(rows) / cpu, "ok": ok, "search": search}
 
 
 # ---------------------------------------------------------------- first call in a fresh process
@@ -408,12 +427,17 @@ def first_call_table(runs: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def tables(results: list[dict[str, Any]], batch: dict[str, float] | None) -> str:
+def label(r: dict[str, Any]) -> str:
+    """A result's model and search, as the tables name it."""
+    return f"{r['name']}, {r['search']} search"
+
+
+def tables(results: list[dict[str, Any]], batches: list[dict[str, Any]]) -> str:
     head = (
-        "| model | engine | rows | CPU ms median / p90 | wall ms median | scoring | loop bookkeeping | seeds "
+        "| model | search | engine | rows | CPU ms median / p90 | wall ms median | scoring | loop bookkeeping | seeds "
         "| feasible space | certificate | set-up and result | helper threads | search share "
         "| black box CPU ms (rows) | compiled x (CPU / wall) | Explainer build s | first call ms |\n"
-        + "|---" * 17
+        + "|---" * 18
         + "|"
     )
     lines = [head]
@@ -422,7 +446,7 @@ def tables(results: list[dict[str, Any]], batch: dict[str, float] | None) -> str
         bb = (f"{_ms(r['bb']['cpu'])} ({len(r['bb']['cpu'])}) | {r['bb_x_cpu']:.1f}x / {r['bb_x_wall']:.1f}x"
               if "bb" in r else "- | -")  # fmt: skip
         lines.append(
-            f"| {r['name']} | {r['engine']} | {r['n']} | {_ms(m['cpu'])} / {1e3 * np.percentile(m['cpu'], 90):.1f} "
+            f"| {r['name']} | {r['search']} | {r['engine']} | {r['n']} | {_ms(m['cpu'])} / {1e3 * np.percentile(m['cpu'], 90):.1f} "
             f"| {_ms(m['wall'])} | {_ms(p['scoring'])} | {_ms(p['bookkeeping'])} "
             f"| {_ms(m['setup']['seconds_seeds'])} | {_ms(m['setup']['seconds_feasible_space'])} "
             f"| {_ms(m['setup']['seconds_certificate'])} | {_ms(p['setup_rest'])} | {_ms(p['helper'])} "
@@ -430,7 +454,7 @@ def tables(results: list[dict[str, Any]], batch: dict[str, float] | None) -> str
         )
     phases = sorted({k for r in results for k in r["m"]["phases"]},
                     key=lambda k: -max(np.median(r["m"]["phases"].get(k, [0.0])) for r in results))  # fmt: skip
-    lines += ["", "| loop phase (main-thread CPU ms, median) | " + " | ".join(r["name"] for r in results) + " |",
+    lines += ["", "| loop phase (main-thread CPU ms, median) | " + " | ".join(label(r) for r in results) + " |",
               "|---" * (len(results) + 1) + "|"]  # fmt: skip
     for k in phases:
         lines.append(
@@ -438,19 +462,23 @@ def tables(results: list[dict[str, Any]], batch: dict[str, float] | None) -> str
             + " | ".join(_ms(r["m"]["phases"].get(k, np.zeros(1))) for r in results)
             + " |"
         )
-    lines += ["", goals(results, batch)]
-    if batch:
-        lines += ["", f"Batch (`explain_many`, one process, Adult RF-100, {batch['n']} undesired rows, seed 0): "
-                      f"{batch['per_wall']:.1f} explanations/s wall, {batch['per_cpu']:.1f} per CPU second "
-                      f"({batch['ok']}/{batch['n']} found)."]  # fmt: skip
+    same = [f"{r['same_answers']}/{r['n']} on {r['name']}" for r in results if "same_answers" in r]
+    if same:
+        lines += ["", "Explanations identical under both searches (the counterfactual tables, row by row): "
+                      + ", ".join(same) + "."]  # fmt: skip
+    lines += ["", goals(results, batches)]
+    for b in batches:
+        lines += ["", f"Batch (`explain_many`, one process, Adult RF-100, {b['n']} undesired rows, seed 0, {b['search']} "
+                      f"search): {b['per_wall']:.1f} explanations/s wall, {b['per_cpu']:.1f} per CPU second "
+                      f"({b['ok']}/{b['n']} found)."]  # fmt: skip
     return "\n".join(lines)
 
 
-def goals(results: list[dict[str, Any]], batch: dict[str, float] | None) -> str:
+def goals(results: list[dict[str, Any]], batches: list[dict[str, Any]]) -> str:
     """This run against the goals: the search (everything but scoring) <= 30 % of a compiled
     explanation, the wide table's median <= 150 ms, >= 40 explanations/s in a batch."""
     parts = [
-        f"search share <= 30 %: {'met' if r['parts']['share'] <= 0.30 else 'missed'} on {r['name']} "
+        f"search share <= 30 %: {'met' if r['parts']['share'] <= 0.30 else 'missed'} on {label(r)} "
         f"({r['parts']['share']:.0%})"
         for r in results
     ]
@@ -458,13 +486,13 @@ def goals(results: list[dict[str, Any]], batch: dict[str, float] | None) -> str:
         if r["name"].startswith("wide 1,000,000"):
             med = 1e3 * float(np.median(r["m"]["cpu"]))
             parts.append(
-                f"wide median <= 150 ms: {'met' if med <= 150 else 'missed'} ({med:.0f} ms)"
+                f"wide median <= 150 ms ({r['search']} search): {'met' if med <= 150 else 'missed'} ({med:.0f} ms)"
             )
-    if batch:
-        rate = batch["per_wall"]
+    for b in batches:
+        rate = b["per_wall"]
         parts.append(
-            f">= 40 explanations/s in a batch: {'met' if rate >= 40 else 'missed'} ({rate:.1f}/s wall, "
-            f"{batch['per_cpu']:.1f} per CPU second)"
+            f">= 40 explanations/s in a batch ({b['search']} search): {'met' if rate >= 40 else 'missed'} "
+            f"({rate:.1f}/s wall, {b['per_cpu']:.1f} per CPU second)"
         )
     return "Goals in this run: " + "; ".join(parts) + "."
 
@@ -512,6 +540,7 @@ def main() -> None:
         "--batch-n", type=int, default=100, help="rows of the explain_many batch (0: none)"
     )
     ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--search", default="numpy,compiled", help="the searches measured: numpy, compiled")
     ap.add_argument("--no-first-call", action="store_true", help="skip the fresh-process runs")
     ap.add_argument("--no-readme", action="store_true")
     ap.add_argument("--first-call-child", nargs="+", help=argparse.SUPPRESS)
@@ -523,18 +552,24 @@ def main() -> None:
     bad = [s for s in names if s not in MODELS]
     if bad or args.n < 1:
         ap.error(f"--models takes {MODELS} (got {bad}); --n must be at least 1")
+    searches = [s for s in args.search.split(",") if s]
+    if not searches or set(searches) - {"numpy", "compiled"}:
+        ap.error(f"--search takes numpy, compiled (got {args.search!r})")
+    if "compiled" in searches and importlib.util.find_spec("numba") is None:
+        print("numba is not installed: the compiled search is left out (pip install 'geco-cf[native]')", flush=True)
+        searches = [s for s in searches if s != "compiled"] or ["numpy"]
     start = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_line()}, {load_line()} at the start"
-    results, batch, firsts = [], None, []
+    results, batches, firsts = [], [], []
     with one_thread():
         for name in names:
             w = workload(name, args.n, args.wide_rows)
-            results.append(measure(w, args.wide_blackbox_n if name == "wide" else args.blackbox_n))
+            results += measure(w, args.wide_blackbox_n if name == "wide" else args.blackbox_n, searches)
             if name == "adult-rf" and args.batch_n > 0:
-                batch = batch_rate(w, args.batch_n)
+                batches = [batch_rate(w, args.batch_n, search) for search in searches]
             if name == "adult-rf" and not args.no_first_call:
                 firsts = first_calls(w)
             del w
-    text = f"Last run: {start}, {load_line()} at the end; one thread.\n\n" + tables(results, batch)
+    text = f"Last run: {start}, {load_line()} at the end; one thread.\n\n" + tables(results, batches)
     if firsts:
         text += "\n\n" + first_call_table(firsts)
     print("\n" + text)

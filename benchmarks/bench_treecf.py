@@ -4,7 +4,7 @@
     python benchmarks/bench_treecf.py [--n 30] [--blackbox-n 10] [--exact-n 10] [--exact-budget 2]
                                       [--exact-models rf100,xgb120x4,lgbm200] [--k 1]
                                       [--datasets adult,credit] [--models rf100,xgb120x4,...]
-                                      [--no-treecf] [--no-readme]
+                                      [--no-treecf] [--no-compiled-search] [--no-readme]
 
 Models (one-hot pipelines, fitted once and cached in geco's cache directory, predictions with one
 thread): on Adult and Credit, sklearn RF-100 (``geco.models.default_model``), XGBoost 120x4 and
@@ -33,13 +33,16 @@ sum of weight * |change| / sigma it minimises, over the encoded columns); featur
 ``--exact-models`` (by default the small ones: on RF-500 it overruns its budget many times); geco's black
 box (engine "blackbox") on the first ``--blackbox-n`` rows and compiled x = its median CPU over
 the compiled one's on those rows. geco returns ``--k`` counterfactuals (1: treecf returns one);
-its best is compared. Writes its tables between the "bench_treecf" markers of
-``benchmarks/README.md``.
+its best is compared. geco runs twice on the same rows: with the numpy search (the reference, the
+default) and, where numba is installed, with the compiled search (``native=True``: the
+generation's numba kernels), whose answers are the same (counted; the quality columns are the
+numpy search's). Writes its tables between the "bench_treecf" markers of ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import time
@@ -209,6 +212,7 @@ class Answer:
     tdistance: float = float("nan")
     changed: int = 0
     optimal: bool = False
+    answer: str = ""  # geco's counterfactual table (CSV), to compare its two searches
 
 
 class Judge:
@@ -250,17 +254,19 @@ class Judge:
 
 
 def run_geco(
-    explainer: Any, judge: Judge, X: pd.DataFrame, rows: np.ndarray, k: int
+    explainer: Any, judge: Judge, X: pd.DataFrame, rows: np.ndarray, k: int, native: bool = False
 ) -> list[Answer]:
-    explainer.explain(X.iloc[[int(rows[0])]], random_state=0, k=k)  # warm-up
+    explainer.explain(X.iloc[[int(rows[0])]], random_state=0, k=k, native=native)  # warm-up
     out = []
     for r in rows:
         x = X.iloc[[int(r)]]
         t0, c0 = time.perf_counter(), time.process_time()
-        res = explainer.explain(x, random_state=int(r), k=k)
+        res = explainer.explain(x, random_state=int(r), k=k, native=native)
         a = Answer(time.process_time() - c0, time.perf_counter() - t0)
         cf = res.counterfactuals.iloc[[0]] if res.success and len(res.counterfactuals) else None
-        out.append(judge.judge(a, x, cf))
+        a = judge.judge(a, x, cf)
+        a.answer = res.counterfactuals.to_csv()
+        out.append(a)
     return out
 
 
@@ -327,6 +333,9 @@ def setting(data: Any, kind: str, args: argparse.Namespace, tc: Any) -> dict[str
         target = target_for(tc, est, judge.col)
         out["left"] = sorted(set(left))
     out["geco"] = run_geco(explainer, judge, data.X, rows, args.k)
+    if args.compiled_search:
+        out["gecoc"] = run_geco(explainer, judge, data.X, rows, args.k, native=True)
+        out["same"] = sum(a.answer == b.answer for a, b in zip(out["geco"], out["gecoc"]))
     if args.blackbox_n > 0:
         bb = geco.Explainer(
             model,
@@ -345,7 +354,7 @@ def setting(data: Any, kind: str, args: argparse.Namespace, tc: Any) -> dict[str
     print(f"[{out['data']} {out['model']}] " + ", ".join(
         f"{side} {1e3 * np.median([a.cpu for a in out[side]]):.1f} ms CPU"
         f" ({1e3 * np.median([a.wall for a in out[side]]):.1f} wall)"
-        for side in ("geco", "treecf", "exact", "bb") if side in out), flush=True)  # fmt: skip
+        for side in ("geco", "gecoc", "treecf", "exact", "bb") if side in out), flush=True)  # fmt: skip
     return out
 
 
@@ -377,16 +386,24 @@ def _paired(g: list[Answer], t: list[Answer] | None, attr: str = "distance") -> 
     return f"{np.median(r):.2f}" if r else "-"
 
 
+def _ratio(a: list[Answer] | None, b: list[Answer] | None) -> str:
+    """Median CPU of ``a`` over ``b``'s."""
+    if not a or not b:
+        return "-"
+    return f"{np.median([x.cpu for x in a]) / np.median([x.cpu for x in b]):.2f}"
+
+
 def tables(results: list[dict[str, Any]]) -> str:
     lines = [
-        "| data | model | engine | rows | geco CPU ms median / p90 | treecf CPU ms median / p90 | geco / treecf (median CPU) "
+        "| data | model | engine | rows | geco CPU ms median / p90 | geco compiled search CPU ms median / p90 (same answers) "
+        "| treecf CPU ms median / p90 | geco / treecf (median CPU) | geco compiled search / treecf "
         "| treecf exact CPU ms median / p90 (proved optimal) | black box CPU ms median (rows) | compiled x black box (CPU) |",
-        "|---" * 10 + "|",
+        "|---" * 12 + "|",
     ]
     for r in results:
-        g, t, e, bb = r["geco"], r.get("treecf"), r.get("exact"), r.get("bb")
-        gm = np.median([a.cpu for a in g])
-        ratio = f"{gm / np.median([a.cpu for a in t]):.2f}" if t else "-"
+        g, t, e, bb, gc = r["geco"], r.get("treecf"), r.get("exact"), r.get("bb"), r.get("gecoc")
+        ratio, ratio_c = _ratio(g, t), _ratio(gc, t)
+        compiled = f"{_cpu(gc)} ({r['same']}/{len(gc)})" if gc else "-"
         ex = f"{_cpu(e)} ({_count(e, 'optimal')})" if e else "-"
         if bb:
             bm = np.median([a.cpu for a in bb])
@@ -396,7 +413,8 @@ def tables(results: list[dict[str, Any]]) -> str:
         else:
             bbs = "- | -"
         lines.append(
-            f"| {r['data']} | {r['model']} | {r['engine']} | {r['n']} | {_cpu(g)} | {_cpu(t)} | {ratio} | {ex} | {bbs} |"
+            f"| {r['data']} | {r['model']} | {r['engine']} | {r['n']} | {_cpu(g)} | {compiled} | {_cpu(t)} | {ratio} "
+            f"| {ratio_c} | {ex} | {bbs} |"
         )
     lines += [
         "",
@@ -417,6 +435,8 @@ def tables(results: list[dict[str, Any]]) -> str:
             + " / ".join(_med(s, "changed", ".0f") for s in sides) + " |"
         )  # fmt: skip
     lines += ["", goals(results)]
+    if any("gecoc" in r for r in results):
+        lines += ["", goals(results, "gecoc")]
     left = sorted({s for r in results for s in r.get("left", [])})
     if left:
         lines += [
@@ -428,10 +448,12 @@ def tables(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def goals(results: list[dict[str, Any]]) -> str:
-    """This run against the goals: on RF-100, XGBoost 120x4 and LightGBM 200 a median <= 20 ms,
-    p90 <= 50 ms and below treecf's median at equal or better validity, violations and distance;
-    RF-500 median <= 40 ms and >= 15x the black box; 500x6 boosting >= 5x the black box."""
+def goals(results: list[dict[str, Any]], side: str = "geco") -> str:
+    """This run against the goals, for geco's numpy search (``side`` "geco") or its compiled
+    search ("gecoc"): on RF-100, XGBoost 120x4 and LightGBM 200 a median <= 20 ms, p90 <= 50 ms
+    and below treecf's median at equal or better validity, violations and distance; RF-500
+    median <= 40 ms and >= 15x the black box; 500x6 boosting >= 5x the black box."""
+    results = [{**r, "geco": r[side]} for r in results if side in r]
 
     def cpu(ans: list[Answer], q: float) -> float:
         return 1e3 * float(np.percentile([a.cpu for a in ans], q))
@@ -477,7 +499,8 @@ def goals(results: list[dict[str, Any]]) -> str:
                 f"{r['data']} {label} {want}>= {x}x the black box: {'met' if ok else 'missed'} "
                 f"({cpu(r['geco'], 50):.0f} ms, {ratio:.1f}x)"
             )
-    return "Goals in this run: " + "; ".join(parts) + "."
+    search = "compiled" if side == "gecoc" else "numpy"
+    return f"Goals in this run ({search} search): " + "; ".join(parts) + "."
 
 
 def write_readme(body: str) -> None:
@@ -512,6 +535,7 @@ def main() -> None:
     ap.add_argument("--datasets", default="adult,credit")
     ap.add_argument("--models", default=",".join(LABELS))
     ap.add_argument("--no-treecf", action="store_true", help="the geco side only")
+    ap.add_argument("--no-compiled-search", action="store_true", help="geco's numpy search only")
     ap.add_argument("--no-readme", action="store_true")
     args = ap.parse_args()
     kinds = [m for m in args.models.split(",") if m]
@@ -525,6 +549,9 @@ def main() -> None:
     from geco.datasets import load_adult, load_credit
 
     tc = None if args.no_treecf else treecf_module()
+    args.compiled_search = not args.no_compiled_search and importlib.util.find_spec("numba") is not None
+    if not args.no_compiled_search and not args.compiled_search:
+        print("numba is not installed: geco's compiled search is left out (pip install 'geco-cf[native]')", flush=True)
     start = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_line()}, {load_line()} at the start"
     results = []
     with one_thread():

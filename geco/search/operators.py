@@ -57,6 +57,8 @@ class Context:
     rejected: dict[tuple[str, int], int] = field(default_factory=dict)
     #: the compiled kernels (geco.search.kernels) the operators may use, None for numpy only
     kernels: object | None = None
+    #: tables an operator derives from the context once and reads in every later call (by name)
+    tables: dict[str, object] = field(default_factory=dict)
 
     @property
     def n_groups(self) -> int:

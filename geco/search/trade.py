@@ -97,6 +97,15 @@ class _Sides:
         return out
 
 
+def _sides_of(ctx: Context, dist_spec) -> _Sides:
+    """``ctx``'s :class:`_Sides` under ``dist_spec``, built once per context (every polishing
+    operator of every round reads the same table)."""
+    held = ctx.tables.get("sides")
+    if held is None or held[0] is not dist_spec:
+        held = ctx.tables["sides"] = (dist_spec, _Sides(ctx, dist_spec))
+    return held[1]
+
+
 def _step_towards(ctx: Context, sides: _Sides, rows: np.ndarray, changed: np.ndarray, who: np.ndarray,
                   group: np.ndarray, own: np.ndarray, steps) -> None:
     """Move ``group[i]`` of row ``who[i]`` (in place; distance ``own[i]``) ``steps(count)``
@@ -124,7 +133,7 @@ def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Cand
     if len(parents) == 0 or per_parent < 1:
         return Candidates.empty(d, G)
     rng, st = ctx.rng, ctx.stacked
-    sides = _Sides(ctx, dist_spec)
+    sides = _sides_of(ctx, dist_spec)
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
     src = np.repeat(np.arange(len(parents)), per_parent)
     n = len(src)
@@ -166,7 +175,7 @@ def step_in(ctx: Context, parents: Candidates, dist_spec) -> Candidates:
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0:
         return Candidates.empty(d, G)
-    sides = _Sides(ctx, dist_spec)
+    sides = _sides_of(ctx, dist_spec)
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
     group, src = np.nonzero(parents.changed.T)  # group by group, as the children come
     rows, changed = parents.rows[src], parents.changed[src]
@@ -196,7 +205,7 @@ def concentrate(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -
     if len(who) == 0 or per_parent < 1:
         return Candidates.empty(d, G)
     rng, st = ctx.rng, ctx.stacked
-    sides = _Sides(ctx, dist_spec)
+    sides = _sides_of(ctx, dist_spec)
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
     src = np.repeat(who, per_parent)
     n = len(src)
@@ -284,7 +293,7 @@ def sweep_grid(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 
     if len(parents) == 0:
         return None
     st = ctx.stacked
-    sides = _Sides(ctx, dist_spec)
+    sides = _sides_of(ctx, dist_spec)
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
     # the parents with one group stepped in: every (parent, changed group, fraction)
     group, src = np.nonzero(parents.changed.T)
@@ -376,7 +385,7 @@ def single_grid(ctx: Context, dist_spec) -> Candidates:
     """Every group with a feasible space moved alone on a grid of its values on each side of
     ``x`` (:data:`SWEEP_REACH`): :func:`regroup`'s probes of which groups move the score."""
     G = ctx.n_groups
-    sides = _Sides(ctx, dist_spec)
+    sides = _sides_of(ctx, dist_spec)
     groups = np.flatnonzero(ctx.has_space)
     group = np.repeat(groups, 2)
     side = np.tile([-1.0, 1.0], len(groups))
@@ -407,7 +416,7 @@ def regroup(ctx: Context, parents: Candidates, dist_spec, probes: tuple[np.ndarr
     d, G = len(ctx.x), ctx.n_groups
     if len(parents) == 0 or parents.changed[0].sum() < REGROUP_MIN_CHANGED:
         return Candidates.empty(d, G)
-    sides = _Sides(ctx, dist_spec)
+    sides = _sides_of(ctx, dist_spec)
     p_rows, p_changed, p_prob = probes
     alone = p_changed.sum(axis=1) == 1
     p_group = p_changed.argmax(axis=1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -187,6 +188,14 @@ class Projection:
             total += self.additive.take(codes)
             np.maximum(top, self.linf.take(codes), out=top)
         return np.column_stack((total, top))
+
+    def status_and_sums(self, kernels: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`row_status` and :meth:`additive_sums`, in one compiled pass over the rows'
+        codes with ``kernels`` (:mod:`geco.search.kernels`; the same numbers), else theirs."""
+        if kernels is None:
+            return self.row_status(), self.additive_sums()
+        status, total, top = kernels.row_tables(self.index.codes, self.status, self.additive, self.linf)
+        return status, np.column_stack((total, top))
 
     def lower_bounds(self, sums: np.ndarray, idx: np.ndarray | None = None, skip_groups: Sequence[int] = ()) -> np.ndarray:
         """A lower bound of the distance of projected rows ``idx`` (default all) from their

@@ -26,6 +26,7 @@ __all__ = [
     "group_distances",
     "mutation",
     "new_rows",
+    "row_tables",
     "selection",
     "selective_mutation",
     "smallest",
@@ -942,3 +943,29 @@ def mutation(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, ha
         st.size, st.base, st.cumulative, st.weights, st.n_features, st.feature_start, st.features, st.value_start,
         st.values,
     )  # fmt: skip
+
+
+@_jit
+def _row_tables(codes, status, additive, linf):
+    G, N = codes.shape
+    out_status = np.zeros(N, dtype=np.uint8)
+    total = np.zeros(N)
+    top = np.zeros(N)
+    for g in range(G):  # group by group: each row's sum in the reference's order
+        for i in range(N):
+            c = codes[g, i]
+            out_status[i] |= status[c]
+            total[i] += additive[c]
+            v = linf[c]
+            if v > top[i] or v != v:  # np.maximum: NaN wins
+                top[i] = v
+    return out_status, total, top
+
+
+def row_tables(codes: np.ndarray, status: np.ndarray, additive: np.ndarray,
+               linf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Per desired row (``codes``: (G, N) flat tuple codes), in one pass: the OR of its groups'
+    ``status`` bits, the sum of their ``additive`` terms (group order) and the largest ``linf``
+    (what :meth:`geco.problem.seed_index.Projection.row_status` and ``additive_sums`` compute
+    group by group)."""
+    return _row_tables(np.ascontiguousarray(codes), status, additive, linf)

@@ -21,7 +21,7 @@ from geco.problem.feasible_space import implication_spaces, project
 from geco.problem.problem import Problem
 from geco.problem.seed_index import CHANGES, NOT_AS_IS, Projection, nearest_bounded
 from geco.search.config import SearchConfig, SearchOutcome
-from geco.search.loop import MAX_RESTARTS, run_search
+from geco.search.loop import MAX_RESTARTS, compiled_kernels, run_search
 from geco.search.operators import Context, action_cascade
 from geco.search.population import Candidates
 
@@ -64,7 +64,7 @@ def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Can
         setting.seed_index(desired), setting.domains, ctx.spaces, ctx.x, problem.required,
         problem.reported_distance, setting.one_feature_domains(),
     )  # fmt: skip
-    status = proj.row_status()
+    status, sums = proj.status_and_sums(compiled_kernels(config.native))
     first_broken = _first_broken_rule(proj, ctx, len(status))
     as_is = ((status & NOT_AS_IS) == 0) & (first_broken < 0)
     proven = np.flatnonzero(as_is)
@@ -80,7 +80,6 @@ def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Can
     moved, from_cascade = moved[alive], from_cascade[alive]
     fixed_at = np.cumsum(from_cascade) - 1  # row of ``fixed`` holding each repaired one
     tied = sorted({imp.group for imp in ctx.implications} | {int(g) for t in ctx.ties for g in t.groups})
-    sums = proj.additive_sums()
     lower_all = proj.lower_bounds(sums)
     lower = lower_all[moved]
     if from_cascade.any():  # their tied groups may have been redrawn: bounded without them

@@ -15,6 +15,7 @@ from geco.models import one_hot_pipeline
 from geco.problem.distance import DistanceSpec
 from geco.problem.feasible_space import feasible_space, group_domains
 from geco.problem.hashing import cell_hashes
+from geco.problem.seed_index import Projection
 from geco.search import kernels
 from geco.search.config import SearchConfig
 from geco.search.loop import GeneticSearch, compiled_kernels, niche
@@ -161,6 +162,21 @@ def test_explanations_match_the_reference(case):
         pd.testing.assert_frame_equal(ref.counterfactuals, nat.counterfactuals)
         for key in ("candidates_scored", "generations", "polish_rounds", "restarts", "stop"):
             assert ref.stats[key] == nat.stats[key], key
+
+
+def test_seed_rows_status_and_sums_equal_the_reference(case):
+    """The desired rows' status bits and additive sums in one compiled pass equal the group by
+    group numpy passes (the same sums in the same order)."""
+    explainer, rows = case
+    setting = explainer.setting
+    desired = SearchConfig().goal.meets(setting.seed_pool.proba)
+    for x in rows:
+        problem = explainer.problem(x)
+        ctx = context(problem, np.random.default_rng(0))
+        proj = Projection(setting.seed_index(desired), setting.domains, ctx.spaces, ctx.x, problem.required,
+                          problem.reported_distance, setting.one_feature_domains())  # fmt: skip
+        assert len(proj.index) > 0
+        _same(proj.status_and_sums(kernels), proj.status_and_sums(None), "status and sums")
 
 
 def test_environment_switch_selects_the_reference(monkeypatch):

@@ -346,7 +346,11 @@ class Explainer:
                 f"ignoring column(s) {[str(c) for c in unseen]} of x: the Explainer's X did not have them",
                 UserWarning, stacklevel=3,
             )  # fmt: skip
-        return x.drop(columns=[c for c in x.columns if c not in self.schema]).infer_objects()
+        extra = [c for c in x.columns if c not in self.schema]
+        kept = x.drop(columns=extra) if extra else x
+        # object columns (a row taken from a mixed frame) get their own dtypes; a frame without
+        # any is read as it is (no copy: encoding only reads it)
+        return kept.infer_objects() if any(dt == np.dtype(object) for dt in kept.dtypes) else kept
 
     def _config(self, overrides: dict[str, Any]) -> SearchConfig:
         fields = set(SearchConfig.__dataclass_fields__) - {"target"}  # set by the Explainer's arguments

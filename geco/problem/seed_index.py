@@ -115,13 +115,14 @@ class Projection:
     """The desired rows of ``index`` projected onto one instance's feasible spaces, read from
     per-tuple tables (see the module docstring); ``spec``: the distance the seeds are ordered
     by; ``singles``: the one-feature groups' domains end to end, whose tables are filled in one
-    pass."""
+    pass; ``kernels``: :mod:`geco.search.kernels` for the passes over the rows' codes (the same
+    sums in the same order), or None for numpy's."""
 
     def __init__(
         self, index: SeedIndex, domains: Sequence[GroupDomain], spaces: Sequence[GroupSpace],
-        x: np.ndarray, required: np.ndarray, spec: DistanceSpec, singles: SingleDomains,
+        x: np.ndarray, required: np.ndarray, spec: DistanceSpec, singles: SingleDomains, kernels: Any = None,
     ) -> None:  # fmt: skip
-        self.index, self.x, self.spec = index, x, spec
+        self.index, self.x, self.spec, self.kernels = index, x, spec, kernels
         offsets = index.offsets
         total = int(offsets[-1])
         self.in_space = np.zeros(total, dtype=bool)  # the row keeps its tuple, which differs from x's
@@ -189,12 +190,12 @@ class Projection:
             np.maximum(top, self.linf.take(codes), out=top)
         return np.column_stack((total, top))
 
-    def status_and_sums(self, kernels: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def status_and_sums(self) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`row_status` and :meth:`additive_sums`, in one compiled pass over the rows'
-        codes with ``kernels`` (:mod:`geco.search.kernels`; the same numbers), else theirs."""
-        if kernels is None:
+        codes with the kernels (the same numbers)."""
+        if self.kernels is None:
             return self.row_status(), self.additive_sums()
-        status, total, top = kernels.row_tables(self.index.codes, self.status, self.additive, self.linf)
+        status, total, top = self.kernels.row_tables(self.index.codes, self.status, self.additive, self.linf)
         return status, np.column_stack((total, top))
 
     def lower_bounds(self, sums: np.ndarray, idx: np.ndarray | None = None, skip_groups: Sequence[int] = ()) -> np.ndarray:
@@ -212,11 +213,17 @@ class Projection:
         # the others' additive terms alone (their linf is not known without the skipped
         # groups'); the difference of two sums rounds by a few ulps of the larger one
         return np.maximum(0.0, (sums[:, 0] - skipped) * (1.0 - _SLACK) - _SLACK * sums[:, 0])
+
     def tight_bounds(self, idx: np.ndarray, skip_groups: Sequence[int] = ()) -> np.ndarray:
         """The distance of each projected row ``idx`` summed group by group (another order than
         the exact sums: lowered by the rounding's slack), leaving out ``skip_groups`` (groups
         something else may still change): a lower bound."""
         w2, w3 = self.spec.weights[2:]
+        if self.kernels is not None:
+            skipped = np.zeros(len(self.index.codes), dtype=bool)
+            skipped[list(skip_groups)] = True
+            linear, squares, top = self.kernels.tight_sums(self.index.codes, idx, skipped, self.terms)
+            return (linear + w2 * np.sqrt(squares / self.spec.n) + w3 * top) * (1.0 - _SLACK)
         linear, squares, top = np.zeros(len(idx)), np.zeros(len(idx)), np.zeros(len(idx))
         skip = set(skip_groups)
         for g, codes in enumerate(self.index.codes):

@@ -30,6 +30,7 @@ __all__ = [
     "selection",
     "selective_mutation",
     "smallest",
+    "tight_sums",
     "walk_back",
 ]
 
@@ -969,3 +970,30 @@ def row_tables(codes: np.ndarray, status: np.ndarray, additive: np.ndarray,
     (what :meth:`geco.problem.seed_index.Projection.row_status` and ``additive_sums`` compute
     group by group)."""
     return _row_tables(np.ascontiguousarray(codes), status, additive, linf)
+
+
+@_jit
+def _tight_sums(codes, idx, skip, linear_terms, square_terms, top_terms):
+    G = codes.shape[0]
+    m = len(idx)
+    linear = np.zeros(m)
+    squares = np.zeros(m)
+    top = np.zeros(m)
+    for g in range(G):  # group by group: each row's sums in the reference's order
+        if skip[g]:
+            continue
+        for k in range(m):
+            c = codes[g, idx[k]]
+            linear[k] += linear_terms[c]
+            squares[k] += square_terms[c]
+            v = top_terms[c]
+            if v > top[k] or v != v:  # np.maximum: NaN wins
+                top[k] = v
+    return linear, squares, top
+
+
+def tight_sums(codes: np.ndarray, idx: np.ndarray, skip: np.ndarray, terms: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """For desired rows ``idx``: the sums of their groups' first two ``terms`` and the largest of
+    the third, leaving out the groups ``skip`` marks (what
+    :meth:`geco.problem.seed_index.Projection.tight_bounds` sums group by group)."""
+    return _tight_sums(np.ascontiguousarray(codes), np.asarray(idx, dtype=np.intp), skip, *terms)

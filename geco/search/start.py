@@ -62,9 +62,9 @@ def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Can
         return Candidates.empty(d, G)
     proj = Projection(
         setting.seed_index(desired), setting.domains, ctx.spaces, ctx.x, problem.required,
-        problem.reported_distance, setting.one_feature_domains(),
+        problem.reported_distance, setting.one_feature_domains(), compiled_kernels(config.native),
     )  # fmt: skip
-    status, sums = proj.status_and_sums(compiled_kernels(config.native))
+    status, sums = proj.status_and_sums()
     first_broken = _first_broken_rule(proj, ctx, len(status))
     as_is = ((status & NOT_AS_IS) == 0) & (first_broken < 0)
     proven = np.flatnonzero(as_is)

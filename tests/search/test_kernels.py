@@ -164,19 +164,24 @@ def test_explanations_match_the_reference(case):
             assert ref.stats[key] == nat.stats[key], key
 
 
-def test_seed_rows_status_and_sums_equal_the_reference(case):
-    """The desired rows' status bits and additive sums in one compiled pass equal the group by
-    group numpy passes (the same sums in the same order)."""
+def test_seed_rows_passes_equal_the_reference(case):
+    """The desired rows' status bits, additive sums and tight bounds (with and without groups
+    left out) in compiled passes equal the group by group numpy passes (the same sums in the
+    same order)."""
     explainer, rows = case
     setting = explainer.setting
     desired = SearchConfig().goal.meets(setting.seed_pool.proba)
     for x in rows:
         problem = explainer.problem(x)
         ctx = context(problem, np.random.default_rng(0))
-        proj = Projection(setting.seed_index(desired), setting.domains, ctx.spaces, ctx.x, problem.required,
-                          problem.reported_distance, setting.one_feature_domains())  # fmt: skip
-        assert len(proj.index) > 0
-        _same(proj.status_and_sums(kernels), proj.status_and_sums(None), "status and sums")
+        both = [Projection(setting.seed_index(desired), setting.domains, ctx.spaces, ctx.x, problem.required,
+                           problem.reported_distance, setting.one_feature_domains(), k) for k in (None, kernels)]  # fmt: skip
+        ref, got = both
+        assert len(ref.index) > 0
+        _same(got.status_and_sums(), ref.status_and_sums(), "status and sums")
+        idx = np.random.default_rng(1).permutation(len(ref.index))[: max(1, len(ref.index) // 3)]
+        for skip in ((), (0,), tuple(range(1, len(ref.index.codes), 2))):
+            _same(got.tight_bounds(idx, skip), ref.tight_bounds(idx, skip), f"tight bounds, skipping {skip}")
 
 
 def test_environment_switch_selects_the_reference(monkeypatch):

@@ -9,10 +9,12 @@ back into it (:meth:`Archive.pool`) and returns it along with the final populati
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 
 from geco.search.population import Pool, key_words
+from geco.search.ranking import nearest
 
 __all__ = ["Archive"]
 
@@ -23,9 +25,11 @@ class Archive:
     """The best counterfactual of every Δ seen, in the order the Δ were first archived: rows,
     changed groups (also as key words), row hashes, probability, distance and score in growing
     arrays (one slot per Δ; the first ``len(archive)`` are filled). ``slot`` maps a Δ key to its
-    slot, ``keys`` lists the keys by slot."""
+    slot, ``keys`` lists the keys by slot. ``kernels``: :mod:`geco.search.kernels` to pick the
+    options with (the same picks), or None."""
 
-    def __init__(self, d: int, g: int):
+    def __init__(self, d: int, g: int, kernels: Any = None):
+        self.kernels = kernels
         self.slot: dict[Hashable, int] = {}
         self.keys: list[Hashable] = []
         self.n = 0
@@ -83,10 +87,19 @@ class Archive:
         if not self.n:
             return out, keys
         scores = self.score[: self.n]
-        by_score = np.argsort(scores, kind="stable")
+        width = 8 * count
+        by_score = nearest(scores, width)  # the first chunk; the whole order only when needed
+        if self.kernels is not None:  # one greedy pass, widened to every Δ when the chunk falls short
+            picks = self.kernels.distinct_options(by_score, self.words, count)
+            if len(picks) < count and len(by_score) < self.n:
+                picks = self.kernels.distinct_options(np.argsort(scores, kind="stable"), self.words, count)
+            out[: len(picks)] = scores[picks]
+            return out, [self.keys[j] for j in picks.tolist()]
         picks: list[int] = []
-        start, width = 0, 8 * count
-        while len(picks) < count and start < len(by_score):
+        start = 0
+        while len(picks) < count and start < self.n:
+            if len(by_score) < min(start + width, self.n):
+                by_score = np.argsort(scores, kind="stable")
             cand = by_score[start : start + width]
             start, width = start + width, 4 * width
             words = self.words[cand]  # changed groups as bit words: w ⊇ p iff w & p == p

@@ -23,6 +23,7 @@ __all__ = [
     "by_keys",
     "crossover",
     "distinct_children",
+    "distinct_options",
     "group_distances",
     "mutation",
     "new_rows",
@@ -997,3 +998,35 @@ def tight_sums(codes: np.ndarray, idx: np.ndarray, skip: np.ndarray, terms: tupl
     the third, leaving out the groups ``skip`` marks (what
     :meth:`geco.problem.seed_index.Projection.tight_bounds` sums group by group)."""
     return _tight_sums(np.ascontiguousarray(codes), np.asarray(idx, dtype=np.intp), skip, *terms)
+
+
+@_jit
+def _distinct_options(order, words, count):
+    picks = np.empty(count, dtype=np.intp)
+    n_picks = 0
+    n_words = words.shape[1]
+    for i in order:
+        if n_picks == count:
+            break
+        covered = False
+        for t in range(n_picks):
+            p = picks[t]
+            inside = True
+            for c in range(n_words):
+                if words[i, c] & words[p, c] != words[p, c]:
+                    inside = False
+                    break
+            if inside:
+                covered = True
+                break
+        if not covered:
+            picks[n_picks] = i
+            n_picks += 1
+    return picks[:n_picks]
+
+
+def distinct_options(order: np.ndarray, words: np.ndarray, count: int) -> np.ndarray:
+    """The first ``count`` rows in ``order`` whose key ``words`` include no earlier pick's (a
+    greedy pick of distinct kinds of change, as :meth:`geco.search.archive.Archive.options`
+    makes it chunk by chunk)."""
+    return _distinct_options(np.asarray(order, dtype=np.intp), np.ascontiguousarray(words), int(count))

@@ -244,7 +244,8 @@ class GeneticSearch:
         self.row_cols = None if self.full else np.bincount(ctx.group_of_feature, minlength=self.g)
         self.seed_pool = seeds if seeds is not None else Candidates.empty(self.d, self.g)
         self.seeds_used = 0
-        self.archive = Archive(self.d, self.g)
+        self.kernels = compiled_kernels(config.native)
+        self.archive = Archive(self.d, self.g, self.kernels)
         self.timer = PhaseTimer()
         self.candidates_scored = 0
         self.blocks_scored = 0
@@ -253,7 +254,6 @@ class GeneticSearch:
         self.deadline = None if config.time_budget is None else time.perf_counter() + config.time_budget
         self.timed_out = False
         self.budget_cuts: list[str] = []
-        self.kernels = compiled_kernels(config.native)
         ctx.kernels = self.kernels
         self.cell_terms = dist_spec.cell_terms()
 

@@ -24,8 +24,9 @@ from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.loop import MAX_RESTARTS, compiled_kernels, run_search
 from geco.search.operators import Context, action_cascade
 from geco.search.population import Candidates
+from geco.search.ranking import nearest
 
-__all__ = ["context", "nearest", "reference_seed_candidates", "search", "seed_candidates"]
+__all__ = ["context", "reference_seed_candidates", "search", "seed_candidates"]
 
 
 def context(problem: Problem, rng: np.random.Generator) -> Context:
@@ -37,16 +38,6 @@ def context(problem: Problem, rng: np.random.Generator) -> Context:
         implication_spaces=implication_spaces(problem.spaces, grounded.implications),
         cross_rules=list(grounded.cross_rules), rng=rng,
     )  # fmt: skip
-
-
-def nearest(dist: np.ndarray, count: int) -> np.ndarray:
-    """Indices of the ``count`` smallest of ``dist`` in stable sorted order: what
-    ``np.argsort(dist, kind="stable")[:count]`` gives, without sorting everything."""
-    if len(dist) <= count:
-        return np.argsort(dist, kind="stable")
-    bound = np.partition(dist, count - 1)[count - 1]
-    within = np.flatnonzero(dist <= bound)  # ties at the bound included, in index order
-    return within[np.argsort(dist[within], kind="stable")][:count]
 
 
 def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Candidates:

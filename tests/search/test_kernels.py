@@ -17,6 +17,7 @@ from geco.problem.feasible_space import feasible_space, group_domains
 from geco.problem.hashing import cell_hashes
 from geco.problem.seed_index import Projection
 from geco.search import kernels
+from geco.search.archive import Archive
 from geco.search.config import SearchConfig
 from geco.search.loop import GeneticSearch, compiled_kernels, niche
 from geco.search.operators import Context, group_distances, mutation, selective_mutation
@@ -182,6 +183,28 @@ def test_seed_rows_passes_equal_the_reference(case):
         idx = np.random.default_rng(1).permutation(len(ref.index))[: max(1, len(ref.index) // 3)]
         for skip in ((), (0,), tuple(range(1, len(ref.index.codes), 2))):
             _same(got.tight_bounds(idx, skip), ref.tight_bounds(idx, skip), f"tight bounds, skipping {skip}")
+
+
+@pytest.mark.parametrize("n_groups", [12, 70])
+def test_archive_options_equal_the_reference(n_groups):
+    """The compiled greedy pick of distinct options equals the numpy one chunk by chunk: an
+    archive where supersets of a few best Δ fill the first chunks (the pick must widen), ties
+    in the scores, keys of one and of two words."""
+    rng = np.random.default_rng(n_groups)
+    n = 3000
+    changed = rng.random((n, n_groups)) < 0.1
+    changed[: n // 2, :3] = True  # supersets of one another's first groups
+    score = np.round(rng.random(n), 2) + changed.sum(axis=1) * 0.001
+    score[: n // 2] -= 1.0
+    archives = [Archive(1, n_groups, k) for k in (None, kernels)]
+    for a in archives:
+        keys = [bytes(r) for r in np.packbits(changed, axis=1)]
+        a.offer(keys, np.zeros((n, 1)), changed, np.arange(n, dtype=np.uint64), score, score, score)
+    for count in (1, 3, 10, 40):
+        ref, got = (a.options(count) for a in archives)
+        _same(got[0], ref[0], f"scores, count {count}")
+        assert got[1] == ref[1], count
+    assert len(ref[1]) >= 2
 
 
 def test_environment_switch_selects_the_reference(monkeypatch):

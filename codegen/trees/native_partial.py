@@ -183,14 +183,13 @@ class BoundX:
             self._paths = Pinned(masks=masks)
         return self._paths["masks"]
 
-    def score_rows(self, rows: np.ndarray, walk_share: float = 0.125,
-                   blocks: tuple[np.ndarray, Sequence[tuple[int, ...]]] | None = None) -> np.ndarray:  # fmt: skip
+    def score_rows(self, rows: np.ndarray, walk_share: float = 0.125) -> np.ndarray:
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
         bit): where the forest has the branch-free walker and the call at least
         :data:`WALK_MIN_ROWS` rows, the walker or the branchy walk, whichever measured cheaper
-        (:meth:`NativePartial.full_rows`), else :meth:`score_rows_branchy` (``blocks``: as there)."""
+        (:meth:`NativePartial.full_rows`), else :meth:`score_rows_branchy`."""
         if self.native.walker is None or len(rows) < WALK_MIN_ROWS:
-            return self.score_rows_branchy(rows, walk_share, blocks)
+            return self.score_rows_branchy(rows, walk_share)
         return self.native.full_rows(rows)
 
     def walk_rows(self, rows: np.ndarray) -> np.ndarray:
@@ -198,19 +197,14 @@ class BoundX:
         (:meth:`NativePartial.walk_rows`; it needs nothing of ``x``)."""
         return self.native.walk_rows(rows)
 
-    def score_rows_branchy(self, rows: np.ndarray, walk_share: float = 0.125,
-                           blocks: tuple[np.ndarray, Sequence[tuple[int, ...]]] | None = None) -> np.ndarray:  # fmt: skip
+    def score_rows_branchy(self, rows: np.ndarray, walk_share: float = 0.125) -> np.ndarray:
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
         bit). A row that differs from x in at most ``walk_share`` of the forest's columns is walked
         from x's binding, skipping every tree and subtree whose x-path tests none of them (a
         wide table's candidates change a few of a hundred columns); the others, where hardly a
         tree could be skipped and the masks would only cost, go to the full kernel (on Credit's
         23 columns walking every row from x measured 1.4x slower), and so do all rows until
-        enough are near x to pay for the path masks (:meth:`path_masks`, a pass over the nodes).
-        ``blocks`` = (starts, deltas): the rows from ``starts[i]`` on differ from x at most in the
-        columns ``deltas[i]``, which then stand for the columns each row differs in (a mask
-        covering a row's differences walks it to the same leaves) instead of comparing every
-        cell with x."""
+        enough are near x to pay for the path masks (:meth:`path_masks`, a pass over the nodes)."""
         full = self.native.full
         rows = np.ascontiguousarray(rows, dtype=np.float64)
         n = len(rows)
@@ -219,40 +213,19 @@ class BoundX:
         if rows.shape[1] < full.width:
             raise ValueError(f"rows have {rows.shape[1]} columns, the forest reads {full.width}")
         W = _words(full.width)
-        if blocks is None:
-            differs = np.zeros((n, 64 * W), dtype=bool)
-            differs[:, : full.width] = rows[:, : full.width] != self.buffers["x"][: full.width]  # NaN differs
-            few = np.count_nonzero(differs, axis=1) <= walk_share * full.width
-            masks = None
-        else:
-            few, masks = self._block_masks(n, W, walk_share, *blocks)
+        differs = np.zeros((n, 64 * W), dtype=bool)
+        differs[:, : full.width] = rows[:, : full.width] != self.buffers["x"][: full.width]  # NaN differs
+        few = np.count_nonzero(differs, axis=1) <= walk_share * full.width
         # the path masks cost a pass over every node (once per x): worth it for enough such rows
         worth = self._paths is not None or 8 * int(few.sum()) * len(full.troot) >= len(full.nodes)
         if not few.any() or not worth:
             return run_kernel(full, rows)
         if few.all():
-            return self._walk(rows, np.packbits(differs, axis=1, bitorder="little").view(np.uint64) if masks is None else masks)
+            return self._walk(rows, np.packbits(differs, axis=1, bitorder="little").view(np.uint64))
         out = np.empty((n, full.K))
-        walked = np.packbits(differs[few], axis=1, bitorder="little").view(np.uint64) if masks is None else masks[few]
-        out[few] = self._walk(rows[few], walked)
+        out[few] = self._walk(rows[few], np.packbits(differs[few], axis=1, bitorder="little").view(np.uint64))
         out[~few] = run_kernel(full, rows[~few])
         return out
-
-    def _block_masks(self, n: int, W: int, walk_share: float, starts: np.ndarray,
-                     deltas: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """Per row of :meth:`score_rows_branchy`'s ``blocks``: whether its Δ has at most
-        ``walk_share`` of the forest's columns, and the (n, W) mask of the Δ's columns."""
-        width = self.native.full.width
-        sizes = np.diff(np.append(np.asarray(starts, dtype=np.intp), n))
-        lens = np.fromiter((len(d) for d in deltas), dtype=np.intp, count=len(deltas))
-        cols = np.fromiter((c for d in deltas for c in d), dtype=np.intp, count=int(lens.sum()))
-        owner = np.repeat(np.arange(len(deltas)), lens)
-        inside = cols < width  # columns the forest never reads cannot change its numbers
-        bits = np.zeros((len(deltas), 64 * W), dtype=bool)
-        bits[owner[inside], cols[inside]] = True
-        words = np.packbits(bits, axis=1, bitorder="little").view(np.uint64)
-        few = np.repeat(bits.sum(axis=1) <= walk_share * width, sizes)
-        return few, np.repeat(words, sizes, axis=0)
 
     def _walk(self, rows: np.ndarray, row_masks: np.ndarray) -> np.ndarray:
         """``@xwalk_rows`` on C-contiguous rows with their (n, W) masks of differing columns."""

@@ -395,7 +395,7 @@ class BoundTreeScorer:
         route = self._delta_rows_route
         t0 = time.perf_counter()
         if route == "whole":
-            prob = self._probabilities(self.bound_x().score_rows(rows, blocks=(starts, deltas)))
+            prob = self._probabilities(self.bound_x().score_rows(rows))
             dt = time.perf_counter() - t0
             p.stats["full_kernel_seconds"] += dt
             p.stats["blocks_whole"] += 1

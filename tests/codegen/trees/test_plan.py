@@ -308,34 +308,6 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
     assert compared > 1000
 
 
-def test_rows_walked_by_their_delta_equal_the_full_kernel(fitted, forests):
-    """Rows grouped by Δ walked from x with their Δ's columns as the mask (a row keeping x's
-    value in some of them included: the mask covers more than the row's differences) give the
-    full kernel's accumulators bit for bit, at every share."""
-    rng = np.random.default_rng(12)
-    for name, _model, _schema, X, _desired in fitted:
-        forest = forests[name]
-        full = kernel_arrays_forest(forest)
-        native = NativePartial(forest, full)
-        x = X[rng.integers(len(X))].copy()
-        bx = native.bind(x)
-        bx.path_masks()
-        d = len(x)
-        deltas = [tuple(sorted(rng.choice(d, int(k), replace=False).tolist())) for k in rng.integers(1, d + 1, 12)]
-        parts = []
-        for delta in deltas:
-            block = np.tile(x, (15, 1))
-            block[:, list(delta)] = delta_block(forest, X, delta, rng, 15)
-            block[::4, delta[0]] = x[delta[0]]  # some rows keep x's value in a Δ column
-            parts.append(block)
-        rows = np.concatenate(parts)
-        starts = np.arange(0, len(rows), 15)
-        want = run_kernel(full, rows)
-        for share in (1.0, 0.125, 0.0):
-            got = bx.score_rows_branchy(rows, share, blocks=(starts, deltas))
-            np.testing.assert_array_equal(got, want, err_msg=f"{name} {share}")
-
-
 @pytest.mark.parametrize("walk_min", [1, 10**9])
 @pytest.mark.parametrize("route", ["tiers", "whole"])
 def test_full_rows_by_delta_equal_the_blocks_of_their_columns(

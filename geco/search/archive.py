@@ -42,9 +42,11 @@ class Archive:
         return self.n
 
     def offer(self, keys: Sequence[Hashable], rows: np.ndarray, changed: np.ndarray, hashes: np.ndarray,
-              prob: np.ndarray, dist: np.ndarray, score: np.ndarray) -> None:  # fmt: skip
-        """Keep each row (of distinct Δ ``keys``) that is its Δ's first or beats its best."""
-        slots = np.array([self.slot.get(key, -1) for key in keys], dtype=np.intp)
+              prob: np.ndarray, dist: np.ndarray, score: np.ndarray, words: np.ndarray | None = None) -> None:  # fmt: skip
+        """Keep each row (of distinct Δ ``keys``) that is its Δ's first or beats its best;
+        ``words``: the rows' key words when the caller has them (else made from ``changed``)."""
+        get = self.slot.get
+        slots = np.fromiter((get(key, -1) for key in keys), dtype=np.intp, count=len(keys))
         old = np.flatnonzero(slots >= 0)
         better = old[score[old] < self.score[slots[old]]]
         fresh = np.flatnonzero(slots < 0)
@@ -53,14 +55,15 @@ class Archive:
             if n > len(self.score):
                 self._grow(max(n, 2 * len(self.score)))
             slots[fresh] = np.arange(self.n, n)
-            for i in fresh.tolist():
-                self.slot[keys[i]] = len(self.keys)
-                self.keys.append(keys[i])
+            added = [keys[i] for i in fresh.tolist()]
+            self.slot.update(zip(added, range(self.n, n)))
+            self.keys.extend(added)
             self.n = n
         take = np.concatenate([fresh, better])
         at = slots[take]
         self.rows[at], self.changed[at] = rows[take], changed[take]
-        self.words[at], self.hashes[at] = key_words(changed[take]), hashes[take]
+        self.words[at] = key_words(changed[take]) if words is None else words[take]
+        self.hashes[at] = hashes[take]
         self.prob[at], self.dist[at], self.score[at] = prob[take], dist[take], score[take]
 
     def _grow(self, size: int) -> None:

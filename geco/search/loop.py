@@ -586,7 +586,7 @@ class GeneticSearch:
         has = np.flatnonzero(np.isfinite(cf_score[first]))
         best = first[has]
         self.archive.offer(new.block_keys(starts[has]), new.rows[best], new.changed[best], new.hashes[best],
-                           new.prob[best], new.dist[best], new.score[best])  # fmt: skip
+                           new.prob[best], new.dist[best], new.score[best], new.words[best])  # fmt: skip
 
     def restore(self, population: Pool, keys: list[Hashable]) -> Pool:
         """``population`` with the archived best row of each Δ of ``keys`` it lacks."""

@@ -22,7 +22,7 @@ class SearchConfig:
     ``native``: run the generation's bookkeeping (de-duplication, distances, key words,
     selection) and its mutation operators in compiled kernels (:mod:`geco.search.kernels`,
     numba), with the same draws and results as the numpy reference (``native=False``, the default: loading
-    the kernels costs ~2 s CPU per process and compiling them ~18 s once per install, more than
+    the kernels costs ~1 s CPU per process and compiling them ~7 s once per install, more than
     they save on a few explanations). Install ``geco-cf[native]`` for them. The environment
     variable ``GECO_SEARCH_NATIVE=1`` turns them on for every search, ``0`` off; without numba
     the reference runs."""

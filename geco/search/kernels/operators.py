@@ -1,85 +1,20 @@
-"""The search's per-generation bookkeeping compiled with numba: one pass per phase instead of a
-few dozen numpy calls on small per-Δ arrays, which is where the loop's time went.
-
-Each kernel computes exactly what the numpy code it stands for computes (same sums in the same
-order, same tie rules); the random draws are the numpy reference's: made by the callers and passed in, or made
-inside a kernel from the caller's ``numpy.random.Generator`` itself (numba draws from its bit
-generator in numpy's own order), call for call and shape for shape as the reference makes them,
-so the random stream and therefore the explanations are the same. The numpy code stays the
-reference (``SearchConfig.native=False``); tests/search/test_kernels.py runs both side by side.
-
-This module imports numba: import it lazily, where a search starts (``import geco`` must not pay
-for numba). Kernels are compiled on first use and cached on disk (``cache=True``: beside this
-file, or in numba's user cache directory when the package directory is read-only).
-"""
+"""The genetic operators compiled: random picks of groups, per-group distances, crossover and
+walk-back children from their draws, and mutation, selective mutation and their distinct draws
+each in one pass that draws from the search's own ``numpy.random.Generator`` call for call as
+the numpy operators (:mod:`geco.search.operators`, :mod:`geco.search.stacked`) do."""
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-__all__ = [
-    "block_best",
-    "by_keys",
-    "crossover",
-    "distinct_children",
-    "distinct_options",
-    "group_distances",
-    "mutation",
-    "new_rows",
-    "row_tables",
-    "selection",
-    "selective_mutation",
-    "smallest",
-    "tight_sums",
-    "walk_back",
-]
+from geco.search.kernels.common import combine, jit, stable_order, true_indices
 
-_jit = nb.njit(cache=True, nogil=True, error_model="numpy")
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
+__all__ = ["by_keys", "crossover", "distinct_children", "group_distances", "mutation", "selective_mutation", "smallest",
+           "walk_back"]
 
 
-# numba's own sorts cost seconds each to compile on first use; these plain loops cost little
 
-
-@_jit
-def _stable_order(keys):
-    """Indices sorting ``keys`` ascending, equal keys in index order (as a stable argsort):
-    bottom-up merge sort."""
-    n = len(keys)
-    a = np.arange(n)
-    b = np.empty(n, dtype=np.intp)
-    width = 1
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, t = lo, mid, lo
-            while i < mid and j < hi:
-                if keys[a[j]] < keys[a[i]]:
-                    b[t] = a[j]
-                    j += 1
-                else:
-                    b[t] = a[i]
-                    i += 1
-                t += 1
-            while i < mid:
-                b[t] = a[i]
-                i += 1
-                t += 1
-            while j < hi:
-                b[t] = a[j]
-                j += 1
-                t += 1
-        a, b = b, a
-        width *= 2
-    return a
-
-
-@_jit
+@jit
 def _insertion_order(keys, order, k):
     """``order[:k]`` sorted by ``keys`` (stable), in place: for the few entries of one row."""
     for t in range(1, k):
@@ -91,222 +26,34 @@ def _insertion_order(keys, order, k):
         order[p] = v
 
 
-@_jit
-def _true_indices(mask):
-    count = 0
-    for v in mask:
-        count += v
-    out = np.empty(count, dtype=np.intp)
-    t = 0
-    for i in range(len(mask)):
-        if mask[i]:
-            out[t] = i
-            t += 1
-    return out
-
-
-@_jit
-def _mix(z):
-    """splitmix64's finaliser (as geco.problem.hashing's)."""
-    z ^= z >> np.uint64(30)
-    z *= _M1
-    z ^= z >> np.uint64(27)
-    z *= _M2
-    z ^= z >> np.uint64(31)
-    return z
-
-
-@_jit
-def _combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features):
-    """A distance from its sums, in ``DistanceSpec.of_cells``'s order of operations (a row
-    without cells has ``mx`` 0, which adds nothing)."""
-    out = 0.0
-    if w0:
-        out += w0 * l0 / n_features
-    if w1:
-        out += w1 * s1 / n_features
-    if w2:
-        out += w2 * np.sqrt(s2 / n_features)
-    if w3:
-        out += w3 * mx
-    return out
-
-
-@_jit
-def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features):
-    """Per row, over the cells of its changed groups (column order): the cell hash (wrapping sum
-    of mixed cells, as ``cell_hashes``) and the distance (as ``DistanceSpec.of_cells`` over
-    ``DistanceSpec.cells``: sequential sums, the max of the differences). Each row first lists
-    its changed groups' columns in column order (without a branch), then prices and hashes those
-    cells alone: a wide table's row changes a few of its hundred columns."""
-    n, d = rows.shape
-    w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
-    salt = np.empty(d, dtype=np.uint64)
-    for j in range(d):
-        salt[j] = _mix(np.uint64(j) + _GOLDEN)
-    hashes = np.zeros(n, dtype=np.uint64)
-    dist = np.zeros(n)
-    cols = np.empty(d + 1, dtype=np.intp)
+@jit
+def _smallest(keys, allowed, count):
+    n, g = keys.shape
+    out = np.zeros((n, g), dtype=np.bool_)
+    order = np.empty(g, dtype=np.intp)
     for i in range(n):
-        h = np.uint64(0)
-        l0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        mx = 0.0
         k = 0
-        for j in range(d):
-            cols[k] = j
-            k += changed[i, gof[j]]
-        for t in range(k):
-            j = cols[t]
-            v = rows[i, j]
-            xc = x[j]
-            diff = min(abs(v - xc) / scale[j], cap[j])
-            if priced:
-                cost = up[j] if v > xc else down[j]
-                l0 += cost if diff != 0 else 0.0
-                diff = diff * cost
-            else:
-                l0 += 1.0 if diff != 0 else 0.0
-            s1 += diff
-            s2 += diff * diff
-            mx = max(mx, diff)
-            h += _mix(bits[i, j] ^ salt[j])
-        hashes[i] = h
-        dist[i] = _combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features)
-    return hashes, dist
-
-
-@_jit
-def _fresh(old_hashes, hashes):
-    """Indices (ascending) of the rows whose hash is neither an old one nor an earlier row's:
-    the first occurrences ``np.unique(concat(old, new), return_index=True)`` keeps of new rows.
-    An open-addressing set of the hashes seen, so no sort."""
-    size = 16
-    while size < 2 * (len(old_hashes) + len(hashes)):
-        size *= 2
-    mask = np.uint64(size - 1)
-    table = np.zeros(size, dtype=np.uint64)
-    used = np.zeros(size, dtype=np.bool_)
-    for hv in old_hashes:
-        slot = _mix(hv) & mask
-        while used[slot] and table[slot] != hv:
-            slot = (slot + np.uint64(1)) & mask
-        used[slot] = True
-        table[slot] = hv
-    keep = np.empty(len(hashes), dtype=np.intp)
-    kept = 0
-    for i in range(len(hashes)):
-        hv = hashes[i]
-        slot = _mix(hv) & mask
-        while used[slot] and table[slot] != hv:
-            slot = (slot + np.uint64(1)) & mask
-        if used[slot]:
-            continue
-        used[slot] = True
-        table[slot] = hv
-        keep[kept] = i
-        kept += 1
-    return keep[:kept]
-
-
-@_jit
-def _key_words(changed, n_words):
-    n, g = changed.shape
-    out = np.zeros((n, n_words), dtype=np.uint64)
-    for i in range(n):
         for j in range(g):
-            if changed[i, j]:
-                out[i, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+            if allowed[i, j]:
+                order[k] = j
+                k += 1
+        if k <= count:
+            for t in range(k):
+                out[i, order[t]] = True
+            continue
+        _insertion_order(keys[i], order, k)
+        for t in range(count):
+            out[i, order[t]] = True
     return out
 
 
-@_jit
-def _new_rows(
-    bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, old_hashes, n_words
-):
-    hashes, dist = _cells_pass(
-        bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features
-    )
-    return hashes, dist, _fresh(old_hashes, hashes), _key_words(changed, n_words)
+def smallest(keys: np.ndarray, allowed: np.ndarray, count: int) -> np.ndarray:
+    """Per row, the ``count`` ``allowed`` columns of smallest ``keys`` (all when fewer; ties:
+    the earlier column), as ``geco.search.operators``' random pick with numpy ranks does."""
+    return _smallest(np.ascontiguousarray(keys), np.ascontiguousarray(allowed), int(count))
 
 
-def new_rows(rows: np.ndarray, changed: np.ndarray, gof: np.ndarray, spec: tuple, old_hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """For new candidates (Δ-representation rows): their cell hashes, distances, the indices of
-    those not equal to an ``old_hashes`` row or an earlier new one (ascending), and their key
-    words. ``spec``: :meth:`geco.problem.distance.DistanceSpec.cell_terms`."""
-    x, scale, cap, priced, up, down, w, n_features = spec
-    rows = np.ascontiguousarray(rows, dtype=np.float64)
-    bits = (rows + 0.0).view(np.uint64)
-    n_words = max(1, -(-changed.shape[1] // 64))
-    return _new_rows(bits, rows, np.ascontiguousarray(changed), gof, x, scale, cap, priced, up, down, w,
-                     float(n_features), old_hashes, n_words)  # fmt: skip
-
-
-@_jit
-def _niche(order, owner, n_blocks, q, count, qualifies, use_qualifies, keep):
-    """Mark in ``keep`` what ``geco.search.loop.niche`` returns."""
-    if len(order) <= q:
-        return
-    seen = np.zeros(n_blocks, dtype=np.bool_)
-    for t in range(q):
-        seen[owner[order[t]]] = True
-    met = np.zeros(n_blocks, dtype=np.bool_)
-    taken = 0
-    for t in range(q, len(order)):
-        if taken >= count:
-            break
-        i = order[t]
-        if use_qualifies and not qualifies[i]:
-            continue
-        b = owner[i]
-        if met[b]:
-            continue
-        met[b] = True
-        if not seen[b]:
-            keep[i] = True
-            taken += 1
-
-
-@_jit
-def _selection(words, scores, dist, estab, order, q, k):
-    n, n_words = words.shape
-    owner = np.zeros(n, dtype=np.intp)
-    b = 0
-    for i in range(1, n):
-        for c in range(n_words):
-            if words[i, c] != words[i - 1, c]:
-                b += 1
-                break
-        owner[i] = b
-    n_blocks = b + 1 if n else 0
-    is_cf = np.empty(n, dtype=np.bool_)
-    for i in range(n):
-        is_cf[i] = scores[i] == dist[i]
-    top = min(q, n)
-    head = min(k, top)
-    converged = head > 0
-    for t in range(head):
-        if not (estab[order[t]] and is_cf[order[t]]):
-            converged = False
-    keep = np.zeros(n, dtype=np.bool_)
-    for t in range(top):
-        keep[order[t]] = True
-    _niche(order, owner, n_blocks, q, 2 * k, is_cf, True, keep)
-    _niche(order, owner, n_blocks, q, q // 4, is_cf, False, keep)
-    return _true_indices(keep), converged
-
-
-def selection(words: np.ndarray, scores: np.ndarray, dist: np.ndarray, estab: np.ndarray, q: int,
-              k: int) -> tuple[np.ndarray, bool]:  # fmt: skip
-    """What :meth:`geco.search.loop.GeneticSearch.select` decides on the merged rows (in key
-    order): the positions it keeps (ascending) and whether the run converged."""
-    order = np.argsort(scores, kind="stable")  # numpy's sort: 3x the merge sort's speed at 5k rows
-    keep, converged = _selection(np.ascontiguousarray(words), scores, dist, estab, order, int(q), int(k))
-    return keep, bool(converged)
-
-
-@_jit
+@jit
 def _by_keys(exp, weights, start, lim, m):
     n = exp.shape[0]
     out = np.empty((n, m), dtype=np.intp)
@@ -349,34 +96,7 @@ def by_keys(
     return _by_keys(exp, weights, start, lim, int(m))
 
 
-@_jit
-def _smallest(keys, allowed, count):
-    n, g = keys.shape
-    out = np.zeros((n, g), dtype=np.bool_)
-    order = np.empty(g, dtype=np.intp)
-    for i in range(n):
-        k = 0
-        for j in range(g):
-            if allowed[i, j]:
-                order[k] = j
-                k += 1
-        if k <= count:
-            for t in range(k):
-                out[i, order[t]] = True
-            continue
-        _insertion_order(keys[i], order, k)
-        for t in range(count):
-            out[i, order[t]] = True
-    return out
-
-
-def smallest(keys: np.ndarray, allowed: np.ndarray, count: int) -> np.ndarray:
-    """Per row, the ``count`` ``allowed`` columns of smallest ``keys`` (all when fewer; ties:
-    the earlier column), as ``geco.search.operators``' random pick with numpy ranks does."""
-    return _smallest(np.ascontiguousarray(keys), np.ascontiguousarray(allowed), int(count))
-
-
-@_jit
+@jit
 def _group_distances(rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, n_groups):
     n, d = rows.shape
     out = np.zeros((n, n_groups))
@@ -410,7 +130,7 @@ def _group_distances(rows, changed, gof, x, scale, cap, priced, up, down, w, n_f
             has[g] = True
         for g in range(n_groups):
             if has[g]:
-                out[i, g] = _combine(l0[g], s1[g], s2[g], mx[g], w[0], w[1], w[2], w[3], n_features)
+                out[i, g] = combine(l0[g], s1[g], s2[g], mx[g], w[0], w[1], w[2], w[3], n_features)
     return out
 
 
@@ -426,7 +146,7 @@ def group_distances(
                             changed.shape[1])  # fmt: skip
 
 
-@_jit
+@jit
 def _crossover(rows, changed, x, gof, u):
     p, d = rows.shape
     g = changed.shape[1]
@@ -458,7 +178,7 @@ def crossover(rows: np.ndarray, changed: np.ndarray, x: np.ndarray, gof: np.ndar
     return _crossover(np.ascontiguousarray(rows), np.ascontiguousarray(changed), x, gof, u)
 
 
-@_jit
+@jit
 def _walk_back(rows, changed, count, x, gof, u):
     n, d = rows.shape
     g = changed.shape[1]
@@ -511,47 +231,13 @@ def walk_back(rows: np.ndarray, changed: np.ndarray, count: np.ndarray, x: np.nd
     return _walk_back(np.ascontiguousarray(rows), np.ascontiguousarray(changed), count, x, gof, u)
 
 
-@_jit
-def _block_best(starts, n, score, top):
-    n_blocks = len(starts)
-    total = 0
-    for b in range(n_blocks):
-        end = starts[b + 1] if b + 1 < n_blocks else n
-        total += min(top, end - starts[b])
-    out = np.empty(total, dtype=np.intp)
-    t = 0
-    for b in range(n_blocks):
-        lo = starts[b]
-        end = starts[b + 1] if b + 1 < n_blocks else n
-        if top == 1:
-            best = lo
-            for i in range(lo + 1, end):
-                if score[i] < score[best]:
-                    best = i
-            out[t] = best
-            t += 1
-            continue
-        order = _stable_order(score[lo:end])
-        for k in range(min(top, end - lo)):
-            out[t] = lo + order[k]
-            t += 1
-    return out
-
-
-def block_best(starts: np.ndarray, n: int, score: np.ndarray, top: int = 1) -> np.ndarray:
-    """The ``top`` lowest-scored rows of each block (rows ``starts[b]`` up to the next start,
-    of ``n`` rows), blocks in order, each block's by score (ties: row order): what
-    ``np.lexsort((score, owner))`` keeps of each block's first ``top``."""
-    return _block_best(np.asarray(starts, dtype=np.intp), int(n), score, int(top))
-
-
 #: repeated-draw rounds and the table-to-sample ratio of the reference (geco.search.stacked,
 #: geco.search.sampling); the kernel below must draw exactly as it does
 _ROUNDS = 4
 _SPARSE_RATIO = 32
 
 
-@_jit
+@jit
 def _search_right(a, v):
     """``np.searchsorted(a, v, side="right")`` for one value."""
     lo, hi = 0, len(a)
@@ -564,7 +250,32 @@ def _search_right(a, v):
     return lo
 
 
-@_jit
+@jit
+def _search_left(a, v):
+    """``np.searchsorted(a, v, side="left")`` for one value."""
+    lo, hi = 0, len(a)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
+def _insertion_sorted(a, k):
+    """``a[:k]`` sorted ascending, in place."""
+    for t in range(1, k):
+        v = a[t]
+        p = t
+        while p > 0 and v < a[p - 1]:
+            a[p] = a[p - 1]
+            p -= 1
+        a[p] = v
+
+
+@jit
 def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
     """:meth:`geco.search.stacked.StackedSpaces.draw_distinct` (index, valid), drawing from
     ``rng`` call for call as it does: the repeated-draw rounds of the long prefixes, then the
@@ -641,7 +352,7 @@ def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
     _keyed_rows(rng, rows, group, lim, m, start, weights, index, valid)
     left = pending[:n_pending].copy()
     if n_pending:
-        by_group = _stable_order(group[left].astype(np.float64))
+        by_group = stable_order(group[left].astype(np.float64))
         a = 0
         while a < n_pending:
             b = a + 1
@@ -654,19 +365,7 @@ def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
     return index, valid
 
 
-@_jit
-def _insertion_sorted(a, k):
-    """``a[:k]`` sorted ascending, in place."""
-    for t in range(1, k):
-        v = a[t]
-        p = t
-        while p > 0 and v < a[p - 1]:
-            a[p] = a[p - 1]
-            p -= 1
-        a[p] = v
-
-
-@_jit
+@jit
 def _keyed_rows(rng, rows, group, lim, m, start, weights, index, valid):
     """Rows ``rows`` of ``index``/``valid`` by exponential keys, one draw of
     (len(rows), their longest prefix) as ``StackedSpaces._by_keys`` makes it."""
@@ -689,7 +388,7 @@ def _keyed_rows(rng, rows, group, lim, m, start, weights, index, valid):
             valid[rows[t], c] = True
 
 
-@_jit
+@jit
 def _distinct_children(rng, rows, changed, src, group, m, lim, start, base, cumulative, weights,
                        n_features, feature_start, features, value_start, values):  # fmt: skip
     index, valid = _distinct_draws(rng, group, lim, m, start, base, cumulative, weights)
@@ -734,20 +433,7 @@ def distinct_children(rng: np.random.Generator, rows: np.ndarray, changed: np.nd
     )  # fmt: skip
 
 
-@_jit
-def _search_left(a, v):
-    """``np.searchsorted(a, v, side="left")`` for one value."""
-    lo, hi = 0, len(a)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@_jit
+@jit
 def _set_group(out, t, g, index, n_features, feature_start, features, value_start, values):
     """Row ``t`` of ``out`` takes value ``index`` of group ``g`` (all its features)."""
     at = value_start[g] + index * n_features[g]
@@ -755,7 +441,7 @@ def _set_group(out, t, g, index, n_features, feature_start, features, value_star
         out[t, features[feature_start[g] + f]] = values[at + f]
 
 
-@_jit
+@jit
 def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x, scale, cap, priced, up, down, w,
                         n_feat, start, base, cumulative, weights, n_features, feature_start, features, value_start,
                         values, ranks, rank_key):  # fmt: skip
@@ -796,7 +482,7 @@ def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x
         n_back += focus[i, g] and n_changed[i] > 1
         key = g * n_ranks + _search_left(ranks, own[i, g])
         limit[p] = _search_left(rank_key, key) - start[g]
-    ok = _true_indices(limit > 0)
+    ok = true_indices(limit > 0)
     pick = np.empty(len(ok), dtype=np.intp)
     if len(ok):
         u = rng.random(len(ok))
@@ -901,7 +587,7 @@ def selective_mutation(rng: np.random.Generator, rows: np.ndarray, changed: np.n
     )  # fmt: skip
 
 
-@_jit
+@jit
 def _mutation(rng, rows, changed, has_space, breadth, m, start, size, base, cumulative, weights, n_features,
               feature_start, features, value_start, values):  # fmt: skip
     P, G = changed.shape
@@ -945,88 +631,3 @@ def mutation(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, ha
         st.size, st.base, st.cumulative, st.weights, st.n_features, st.feature_start, st.features, st.value_start,
         st.values,
     )  # fmt: skip
-
-
-@_jit
-def _row_tables(codes, status, additive, linf):
-    G, N = codes.shape
-    out_status = np.zeros(N, dtype=np.uint8)
-    total = np.zeros(N)
-    top = np.zeros(N)
-    for g in range(G):  # group by group: each row's sum in the reference's order
-        for i in range(N):
-            c = codes[g, i]
-            out_status[i] |= status[c]
-            total[i] += additive[c]
-            v = linf[c]
-            if v > top[i] or v != v:  # np.maximum: NaN wins
-                top[i] = v
-    return out_status, total, top
-
-
-def row_tables(codes: np.ndarray, status: np.ndarray, additive: np.ndarray,
-               linf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """Per desired row (``codes``: (G, N) flat tuple codes), in one pass: the OR of its groups'
-    ``status`` bits, the sum of their ``additive`` terms (group order) and the largest ``linf``
-    (what :meth:`geco.problem.seed_index.Projection.row_status` and ``additive_sums`` compute
-    group by group)."""
-    return _row_tables(np.ascontiguousarray(codes), status, additive, linf)
-
-
-@_jit
-def _tight_sums(codes, idx, skip, linear_terms, square_terms, top_terms):
-    G = codes.shape[0]
-    m = len(idx)
-    linear = np.zeros(m)
-    squares = np.zeros(m)
-    top = np.zeros(m)
-    for g in range(G):  # group by group: each row's sums in the reference's order
-        if skip[g]:
-            continue
-        for k in range(m):
-            c = codes[g, idx[k]]
-            linear[k] += linear_terms[c]
-            squares[k] += square_terms[c]
-            v = top_terms[c]
-            if v > top[k] or v != v:  # np.maximum: NaN wins
-                top[k] = v
-    return linear, squares, top
-
-
-def tight_sums(codes: np.ndarray, idx: np.ndarray, skip: np.ndarray, terms: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """For desired rows ``idx``: the sums of their groups' first two ``terms`` and the largest of
-    the third, leaving out the groups ``skip`` marks (what
-    :meth:`geco.problem.seed_index.Projection.tight_bounds` sums group by group)."""
-    return _tight_sums(np.ascontiguousarray(codes), np.asarray(idx, dtype=np.intp), skip, *terms)
-
-
-@_jit
-def _distinct_options(order, words, count):
-    picks = np.empty(count, dtype=np.intp)
-    n_picks = 0
-    n_words = words.shape[1]
-    for i in order:
-        if n_picks == count:
-            break
-        covered = False
-        for t in range(n_picks):
-            p = picks[t]
-            inside = True
-            for c in range(n_words):
-                if words[i, c] & words[p, c] != words[p, c]:
-                    inside = False
-                    break
-            if inside:
-                covered = True
-                break
-        if not covered:
-            picks[n_picks] = i
-            n_picks += 1
-    return picks[:n_picks]
-
-
-def distinct_options(order: np.ndarray, words: np.ndarray, count: int) -> np.ndarray:
-    """The first ``count`` rows in ``order`` whose key ``words`` include no earlier pick's (a
-    greedy pick of distinct kinds of change, as :meth:`geco.search.archive.Archive.options`
-    makes it chunk by chunk)."""
-    return _distinct_options(np.asarray(order, dtype=np.intp), np.ascontiguousarray(words), int(count))

@@ -1,0 +1,35 @@
+"""The search compiled with numba: its operators, its bookkeeping and the seeds' passes over the
+data, one pass each instead of a few dozen numpy calls on small per-Δ arrays, which is where
+the loop's time went (:mod:`.operators`, :mod:`.bookkeeping`, :mod:`.seeds`).
+
+Each kernel computes exactly what the numpy code it stands for computes (same sums in the same
+order, same tie rules); the random draws are the numpy reference's: made by the callers and passed in, or made
+inside a kernel from the caller's ``numpy.random.Generator`` itself (numba draws from its bit
+generator in numpy's own order), call for call and shape for shape as the reference makes them,
+so the random stream and therefore the explanations are the same. The numpy code stays the
+reference (``SearchConfig.native=False``); tests/search/test_kernels.py runs both side by side.
+
+This package imports numba: import it lazily, where a search starts (``import geco`` must not pay
+for numba). Kernels are compiled on first use and cached on disk (``cache=True``: beside these
+files, or in numba's user cache directory when the package directory is read-only).
+"""
+
+from __future__ import annotations
+
+from geco.search.kernels.bookkeeping import block_best, distinct_options, new_rows, selection
+from geco.search.kernels.operators import (
+    by_keys,
+    crossover,
+    distinct_children,
+    group_distances,
+    mutation,
+    selective_mutation,
+    smallest,
+    walk_back,
+)
+from geco.search.kernels.seeds import row_tables, tight_sums
+
+__all__ = [
+    "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "group_distances", "mutation",
+    "new_rows", "row_tables", "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
+]  # fmt: skip

@@ -1,0 +1,95 @@
+"""What the compiled kernels share: the numba decorator they are compiled with, a stable sort,
+the indices of a mask, and the cell hash and distance arithmetic of the pools' rows."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = ["GOLDEN", "combine", "jit", "mix", "stable_order", "true_indices"]
+
+#: compiled once per process shape and cached on disk (beside the package, or in numba's user
+#: cache directory when the package directory is read-only)
+jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+# numba's own sorts cost seconds each to compile on first use; these plain loops cost little
+
+
+@jit
+def stable_order(keys):
+    """Indices sorting ``keys`` ascending, equal keys in index order (as a stable argsort):
+    bottom-up merge sort."""
+    n = len(keys)
+    a = np.arange(n)
+    b = np.empty(n, dtype=np.intp)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, t = lo, mid, lo
+            while i < mid and j < hi:
+                if keys[a[j]] < keys[a[i]]:
+                    b[t] = a[j]
+                    j += 1
+                else:
+                    b[t] = a[i]
+                    i += 1
+                t += 1
+            while i < mid:
+                b[t] = a[i]
+                i += 1
+                t += 1
+            while j < hi:
+                b[t] = a[j]
+                j += 1
+                t += 1
+        a, b = b, a
+        width *= 2
+    return a
+
+
+@jit
+def true_indices(mask):
+    count = 0
+    for v in mask:
+        count += v
+    out = np.empty(count, dtype=np.intp)
+    t = 0
+    for i in range(len(mask)):
+        if mask[i]:
+            out[t] = i
+            t += 1
+    return out
+
+
+@jit
+def mix(z):
+    """splitmix64's finaliser (as geco.problem.hashing's)."""
+    z ^= z >> np.uint64(30)
+    z *= _M1
+    z ^= z >> np.uint64(27)
+    z *= _M2
+    z ^= z >> np.uint64(31)
+    return z
+
+
+@jit
+def combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features):
+    """A distance from its sums, in ``DistanceSpec.of_cells``'s order of operations (a row
+    without cells has ``mx`` 0, which adds nothing)."""
+    out = 0.0
+    if w0:
+        out += w0 * l0 / n_features
+    if w1:
+        out += w1 * s1 / n_features
+    if w2:
+        out += w2 * np.sqrt(s2 / n_features)
+    if w3:
+        out += w3 * mx
+    return out

@@ -1,0 +1,64 @@
+"""The seeds' passes over the data's desired rows compiled: per row, the OR of its groups'
+status bits, the sums of their distance terms and the largest (what
+:class:`geco.problem.seed_index.Projection` computes group by group)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geco.search.kernels.common import jit
+
+__all__ = ["row_tables", "tight_sums"]
+
+
+@jit
+def _row_tables(codes, status, additive, linf):
+    G, N = codes.shape
+    out_status = np.zeros(N, dtype=np.uint8)
+    total = np.zeros(N)
+    top = np.zeros(N)
+    for g in range(G):  # group by group: each row's sum in the reference's order
+        for i in range(N):
+            c = codes[g, i]
+            out_status[i] |= status[c]
+            total[i] += additive[c]
+            v = linf[c]
+            if v > top[i] or v != v:  # np.maximum: NaN wins
+                top[i] = v
+    return out_status, total, top
+
+
+def row_tables(codes: np.ndarray, status: np.ndarray, additive: np.ndarray,
+               linf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Per desired row (``codes``: (G, N) flat tuple codes), in one pass: the OR of its groups'
+    ``status`` bits, the sum of their ``additive`` terms (group order) and the largest ``linf``
+    (what :meth:`geco.problem.seed_index.Projection.row_status` and ``additive_sums`` compute
+    group by group)."""
+    return _row_tables(np.ascontiguousarray(codes), status, additive, linf)
+
+
+@jit
+def _tight_sums(codes, idx, skip, linear_terms, square_terms, top_terms):
+    G = codes.shape[0]
+    m = len(idx)
+    linear = np.zeros(m)
+    squares = np.zeros(m)
+    top = np.zeros(m)
+    for g in range(G):  # group by group: each row's sums in the reference's order
+        if skip[g]:
+            continue
+        for k in range(m):
+            c = codes[g, idx[k]]
+            linear[k] += linear_terms[c]
+            squares[k] += square_terms[c]
+            v = top_terms[c]
+            if v > top[k] or v != v:  # np.maximum: NaN wins
+                top[k] = v
+    return linear, squares, top
+
+
+def tight_sums(codes: np.ndarray, idx: np.ndarray, skip: np.ndarray, terms: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """For desired rows ``idx``: the sums of their groups' first two ``terms`` and the largest of
+    the third, leaving out the groups ``skip`` marks (what
+    :meth:`geco.problem.seed_index.Projection.tight_bounds` sums group by group)."""
+    return _tight_sums(np.ascontiguousarray(codes), np.asarray(idx, dtype=np.intp), skip, *terms)

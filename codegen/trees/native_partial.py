@@ -183,13 +183,14 @@ class BoundX:
             self._paths = Pinned(masks=masks)
         return self._paths["masks"]
 
-    def score_rows(self, rows: np.ndarray, walk_share: float = 0.125) -> np.ndarray:
+    def score_rows(self, rows: np.ndarray, walk_share: float = 0.125,
+                   near: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:  # fmt: skip
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
         bit): where the forest has the branch-free walker and the call at least
         :data:`WALK_MIN_ROWS` rows, the walker or the branchy walk, whichever measured cheaper
-        (:meth:`NativePartial.full_rows`), else :meth:`score_rows_branchy`."""
+        (:meth:`NativePartial.full_rows`), else :meth:`score_rows_branchy` (``near``: as there)."""
         if self.native.walker is None or len(rows) < WALK_MIN_ROWS:
-            return self.score_rows_branchy(rows, walk_share)
+            return self.score_rows_branchy(rows, walk_share, near)
         return self.native.full_rows(rows)
 
     def walk_rows(self, rows: np.ndarray) -> np.ndarray:
@@ -197,14 +198,19 @@ class BoundX:
         (:meth:`NativePartial.walk_rows`; it needs nothing of ``x``)."""
         return self.native.walk_rows(rows)
 
-    def score_rows_branchy(self, rows: np.ndarray, walk_share: float = 0.125) -> np.ndarray:
+    def score_rows_branchy(self, rows: np.ndarray, walk_share: float = 0.125,
+                           near: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:  # fmt: skip
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
         bit). A row that differs from x in at most ``walk_share`` of the forest's columns is walked
         from x's binding, skipping every tree and subtree whose x-path tests none of them (a
         wide table's candidates change a few of a hundred columns); the others, where hardly a
         tree could be skipped and the masks would only cost, go to the full kernel (on Credit's
         23 columns walking every row from x measured 1.4x slower), and so do all rows until
-        enough are near x to pay for the path masks (:meth:`path_masks`, a pass over the nodes)."""
+        enough are near x to pay for the path masks (:meth:`path_masks`, a pass over the nodes).
+        ``near`` = (columns, sizes): the rows come in runs of ``sizes[b]`` rows that differ from x
+        at most in the columns ``columns[b]`` marks (a bool row per run, at least the forest's
+        width), which then stand for the columns each row differs in instead of a comparison of
+        every cell with x (a mask covering a row's differences walks it to the same leaves)."""
         full = self.native.full
         rows = np.ascontiguousarray(rows, dtype=np.float64)
         n = len(rows)
@@ -213,17 +219,32 @@ class BoundX:
         if rows.shape[1] < full.width:
             raise ValueError(f"rows have {rows.shape[1]} columns, the forest reads {full.width}")
         W = _words(full.width)
-        differs = np.zeros((n, 64 * W), dtype=bool)
-        differs[:, : full.width] = rows[:, : full.width] != self.buffers["x"][: full.width]  # NaN differs
-        few = np.count_nonzero(differs, axis=1) <= walk_share * full.width
+        if near is not None:
+            runs, sizes = near
+            if int(np.sum(sizes)) != n or runs.shape[1] < full.width:
+                raise ValueError(f"near: runs of {int(np.sum(sizes))} rows over {runs.shape[1]} columns for {n} rows, "
+                                 f"the forest reads {full.width}")  # fmt: skip
+            differs = np.zeros((len(runs), 64 * W), dtype=bool)
+            differs[:, : full.width] = runs[:, : full.width]
+            few = np.repeat(np.count_nonzero(differs, axis=1) <= walk_share * full.width, sizes)
+            masks = np.repeat(np.packbits(differs, axis=1, bitorder="little").view(np.uint64), sizes, axis=0)
+        else:
+            differs = np.zeros((n, 64 * W), dtype=bool)
+            differs[:, : full.width] = rows[:, : full.width] != self.buffers["x"][: full.width]  # NaN differs
+            few = np.count_nonzero(differs, axis=1) <= walk_share * full.width
+            masks = None
         # the path masks cost a pass over every node (once per x): worth it for enough such rows
         worth = self._paths is not None or 8 * int(few.sum()) * len(full.troot) >= len(full.nodes)
         if not few.any() or not worth:
             return run_kernel(full, rows)
+        if masks is None:
+            masks = np.packbits(differs if few.all() else differs[few], axis=1, bitorder="little").view(np.uint64)
+        elif not few.all():
+            masks = masks[few]
         if few.all():
-            return self._walk(rows, np.packbits(differs, axis=1, bitorder="little").view(np.uint64))
+            return self._walk(rows, masks)
         out = np.empty((n, full.K))
-        out[few] = self._walk(rows[few], np.packbits(differs[few], axis=1, bitorder="little").view(np.uint64))
+        out[few] = self._walk(rows[few], masks)
         out[~few] = run_kernel(full, rows[~few])
         return out
 

@@ -375,6 +375,26 @@ class BoundTreeScorer:
         self._run_routes(routes, out)
         return out  # type: ignore[return-value]
 
+    def score_rows_near_x(self, rows: np.ndarray, columns: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """P(desired) of full rows that come in runs of ``sizes[b]`` rows, each run differing
+        from x at most in the columns ``columns[b]`` marks (a generation's small Δ, merged): the
+        numbers :meth:`score_blocks` gives them as one block of every feature, from one call of
+        the whole forest that walks each row from x's binding over its run's columns
+        (:meth:`codegen.trees.native_partial.BoundX.score_rows`) rather than comparing each of
+        its cells with x."""
+        p = self.parent
+        rows = np.asarray(rows, dtype=np.float64)
+        if rows.ndim != 2 or rows.shape[1] != len(self.x):
+            raise ValueError(f"rows must have {len(self.x)} columns, got shape {rows.shape}")
+        binding = self._bx is None and self._bx_ahead is not None and not self._bx_ahead.done()
+        if p.engine == "numpy" or p.native is None or len(rows) == 0 or (binding and len(rows) < WALK_MIN_ROWS):
+            return self.score_blocks([(tuple(range(len(self.x))), rows)])[0]
+        t0 = time.perf_counter()
+        acc = self.bound_x().score_rows(np.ascontiguousarray(rows), near=(np.asarray(columns, dtype=bool), sizes))
+        p.stats["full_kernel_seconds"] += time.perf_counter() - t0
+        p._count("full_kernel", len(rows))
+        return self._probabilities(acc)
+
     def score_delta_rows(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
         """P(desired) of full rows held in Δ order (the rows from ``starts[i]`` on are ``x``
         outside ``deltas[i]``): the numbers :meth:`score_blocks` gives each Δ's columns. The

@@ -4,7 +4,9 @@ A compiled scorer specialises each block to its Δ's columns. Tiny blocks may in
 together as one block of full rows: when that pays off is the engine's knowledge (its
 ``merge_below`` / ``merge_min_blocks``); the search only passes the numbers it is given. A scorer
 with ``score_delta_rows(rows, starts, deltas)`` (the tree engines) takes the pool's full rows and
-their Δ as they are, and cuts out the columns only for the Δ that need them.
+their Δ as they are, and cuts out the columns only for the Δ that need them; one with
+``score_rows_near_x(rows, columns, sizes)`` takes the merged rows with each small Δ's columns,
+which tell it where each row may differ from ``x``.
 """
 
 from __future__ import annotations
@@ -48,15 +50,23 @@ def score_pool(
         lo, hi = int(starts[i]), int(starts[i]) + int(sizes[i])
         cols = np.flatnonzero(pool.changed[lo, group_of_feature])
         blocks.append((tuple(cols.tolist()), pool.rows[lo:hi, cols]))
+    merged = None
     if merge:  # the rows hold x outside their Δ: a small Δ's full rows are the pool's own
         in_small = np.repeat(small, sizes)
         rows = pool.rows if len(alone) == 0 else pool.rows[in_small]
-        blocks.append((tuple(range(pool.rows.shape[1])), rows))
-    parts = scorer.score_blocks(blocks)
+        near = getattr(scorer, "score_rows_near_x", None)
+        if near is not None:  # each small Δ's rows compared with x on its own columns only
+            heads = pool.changed[np.asarray(starts, dtype=np.intp)[small]][:, group_of_feature]
+            merged = np.asarray(near(rows, heads, sizes[small]), dtype=np.float64)
+        else:
+            blocks.append((tuple(range(pool.rows.shape[1])), rows))
+    parts = scorer.score_blocks(blocks) if blocks else []
     if not merge:
         return np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
+    if merged is None:
+        merged, parts = np.asarray(parts[-1], dtype=np.float64), parts[:-1]
     prob = np.empty(len(pool))
     if len(alone):
-        prob[~in_small] = np.concatenate([np.asarray(p, dtype=np.float64) for p in parts[:-1]])
-    prob[in_small] = np.asarray(parts[-1], dtype=np.float64)
+        prob[~in_small] = np.concatenate([np.asarray(p, dtype=np.float64) for p in parts])
+    prob[in_small] = merged
     return prob

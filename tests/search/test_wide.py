@@ -112,11 +112,18 @@ def test_merged_blocks_score_as_alone(kind, request):
     starts = pool.starts()
     assert len(starts) == len(blocks)
     bound = explainer.scorer.bind(x)
-    calls = []
+    calls, near = [], []
     real = bound.score_blocks
     bound.score_blocks = lambda pairs: calls.append([len(v) for _, v in pairs]) or real(pairs)
+    if kind == "forest":  # the merged rows go to the forest with each small Δ's columns
+        bound.bound_x()  # x bound (a few rows would not wait for it)
+        real_near = bound.score_rows_near_x
+        bound.score_rows_near_x = lambda r, c, z: near.append((len(r), list(z), c.sum(axis=1).tolist())) or real_near(r, c, z)
     merged = score_pool(bound, pool, starts, explainer.group_of_feature, merge_below=32, min_blocks=2)
-    assert sorted(calls[0]) == [11, 40]  # the big block alone, the four small ones (11 rows) as one
+    if kind == "forest":
+        assert calls == [[40]] and near == [(11, [len(r) for _, _, r in blocks if len(r) < 32], [len(c) for _, c, r in blocks if len(r) < 32])]
+    else:
+        assert sorted(calls[0]) == [11, 40]  # the big block alone, the four small ones (11 rows) as one
     alone = np.concatenate(
         [explainer.scorer.bind(x).score_block(tuple(c.tolist()), r[:, c]) for _, c, r in blocks]
     )

@@ -308,6 +308,38 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
     assert compared > 1000
 
 
+def test_rows_walked_over_their_runs_columns_equal_the_full_kernel(fitted, forests):
+    """Rows in runs, each run differing from x at most in the columns it marks (a row keeping
+    x's value in some of them too: the marks cover more than the row's differences), walked from
+    x over those columns: the full kernel's accumulators bit for bit, at every share; runs that
+    do not add up to the rows are refused."""
+    rng = np.random.default_rng(12)
+    for name, _model, _schema, X, _desired in fitted:
+        forest = forests[name]
+        full = kernel_arrays_forest(forest)
+        native = NativePartial(forest, full)
+        x = X[rng.integers(len(X))].copy()
+        bx = native.bind(x)
+        bx.path_masks()
+        d = len(x)
+        runs, parts = np.zeros((12, d), dtype=bool), []
+        for b, k in enumerate(rng.integers(1, d + 1, 12)):
+            delta = tuple(sorted(rng.choice(d, int(k), replace=False).tolist()))
+            block = np.tile(x, (15, 1))
+            block[:, list(delta)] = delta_block(forest, X, delta, rng, 15)
+            block[::4, delta[0]] = x[delta[0]]  # some rows keep x's value in a marked column
+            runs[b, list(delta)] = True
+            parts.append(block)
+        rows = np.concatenate(parts)
+        sizes = np.full(12, 15)
+        want = run_kernel(full, rows)
+        for share in (1.0, 0.125, 0.0):
+            got = bx.score_rows_branchy(rows, share, near=(runs, sizes))
+            np.testing.assert_array_equal(got, want, err_msg=f"{name} {share}")
+        with pytest.raises(ValueError, match="runs of 165 rows"):
+            bx.score_rows_branchy(rows, 0.125, near=(runs[:11], sizes[:11]))
+
+
 @pytest.mark.parametrize("walk_min", [1, 10**9])
 @pytest.mark.parametrize("route", ["tiers", "whole"])
 def test_full_rows_by_delta_equal_the_blocks_of_their_columns(

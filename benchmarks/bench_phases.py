@@ -26,10 +26,11 @@ helper threads) / process CPU, summed over the rows: everything but scoring. The
 Threads are limited to one (threadpoolctl and the usual environment variables). Writes its tables
 between the "bench_phases" markers of ``benchmarks/README.md``.
 
-``--search``: the searches measured, each on the same Explainer and rows: ``numpy`` (the
-reference, the default ``SearchConfig``) and ``compiled`` (``native=True``: the generation's
-numba kernels, left out without numba); their explanations are the same (counted). The black box
-runs with the numpy search; the batch and the fresh-process runs with the first search named.
+``--search``: the searches measured on the same Explainer and rows, interleaved row by row in
+alternating order (the machine's speed drifts within a run): ``numpy`` (the reference, the
+default ``SearchConfig``) and ``compiled`` (``native=True``: the search's numba kernels, left
+out without numba); their explanations are the same (counted). The black box and the
+fresh-process runs use the default (numpy) search, the batch runs each search in turn.
 """
 
 from __future__ import annotations
@@ -243,30 +244,42 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, time.process_time() - c0, time.perf_counter() - t0
 
 
-def explain_rows(explainer: Any, w: Workload, rows: np.ndarray, native: bool = False) -> dict[str, Any]:
-    """Every row explained once (seed = row) with geco's clock on thread CPU: per row the
-    process CPU, wall, loop phases, set-up keys and total, and the answer (its CSV text)."""
-    out: dict[str, Any] = {"cpu": [], "wall": [], "phases": defaultdict(list), "setup": defaultdict(list),
-                           "total": [], "success": [], "answers": []}  # fmt: skip
+def explain_rows(explainer: Any, w: Workload, rows: np.ndarray, natives: tuple[bool, ...] = (False,)) -> list[dict[str, Any]]:  # fmt: skip
+    """Every row explained once (seed = row) per search of ``natives`` (numpy: False, compiled:
+    True), the searches interleaved row by row in alternating order (the machine's speed drifts
+    over a run), with geco's clock on thread CPU: per search and row the process CPU, wall, loop
+    phases, set-up keys and total, and the answer (its CSV text)."""
+    outs = [{"cpu": [], "wall": [], "phases": defaultdict(list), "setup": defaultdict(list), "total": [],
+             "success": [], "answers": []} for _ in natives]  # fmt: skip
     with geco_clock_in_thread_cpu():
-        for r in rows:
-            res, cpu, wall = timed(
-                lambda r=r: explainer.explain(w.X.iloc[[int(r)]], random_state=int(r), native=native)
-            )
-            out["cpu"].append(cpu)
-            out["wall"].append(wall)
-            out["success"].append(bool(res.success))
-            out["answers"].append(res.counterfactuals.to_csv())
-            s = res.stats
-            out["total"].append(float(s.get("seconds_total", np.nan)))
-            for k in SETUP_KEYS:
-                out["setup"][k].append(float(s.get(k, 0.0)))
-            seconds = s.get("seconds", {}) if isinstance(s.get("seconds"), dict) else {}
-            for k in set(seconds) | set(out["phases"]):
-                out["phases"][k].append(float(seconds.get(k, 0.0)))
-            n = len(out["cpu"])
-            for v in out["phases"].values():  # a phase first seen late counts 0 before
-                v[:0] = [0.0] * (n - len(v))
+        for i, r in enumerate(rows):
+            for k in (range(len(natives)) if i % 2 == 0 else reversed(range(len(natives)))):
+                _record(outs[k], *timed(
+                    lambda r=r, k=k: explainer.explain(w.X.iloc[[int(r)]], random_state=int(r), native=natives[k])
+                ))  # fmt: skip
+    return [_arrays(out) for out in outs]
+
+
+def _record(out: dict[str, Any], res: Any, cpu: float, wall: float) -> None:
+    """One explanation's measurements appended to ``out``."""
+    out["cpu"].append(cpu)
+    out["wall"].append(wall)
+    out["success"].append(bool(res.success))
+    out["answers"].append(res.counterfactuals.to_csv())
+    s = res.stats
+    out["total"].append(float(s.get("seconds_total", np.nan)))
+    for k in SETUP_KEYS:
+        out["setup"][k].append(float(s.get(k, 0.0)))
+    seconds = s.get("seconds", {}) if isinstance(s.get("seconds"), dict) else {}
+    for k in set(seconds) | set(out["phases"]):
+        out["phases"][k].append(float(seconds.get(k, 0.0)))
+    n = len(out["cpu"])
+    for v in out["phases"].values():  # a phase first seen late counts 0 before
+        v[:0] = [0.0] * (n - len(v))
+
+
+def _arrays(out: dict[str, Any]) -> dict[str, Any]:
+    """:func:`explain_rows`'s lists as arrays."""
     for k in ("cpu", "wall", "total"):
         out[k] = np.array(out[k])
     out["phases"] = {k: np.array(v) for k, v in out["phases"].items()}
@@ -306,14 +319,12 @@ def measure(w: Workload, bb_n: int, searches: list[str]) -> list[dict[str, Any]]
         bb = geco.Explainer(
             w.model, w.X, w.constraints, desired_class=w.desired_class, engine="blackbox"
         )
-        mb = explain_rows(bb, w, rows[:bb_n])
+        mb = explain_rows(bb, w, rows[:bb_n])[0]
+    natives = tuple(search == "compiled" for search in searches)
+    firsts = [timed(lambda native=native: explainer.explain(w.X.iloc[[first_row]], random_state=first_row, native=native))
+              for native in natives]  # fmt: skip
     results = []
-    for search in searches:
-        native = search == "compiled"
-        _, first_cpu, first_wall = timed(
-            lambda native=native: explainer.explain(w.X.iloc[[first_row]], random_state=first_row, native=native)
-        )
-        m = explain_rows(explainer, w, rows, native)
+    for search, m, (_, first_cpu, first_wall) in zip(searches, explain_rows(explainer, w, rows, natives), firsts):
         out = {"name": w.name, "search": search, "engine": explainer.engine, "n": len(rows),
                "build": (build_cpu, build_wall), "first": (first_cpu, first_wall), "m": m, "parts": split(m)}  # fmt: skip
         if mb is not None:

@@ -33,8 +33,9 @@ sum of weight * |change| / sigma it minimises, over the encoded columns); featur
 ``--exact-models`` (by default the small ones: on RF-500 it overruns its budget many times); geco's black
 box (engine "blackbox") on the first ``--blackbox-n`` rows and compiled x = its median CPU over
 the compiled one's on those rows. geco returns ``--k`` counterfactuals (1: treecf returns one);
-its best is compared. geco runs twice on the same rows: with the numpy search (the reference, the
-default) and, where numba is installed, with the compiled search (``native=True``: the
+its best is compared. geco runs twice on the same rows, interleaved row by row in alternating
+order: with the numpy search (the reference, the default) and, where numba is installed, with the
+compiled search (``native=True``: the
 generation's numba kernels), whose answers are the same (counted; the quality columns are the
 numpy search's). Writes its tables between the "bench_treecf" markers of ``benchmarks/README.md``.
 """
@@ -254,20 +255,24 @@ class Judge:
 
 
 def run_geco(
-    explainer: Any, judge: Judge, X: pd.DataFrame, rows: np.ndarray, k: int, native: bool = False
-) -> list[Answer]:
-    explainer.explain(X.iloc[[int(rows[0])]], random_state=0, k=k, native=native)  # warm-up
-    out = []
-    for r in rows:
+    explainer: Any, judge: Judge, X: pd.DataFrame, rows: np.ndarray, k: int, natives: tuple[bool, ...] = (False,)
+) -> list[list[Answer]]:
+    """geco's answers per search of ``natives`` (numpy: False, compiled: True), the searches
+    interleaved row by row in alternating order (the machine's speed drifts within a run)."""
+    for native in natives:
+        explainer.explain(X.iloc[[int(rows[0])]], random_state=0, k=k, native=native)  # warm-up
+    outs: list[list[Answer]] = [[] for _ in natives]
+    for i, r in enumerate(rows):
         x = X.iloc[[int(r)]]
-        t0, c0 = time.perf_counter(), time.process_time()
-        res = explainer.explain(x, random_state=int(r), k=k, native=native)
-        a = Answer(time.process_time() - c0, time.perf_counter() - t0)
-        cf = res.counterfactuals.iloc[[0]] if res.success and len(res.counterfactuals) else None
-        a = judge.judge(a, x, cf)
-        a.answer = res.counterfactuals.to_csv()
-        out.append(a)
-    return out
+        for j in (range(len(natives)) if i % 2 == 0 else reversed(range(len(natives)))):
+            t0, c0 = time.perf_counter(), time.process_time()
+            res = explainer.explain(x, random_state=int(r), k=k, native=natives[j])
+            a = Answer(time.process_time() - c0, time.perf_counter() - t0)
+            cf = res.counterfactuals.iloc[[0]] if res.success and len(res.counterfactuals) else None
+            a = judge.judge(a, x, cf)
+            a.answer = res.counterfactuals.to_csv()
+            outs[j].append(a)
+    return outs
 
 
 def run_treecf(ex: Any, tc: Any, target: Any, enc: Encoding, judge: Judge, X: pd.DataFrame, rows: np.ndarray,
@@ -332,10 +337,11 @@ def setting(data: Any, kind: str, args: argparse.Namespace, tc: Any) -> dict[str
         judge.treecf_scale = (np.asarray(ex.weights, np.float64), np.asarray(ex.sigma, np.float64))
         target = target_for(tc, est, judge.col)
         out["left"] = sorted(set(left))
-    out["geco"] = run_geco(explainer, judge, data.X, rows, args.k)
     if args.compiled_search:
-        out["gecoc"] = run_geco(explainer, judge, data.X, rows, args.k, native=True)
+        out["geco"], out["gecoc"] = run_geco(explainer, judge, data.X, rows, args.k, (False, True))
         out["same"] = sum(a.answer == b.answer for a, b in zip(out["geco"], out["gecoc"]))
+    else:
+        out["geco"] = run_geco(explainer, judge, data.X, rows, args.k)[0]
     if args.blackbox_n > 0:
         bb = geco.Explainer(
             model,
@@ -344,7 +350,7 @@ def setting(data: Any, kind: str, args: argparse.Namespace, tc: Any) -> dict[str
             desired_class=data.desired_class,
             engine="blackbox",
         )
-        out["bb"] = run_geco(bb, judge, data.X, rows[: args.blackbox_n], args.k)
+        out["bb"] = run_geco(bb, judge, data.X, rows[: args.blackbox_n], args.k)[0]
     if ex is not None:
         out["treecf"] = run_treecf(ex, tc, target, enc, judge, data.X, rows, "genetic", 10.0)
         if args.exact_n > 0 and kind in args.exact_models.split(","):

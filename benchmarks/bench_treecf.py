@@ -33,11 +33,12 @@ sum of weight * |change| / sigma it minimises, over the encoded columns); featur
 ``--exact-models`` (by default the small ones: on RF-500 it overruns its budget many times); geco's black
 box (engine "blackbox") on the first ``--blackbox-n`` rows and compiled x = its median CPU over
 the compiled one's on those rows. geco returns ``--k`` counterfactuals (1: treecf returns one);
-its best is compared. geco runs twice on the same rows, interleaved row by row in alternating
-order: with the numpy search (the reference, the default) and, where numba is installed, with the
-compiled search (``native=True``: the
+its best is compared. geco runs twice on the same rows: with the numpy search (the reference, the
+default) and, where numba is installed, with the compiled search (``native=True``: the
 generation's numba kernels), whose answers are the same (counted; the quality columns are the
-numpy search's). Writes its tables between the "bench_treecf" markers of ``benchmarks/README.md``.
+numpy search's). geco's searches and treecf's genetic search take turns by runs of 6 rows, in an
+order rotated from run to run (see :func:`run_sides`). Writes its tables between the
+"bench_treecf" markers of ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,46 +256,63 @@ class Judge:
         return a
 
 
-def run_geco(
-    explainer: Any, judge: Judge, X: pd.DataFrame, rows: np.ndarray, k: int, natives: tuple[bool, ...] = (False,)
-) -> list[list[Answer]]:
-    """geco's answers per search of ``natives`` (numpy: False, compiled: True), the searches
-    interleaved row by row in alternating order (the machine's speed drifts within a run)."""
-    for native in natives:
-        explainer.explain(X.iloc[[int(rows[0])]], random_state=0, k=k, native=native)  # warm-up
-    outs: list[list[Answer]] = [[] for _ in natives]
-    for i, r in enumerate(rows):
-        x = X.iloc[[int(r)]]
-        for j in (range(len(natives)) if i % 2 == 0 else reversed(range(len(natives)))):
-            t0, c0 = time.perf_counter(), time.process_time()
-            res = explainer.explain(x, random_state=int(r), k=k, native=natives[j])
-            a = Answer(time.process_time() - c0, time.perf_counter() - t0)
-            cf = res.counterfactuals.iloc[[0]] if res.success and len(res.counterfactuals) else None
-            a = judge.judge(a, x, cf)
-            a.answer = res.counterfactuals.to_csv()
-            outs[j].append(a)
-    return outs
+Side = tuple[Callable[[np.ndarray], Any], Callable[[int], Answer]]
 
 
-def run_treecf(ex: Any, tc: Any, target: Any, enc: Encoding, judge: Judge, X: pd.DataFrame, rows: np.ndarray,
-               backend: str, budget: float) -> list[Answer]:  # fmt: skip
-    ex.explain(
-        enc.Z[int(rows[0])], target=target, seed=0, backend=backend, time_budget_s=budget
-    )  # warm-up
-    out = []
-    for r in rows:
+def geco_side(explainer: Any, judge: Judge, X: pd.DataFrame, k: int, native: bool = False) -> Side:
+    """geco's warm-up and one row's answer, with the numpy search or (``native``) the compiled one."""
+
+    def warm(rows: np.ndarray) -> None:
+        explainer.explain(X.iloc[[int(rows[0])]], random_state=0, k=k, native=native)
+
+    def one(r: int) -> Answer:
         x = X.iloc[[int(r)]]
         t0, c0 = time.perf_counter(), time.process_time()
-        res = ex.explain(
-            enc.Z[int(r)], target=target, seed=int(r), backend=backend, time_budget_s=budget
-        )
+        res = explainer.explain(x, random_state=int(r), k=k, native=native)
+        a = Answer(time.process_time() - c0, time.perf_counter() - t0)
+        cf = res.counterfactuals.iloc[[0]] if res.success and len(res.counterfactuals) else None
+        a = judge.judge(a, x, cf)
+        a.answer = res.counterfactuals.to_csv()
+        return a
+
+    return warm, one
+
+
+def treecf_side(ex: Any, tc: Any, target: Any, enc: Encoding, judge: Judge, X: pd.DataFrame, backend: str,
+                budget: float) -> Side:  # fmt: skip
+    """treecf's warm-up and one row's answer with ``backend`` ("genetic" or "exact")."""
+
+    def warm(rows: np.ndarray) -> None:
+        ex.explain(enc.Z[int(rows[0])], target=target, seed=0, backend=backend, time_budget_s=budget)
+
+    def one(r: int) -> Answer:
+        x = X.iloc[[int(r)]]
+        t0, c0 = time.perf_counter(), time.process_time()
+        res = ex.explain(enc.Z[int(r)], target=target, seed=int(r), backend=backend, time_budget_s=budget)
         a = Answer(time.process_time() - c0, time.perf_counter() - t0)
         if isinstance(res, tc.Counterfactual):
             a.optimal = res.proof == "optimal"
             judge.judge(a, x, enc.decode(res.x_cf, x))
             a.found = True  # an answer that decodes to no valid one-hot row still counts as given
-        out.append(a)
-    return out
+        return a
+
+    return warm, one
+
+
+def run_sides(sides: list[Side], rows: np.ndarray, chunk: int = 6) -> list[list[Answer]]:
+    """Every row explained by every side, after one warm-up each: the sides take turns by runs of
+    ``chunk`` rows, in an order rotated from run to run. Turns keep the machine's drift within a
+    run (up to 1.4x over minutes) out of the ratios; runs of several rows keep each library's own
+    working set warm, as in a batch (row by row, each library evicted the other's caches: geco's
+    XGBoost 500x6 took 1.7x its time)."""
+    for warm, _ in sides:
+        warm(rows)
+    outs: list[list[Answer]] = [[] for _ in sides]
+    for t, at in enumerate(range(0, len(rows), chunk)):
+        shift = t % len(sides)
+        for j in [*range(shift, len(sides)), *range(shift)]:
+            outs[j].extend(sides[j][1](int(r)) for r in rows[at : at + chunk])
+    return outs
 
 
 def target_for(tc: Any, est: Any, col: int) -> Any:
@@ -337,11 +356,16 @@ def setting(data: Any, kind: str, args: argparse.Namespace, tc: Any) -> dict[str
         judge.treecf_scale = (np.asarray(ex.weights, np.float64), np.asarray(ex.sigma, np.float64))
         target = target_for(tc, est, judge.col)
         out["left"] = sorted(set(left))
+    sides, names = [geco_side(explainer, judge, data.X, args.k)], ["geco"]
     if args.compiled_search:
-        out["geco"], out["gecoc"] = run_geco(explainer, judge, data.X, rows, args.k, (False, True))
+        sides.append(geco_side(explainer, judge, data.X, args.k, native=True))
+        names.append("gecoc")
+    if ex is not None:
+        sides.append(treecf_side(ex, tc, target, enc, judge, data.X, "genetic", 10.0))
+        names.append("treecf")
+    out.update(zip(names, run_sides(sides, rows)))
+    if "gecoc" in out:
         out["same"] = sum(a.answer == b.answer for a, b in zip(out["geco"], out["gecoc"]))
-    else:
-        out["geco"] = run_geco(explainer, judge, data.X, rows, args.k)[0]
     if args.blackbox_n > 0:
         bb = geco.Explainer(
             model,
@@ -350,13 +374,10 @@ def setting(data: Any, kind: str, args: argparse.Namespace, tc: Any) -> dict[str
             desired_class=data.desired_class,
             engine="blackbox",
         )
-        out["bb"] = run_geco(bb, judge, data.X, rows[: args.blackbox_n], args.k)[0]
-    if ex is not None:
-        out["treecf"] = run_treecf(ex, tc, target, enc, judge, data.X, rows, "genetic", 10.0)
-        if args.exact_n > 0 and kind in args.exact_models.split(","):
-            out["exact"] = run_treecf(
-                ex, tc, target, enc, judge, data.X, rows[: args.exact_n], "exact", args.exact_budget
-            )
+        out["bb"] = run_sides([geco_side(bb, judge, data.X, args.k)], rows[: args.blackbox_n])[0]
+    if ex is not None and args.exact_n > 0 and kind in args.exact_models.split(","):
+        exact = treecf_side(ex, tc, target, enc, judge, data.X, "exact", args.exact_budget)
+        out["exact"] = run_sides([exact], rows[: args.exact_n])[0]
     print(f"[{out['data']} {out['model']}] " + ", ".join(
         f"{side} {1e3 * np.median([a.cpu for a in out[side]]):.1f} ms CPU"
         f" ({1e3 * np.median([a.wall for a in out[side]]):.1f} wall)"

@@ -54,6 +54,18 @@ def smallest(keys: np.ndarray, allowed: np.ndarray, count: int) -> np.ndarray:
 
 
 @jit
+def _insertion_sorted(a, k):
+    """``a[:k]`` sorted ascending, in place."""
+    for t in range(1, k):
+        v = a[t]
+        p = t
+        while p > 0 and v < a[p - 1]:
+            a[p] = a[p - 1]
+            p -= 1
+        a[p] = v
+
+
+@jit
 def _by_keys(exp, weights, start, lim, m):
     n = exp.shape[0]
     out = np.empty((n, m), dtype=np.intp)
@@ -77,13 +89,7 @@ def _by_keys(exp, weights, start, lim, m):
                 filled += 1
         for t in range(m):
             out[i, t] = at[t]
-        for t in range(1, m):  # the picks in column order
-            v = out[i, t]
-            p = t
-            while p > 0 and v < out[i, p - 1]:
-                out[i, p] = out[i, p - 1]
-                p -= 1
-            out[i, p] = v
+        _insertion_sorted(out[i], m)  # the picks in column order
     return out
 
 
@@ -264,18 +270,6 @@ def _search_left(a, v):
 
 
 @jit
-def _insertion_sorted(a, k):
-    """``a[:k]`` sorted ascending, in place."""
-    for t in range(1, k):
-        v = a[t]
-        p = t
-        while p > 0 and v < a[p - 1]:
-            a[p] = a[p - 1]
-            p -= 1
-        a[p] = v
-
-
-@jit
 def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
     """:meth:`geco.search.stacked.StackedSpaces.draw_distinct` (index, valid), drawing from
     ``rng`` call for call as it does: the repeated-draw rounds of the long prefixes, then the
@@ -288,20 +282,13 @@ def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
     valid = np.zeros((n, width), dtype=np.bool_)
     if n == 0 or width == 0:
         return index, valid
-    n_long = 0
     for i in range(n):
         if lim[i] <= m:
             for c in range(width):
                 index[i, c] = c
                 valid[i, c] = c < lim[i]
-        elif lim[i] >= _SPARSE_RATIO * m:
-            n_long += 1
-    pending = np.empty(n_long, dtype=np.intp)
-    t = 0
-    for i in range(n):
-        if lim[i] > m and lim[i] >= _SPARSE_RATIO * m:
-            pending[t] = i
-            t += 1
+    pending = true_indices((lim > m) & (lim >= _SPARSE_RATIO * m))
+    n_long = len(pending)
     found = np.zeros((n_long, m), dtype=np.intp)  # each pending row's distinct draws so far
     count = np.zeros(n_long, dtype=np.intp)
     slot = np.arange(n_long)  # pending position -> row of found/count
@@ -339,17 +326,7 @@ def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
                 still += 1
         n_pending = still
     # exponential keys: the short rows together, then the long rows still short by group
-    short = 0
-    for i in range(n):
-        if lim[i] > m and lim[i] < _SPARSE_RATIO * m:
-            short += 1
-    rows = np.empty(short, dtype=np.intp)
-    t = 0
-    for i in range(n):
-        if lim[i] > m and lim[i] < _SPARSE_RATIO * m:
-            rows[t] = i
-            t += 1
-    _keyed_rows(rng, rows, group, lim, m, start, weights, index, valid)
+    _keyed_rows(rng, true_indices((lim > m) & (lim < _SPARSE_RATIO * m)), group, lim, m, start, weights, index, valid)
     left = pending[:n_pending].copy()
     if n_pending:
         by_group = stable_order(group[left].astype(np.float64))

@@ -382,17 +382,13 @@ class BoundTreeScorer:
         the whole forest that walks each row from x's binding over its run's columns
         (:meth:`codegen.trees.native_partial.BoundX.score_rows`) rather than comparing each of
         its cells with x."""
-        p = self.parent
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != len(self.x):
             raise ValueError(f"rows must have {len(self.x)} columns, got shape {rows.shape}")
-        binding = self._bx is None and self._bx_ahead is not None and not self._bx_ahead.done()
-        if p.engine == "numpy" or p.native is None or len(rows) == 0 or (binding and len(rows) < WALK_MIN_ROWS):
+        if self.parent.engine == "numpy" or len(rows) == 0:
             return self.score_blocks([(tuple(range(len(self.x))), rows)])[0]
-        t0 = time.perf_counter()
-        acc = self.bound_x().score_rows(np.ascontiguousarray(rows), near=(np.asarray(columns, dtype=bool), sizes))
-        p.stats["full_kernel_seconds"] += time.perf_counter() - t0
-        p._count("full_kernel", len(rows))
+        acc = self._whole_forest(np.ascontiguousarray(rows), (np.asarray(columns, dtype=bool), sizes))
+        self.parent._count("full_kernel", len(rows))
         return self._probabilities(acc)
 
     def score_delta_rows(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
@@ -681,20 +677,25 @@ class BoundTreeScorer:
 
     def _run_full(self, blocks, out: list) -> None:
         """Materialise the blocks' full rows and score them with one call of the whole forest."""
-        p = self.parent
         parts = [self._full_rows(d, c) for _, d, c in blocks]
         rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        self._scatter("full_kernel", blocks, self._probabilities(self._whole_forest(rows)), out)
+
+    def _whole_forest(self, rows: np.ndarray, near: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """The whole forest's accumulators on full rows (``near``: as
+        :meth:`codegen.trees.native_partial.BoundX.score_rows` takes it). With x bound, only
+        what differs from x is walked (same leaves, same sums); a few rows while x is still being
+        bound (x's own P, right after bind) walk the whole forest rather than wait: the binding
+        then goes on beside the caller's grounding and seeds."""
+        p = self.parent
         t0 = time.perf_counter()
-        # with x bound, only what differs from x is walked (same leaves, same sums); a few rows
-        # while x is still being bound (x's own P, right after bind) walk the whole forest
-        # rather than wait: the binding then goes on beside the caller's grounding and seeds
         binding = self._bx is None and self._bx_ahead is not None and not self._bx_ahead.done()
         if p.native is None or (binding and len(rows) < WALK_MIN_ROWS):
             acc = run_kernel(p.full, rows)
         else:
-            acc = self.bound_x().score_rows(rows)
+            acc = self.bound_x().score_rows(rows, near=near)
         p.stats["full_kernel_seconds"] += time.perf_counter() - t0
-        self._scatter("full_kernel", blocks, self._probabilities(acc), out)
+        return acc
 
 
 def tree_scorer(model_input: ModelInput, desired_class: Any, engine: str = "auto") -> TreeScorer:

@@ -127,6 +127,9 @@ def test_merged_blocks_score_as_alone(kind, request):
     alone = np.concatenate(
         [explainer.scorer.bind(x).score_block(tuple(c.tolist()), r[:, c]) for _, c, r in blocks]
     )
+    if kind == "forest":  # rows of another width are refused, naming the width
+        with pytest.raises(ValueError, match=f"rows must have {rows.shape[1]} columns"):
+            bound.score_rows_near_x(rows[:, :-1], changed[:3], np.array([1, 1, 1]))
     truth = explainer.blackbox.predict(rows)
     if kind == "forest":
         np.testing.assert_array_equal(merged, alone)

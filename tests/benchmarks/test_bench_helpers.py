@@ -131,3 +131,12 @@ def test_treecf_measure_is_the_weighted_l1_over_sigma_of_the_encoded_columns(adu
     want = float(np.sum(w * np.abs(enc.Z[1] - enc.Z[0]) / sigma))
     assert judge.treecf_distance(X.iloc[[0]], X.iloc[[1]]) == pytest.approx(want, rel=1e-12)
     assert judge.treecf_distance(X.iloc[[0]], X.iloc[[0]]) == 0.0
+
+
+def test_bench_phases_refuses_an_unknown_search(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["bench_phases.py", "--search", "numpy,fast", "--no-readme"])
+    monkeypatch.setattr(bench_phases, "workload", lambda *a: pytest.fail("ran past a bad --search"))
+    with pytest.raises(SystemExit) as exit_:
+        bench_phases.main()
+    assert exit_.value.code == 2
+    assert "--search takes numpy, compiled (got 'numpy,fast')" in capsys.readouterr().err

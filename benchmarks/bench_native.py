@@ -85,7 +85,7 @@ COLD_SNIPPET = """
 import time, numpy as np
 t0 = time.process_time(); w0 = time.perf_counter()
 from geco.search import kernels
-from geco.search.loop import compiled_kernels
+from geco.search.compiled import compiled_kernels
 rng = np.random.default_rng(0); n, d, G = 20, 5, 4
 gof = np.array([0, 1, 2, 3, 3]); x = np.zeros(d); rows = rng.random((n, d)); ch = rng.random((n, G)) < 0.5
 from geco.problem.distance import DistanceSpec

@@ -18,7 +18,10 @@ starts, and tasks carry only a chunk of rows and their seeds. The pool starts on
 the first rows run here and are timed, and the rest go to the workers once the time they would
 save exceeds their start-up (:func:`pool_pays`; measured on the last pool started in this
 process) - or at once when the pool holding this Explainer is running. ``stats["batch"]`` of
-each explanation says where it ran and why. ``"dask"``: a
+each explanation says where it ran and why. The compiled search
+(:mod:`geco.search.compiled`) is loaded on the same reckoning: when ``native`` is left to its
+default and the rows left, at the time the rows so far took, save more than its first use;
+``stats["compiled_search"]`` of each explanation says whether it ran. ``"dask"``: a
 ``dask.distributed.Client`` (the user's, or a LocalCluster of ``n_jobs`` workers made for the
 call); the Explainer is scattered to every worker once. A progress bar (tqdm, on stderr) appears
 when a batch runs longer than a second in an interactive terminal.
@@ -44,6 +47,7 @@ import pandas as pd
 
 from geco.answers import constraints_record
 from geco.result import RESERVED_COLUMNS, Explanation, drop_partial_last_line
+from geco.search.compiled import kernels_loaded, kernels_pay, load_kernels
 from plaf_grammar import SchemaError
 
 if TYPE_CHECKING:
@@ -281,6 +285,35 @@ def busy_cores_now(window: float = 0.1) -> float | None:
     return max(0.0, busy - (own1 - own0) / max(t1 - t0, 1e-9))
 
 
+class _RowTimes:
+    """Seconds per row of the rows explained here, the first apart (it carries the warm-up);
+    until a second row is timed, the first's."""
+
+    def __init__(self) -> None:
+        self.first, self.rest, self.count = 0.0, 0.0, 0
+
+    def add(self, seconds: float) -> None:
+        if self.count == 0:
+            self.first = seconds
+        else:
+            self.rest += seconds
+        self.count += 1
+
+    @property
+    def per_row(self) -> float:
+        if self.count == 0:
+            return float("nan")
+        return self.rest / (self.count - 1) if self.count > 1 else self.first
+
+
+def _load_kernels_if_they_pay(overrides: dict, rows_left: int, per_row: float) -> None:
+    """Load the compiled search into this process when the batch leaves the choice to the
+    default (``native`` None: then the next rows run it) and ``rows_left`` rows at ``per_row``
+    seconds pay for its first use (:func:`geco.search.compiled.kernels_pay`)."""
+    if overrides.get("native") is None and not kernels_loaded() and kernels_pay(rows_left, per_row):
+        load_kernels()
+
+
 def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar):
     """``backend="loky"``: rows here, one at a time, while a pool of ``workers`` processes would
     not pay for its start-up (timed on the rows done so far); the rest on the pool once it does,
@@ -290,8 +323,13 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         raise ValueError("client is for backend='dask'")
     n = len(X)
     if workers == 1:
+        times = _RowTimes()
         for i in range(n):
+            t = time.perf_counter()
             yield from _explain_rows(explainer, X.iloc[[i]], seeds[i : i + 1], overrides)
+            times.add(time.perf_counter() - t)
+            if (i + 1) % _TIMED_ROWS == 0:
+                _load_kernels_if_they_pay(overrides, n - i - 1, times.per_row)
             bar.update(1)
         return
     warm = _pool_is_warm(workers, explainer)
@@ -299,7 +337,7 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
     # the machine's cores until the pool would pay on all of them: only then is it worth the
     # tenth of a second free_cores() takes to see how many other processes leave free
     cores, measured = os.cpu_count() or 1, False
-    i, t_first, t_rest = 0, 0.0, 0.0  # the first row carries the warm-up: timed apart
+    i, times = 0, _RowTimes()
     per_row = float("nan")
     while i < n and not warm:
         if i >= _TIMED_ROWS and pool_pays(n - i, per_row, workers, start, cores):
@@ -309,11 +347,10 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
                 break
         t = time.perf_counter()
         (e,) = _explain_rows(explainer, X.iloc[[i]], seeds[i : i + 1], overrides)
-        if i == 0:
-            t_first = time.perf_counter() - t
-        else:
-            t_rest += time.perf_counter() - t
-        per_row = t_rest / i if i else t_first
+        times.add(time.perf_counter() - t)
+        per_row = times.per_row
+        if (i + 1) % _TIMED_ROWS == 0:
+            _load_kernels_if_they_pay(overrides, n - i - 1, per_row)
         e.stats["batch"] = {
             "worker_pool": False,
             "why": f"here: {workers} workers on {cores} {'free ' if measured else ''}core(s) would not save their start-up "
@@ -329,6 +366,8 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         f"{workers} workers: ~{per_row:.3f} s per row (timed on {i} row(s) here) x {n - i} row(s) "
         f"left on {cores} free core(s) saves more than their start-up (~{start:.1f} s)"
     )  # fmt: skip
+    if not warm and overrides.get("native") is None and kernels_pay((n - i) / min(workers, cores), per_row):
+        overrides = {**overrides, "native": True}  # each worker loads the compiled search once
     for e in _run_loky(explainer, X.iloc[i:], seeds[i:], overrides, workers, chunk_size, bar, warm):
         e.stats["batch"] = {"worker_pool": True, "why": why}
         yield e

@@ -20,12 +20,14 @@ class SearchConfig:
     as :attr:`goal`.
 
     ``native``: run the generation's bookkeeping (de-duplication, distances, key words,
-    selection) and its mutation operators in compiled kernels (:mod:`geco.search.kernels`,
-    numba), with the same draws and results as the numpy reference (``native=False``, the default: loading
-    the kernels costs ~1 s CPU per process and compiling them ~7 s once per install, more than
-    they save on a few explanations). Install ``geco-cf[native]`` for them. The environment
-    variable ``GECO_SEARCH_NATIVE=1`` turns them on for every search, ``0`` off; without numba
-    the reference runs."""
+    selection), its mutation operators and the seeds' passes in compiled kernels
+    (:mod:`geco.search.kernels`, numba; install ``geco-cf[native]``), with the same draws and
+    results as the numpy reference: True / False; None (the default) runs them where this
+    process has loaded them already - a batch loads them once they pay for their first use
+    (about a second; seven once per install, compiling), ``geco serve`` at start-up - and the
+    reference otherwise (:mod:`geco.search.compiled`). The environment variable
+    ``GECO_SEARCH_NATIVE=1`` turns them on for every search, ``0`` off; without numba the
+    reference runs."""
 
     k: int = 5
     q: int = 100
@@ -42,7 +44,7 @@ class SearchConfig:
     diversity: float = 0.1
     time_budget: float | None = None
     target: Target | None = None
-    native: bool = False
+    native: bool | None = None
 
     @property
     def goal(self) -> Target:
@@ -75,8 +77,8 @@ class SearchConfig:
             raise ValueError(f"seeds must be >= 0, got {self.seeds!r}")
         if not isinstance(self.diversity, (int, float, np.number)) or not 0.0 <= self.diversity <= 1.0:
             raise ValueError(f"diversity must be in [0, 1], got {self.diversity!r}")
-        if not isinstance(self.native, (bool, np.bool_)):
-            raise ValueError(f"native must be True or False, got {self.native!r}")
+        if self.native is not None and not isinstance(self.native, (bool, np.bool_)):
+            raise ValueError(f"native must be True, False or None (the compiled search where it is loaded), got {self.native!r}")
         budget = self.time_budget
         if budget is not None and (
             isinstance(budget, bool) or not isinstance(budget, (int, float, np.number))

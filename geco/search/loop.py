@@ -40,7 +40,6 @@ can be replaced on its own. :func:`run_search` is the functional entry point.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ import numpy as np
 from geco.problem.distance import DistanceSpec
 from geco.problem.hashing import cell_hashes
 from geco.search.archive import Archive
+from geco.search.compiled import compiled_kernels
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.operators import (
     Context,
@@ -87,7 +87,7 @@ from geco.search.trade import (
 if TYPE_CHECKING:
     from codegen.protocol import InstanceScorer
 
-__all__ = ["MAX_RESTARTS", "AskedRows", "GeneticSearch", "Stagnation", "compiled_kernels", "niche", "row_statuses", "run_search"]
+__all__ = ["MAX_RESTARTS", "AskedRows", "GeneticSearch", "Stagnation", "niche", "row_statuses", "run_search"]
 
 
 #: restarts (fresh seeds and samples) before a search without counterfactual gives up
@@ -154,20 +154,6 @@ def row_statuses(asked: AskedRows, pools: tuple[Pool, ...]) -> tuple[np.ndarray,
     dist_all = np.concatenate([p.dist for p in pools])
     met[found], dist[found] = met_all[hit[found]], dist_all[hit[found]]
     return met, dist
-
-
-def compiled_kernels(enabled: bool = True):
-    """The compiled kernels (:mod:`geco.search.kernels`, imported here, not with geco) when
-    ``enabled`` or ``GECO_SEARCH_NATIVE`` is "1", unless it is "0", and numba is there; else
-    None (the numpy reference)."""
-    switch = os.environ.get("GECO_SEARCH_NATIVE", "")
-    if switch == "0" or not (enabled or switch == "1"):
-        return None
-    try:
-        from geco.search import kernels
-    except ImportError:
-        return None
-    return kernels
 
 
 def niche(order: np.ndarray, owner: np.ndarray, n_blocks: int, q: int, count: int,

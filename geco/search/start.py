@@ -20,8 +20,9 @@ import numpy as np
 from geco.problem.feasible_space import implication_spaces, project
 from geco.problem.problem import Problem
 from geco.problem.seed_index import CHANGES, NOT_AS_IS, Projection, nearest_bounded
+from geco.search.compiled import compiled_kernels
 from geco.search.config import SearchConfig, SearchOutcome
-from geco.search.loop import MAX_RESTARTS, compiled_kernels, run_search
+from geco.search.loop import MAX_RESTARTS, run_search
 from geco.search.operators import Context, action_cascade
 from geco.search.population import Candidates
 from geco.search.ranking import nearest
@@ -203,13 +204,16 @@ def reference_seed_candidates(problem: Problem, ctx: Context, config: SearchConf
 
 def search(problem: Problem, config: SearchConfig, rng: np.random.Generator) -> tuple[SearchOutcome, Context, dict[str, Any]]:
     """Run the genetic search on ``problem``: the outcome, the operators' context (what the
-    rules rejected) and the seconds the seeds took. A compiled engine scores tiny Δ blocks
+    rules rejected) and the seconds the seeds took, and whether the compiled search ran
+    (:mod:`geco.search.compiled`). A compiled engine scores tiny Δ blocks
     together as full rows when a generation has hundreds (its own merge policy); the same seed
     still gives the same blocks, so the same explanation."""
     ctx = context(problem, rng)
+    # which search runs is decided once: the seeds and the loop take the same
+    config = replace(config, native=compiled_kernels(config.native) is not None)
     t0 = time.perf_counter()
     seeds = seed_candidates(problem, ctx, config)
-    stats = {"seconds_seeds": time.perf_counter() - t0}
+    stats = {"seconds_seeds": time.perf_counter() - t0, "compiled_search": config.native}
     if config.time_budget is not None:  # the seeds spend the budget too
         config = replace(config, time_budget=max(0.0, config.time_budget - stats["seconds_seeds"]))
     scorer = problem.setting.scorer

@@ -21,12 +21,14 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
+import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 import geco
 from geco.explainer import Explainer
 from geco.result import Explanation
+from geco.search.compiled import load_kernels
 from geco.serve.access import AccessDenied, ApiKey, KeyRing, UsageLedger
 from geco.serve.card import model_card
 from geco.serve.logs import AccessLog
@@ -63,13 +65,15 @@ class Service:
         self.ignored: set[str] = set()
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-explain")
         self.draining = False
+        self.search_warm_up = ""
 
     def load(self) -> None:
         """Load and warm the Explainer (on the explanation thread, where it will run)."""
         explainer = geco.load(self.settings.explainer)
         if explainer.scorer.compiled:  # compile, or load from the disk cache, before serving
             explainer.scorer.warm_up(explainer.table.take(slice(0, 256)))
-        explainer.setting.model_proba(explainer.table.take(slice(0, 1)))
+        probability = explainer.setting.model_proba(explainer.table.take(slice(0, 256)))
+        self.search_warm_up = warm_up_search(explainer, probability)
         self.card = model_card(explainer, self.settings.explainer)
         self.ignored = set(explainer.ignored_columns)
         self.explainer = explainer
@@ -94,6 +98,26 @@ class Service:
                 except Exception as exc:
                     raise RowFailed(i, exc) from exc
         return out
+
+
+def warm_up_search(explainer: Explainer, probability: np.ndarray) -> str:
+    """Load the compiled search (:mod:`geco.search.compiled`) before serving, where numba is
+    installed, and run it once on the first of the data's rows the target does not meet (a
+    request then finds every kernel loaded: the first use costs about a second); what happened,
+    for the log. A failure here only leaves the kernels to load on the first request."""
+    if load_kernels() is None:
+        return "numpy search (numba is not installed, or GECO_SEARCH_NATIVE=0)"
+    undesired = np.flatnonzero(~explainer.config.goal.meets(probability))
+    if len(undesired) == 0:
+        return "compiled search loaded; not warmed (no undesired row among the data's first 256)"
+    row = explainer.schema.decode(explainer.table.take(undesired[:1]))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            explainer.explain(row, random_state=0, k=1, native=True)
+    except Exception as exc:  # the service works without the warm-up
+        return f"compiled search loaded; warm-up failed ({type(exc).__name__}: {exc})"
+    return "compiled search loaded and warmed"
 
 
 def _error(status: int, message: str, request: Request, field: str | None = None) -> JSONResponse:
@@ -125,7 +149,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await asyncio.get_running_loop().run_in_executor(service.thread, service.load)
-        service.log.write(event="ready", engine=service.card["engine"], explainer=settings.explainer)
+        service.log.write(event="ready", engine=service.card["engine"], explainer=settings.explainer, search=service.search_warm_up)
         yield
         service.draining = True
         service.thread.shutdown(wait=True)

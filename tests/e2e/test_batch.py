@@ -264,12 +264,15 @@ def test_explain_many_bad_arguments(trees):
 
 def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees, monkeypatch):
     """When the pool pays, the first rows run here (they time the batch) and the rest on two
-    workers; the explanations are those of one process."""
+    workers; the explanations are those of one process. Where the compiled search pays too
+    (and numba is installed), the workers run it."""
     import geco.batch
+    from geco.search.compiled import kernels_available
 
     explainer, batch = trees
-    one = explainer.explain_many(batch, random_state=4, progress=False)
+    one = explainer.explain_many(batch, random_state=4, progress=False, native=False)
     monkeypatch.setattr(geco.batch, "pool_pays", lambda *args: True)
+    monkeypatch.setattr(geco.batch, "kernels_pay", lambda *args: kernels_available())
     try:
         two = explainer.explain_many(batch, random_state=4, n_jobs=2, chunk_size=1, progress=False)
     finally:
@@ -281,6 +284,9 @@ def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees, monkeypat
     assert not any(r.stats["batch"]["worker_pool"] or "worker" in r.stats for r in here)
     assert all(r.stats["batch"]["worker_pool"] for r in there)
     assert "2 workers" in there[0].stats["batch"]["why"]
+    searched = [r for r in there if "compiled_search" in r.stats]  # not the desired row nor the NaN one
+    assert len(searched) >= 2 and all(r.stats["compiled_search"] == kernels_available() for r in searched)
+    assert not any(r.stats.get("compiled_search") for r in one)
     workers = {}
     for r in there:
         w = r.stats["worker"]

@@ -19,7 +19,7 @@ from geco.problem.seed_index import Projection
 from geco.search import kernels
 from geco.search.archive import Archive
 from geco.search.config import SearchConfig
-from geco.search.loop import GeneticSearch, compiled_kernels, niche
+from geco.search.loop import GeneticSearch, niche
 from geco.search.operators import Context, group_distances, mutation, selective_mutation
 from geco.search.population import Candidates, block_starts, key_order
 from geco.search.stacked import StackedSpaces
@@ -120,11 +120,6 @@ def _archive(search):
     )
 
 
-def test_kernels_load():
-    assert compiled_kernels() is kernels
-    assert compiled_kernels(False) is None
-
-
 def test_generations_match_the_reference_phase_by_phase(case):
     """Both paths in lockstep: after every phase the same output and the same random state."""
     explainer, rows = case
@@ -207,20 +202,6 @@ def test_archive_options_equal_the_reference(n_groups):
     assert len(ref[1]) >= 2
 
 
-def test_environment_switch_selects_the_reference(monkeypatch):
-    monkeypatch.setenv("GECO_SEARCH_NATIVE", "0")
-    assert compiled_kernels() is None
-
-
-def test_environment_switch_turns_the_kernels_on(monkeypatch):
-    monkeypatch.setenv("GECO_SEARCH_NATIVE", "1")
-    assert compiled_kernels(False) is kernels
-
-
-def test_the_reference_is_the_default():
-    """The kernels cost seconds to load per process, so a search asks for them."""
-    assert SearchConfig().native is False
-    assert compiled_kernels(SearchConfig().native) is None
 
 
 # --------------------------------------------------------------------------- kernels alone
@@ -454,11 +435,6 @@ def test_selection_equals_the_reference_on_many_deltas(q, k, n_words):
     estab[:] = True
     dist[order[:k]] = scores[order[:k]]
     assert kernels.selection(words, scores, dist, estab, q, k)[1]
-
-
-def test_native_must_be_a_bool():
-    with pytest.raises(ValueError, match="native must be True or False"):
-        SearchConfig(native="yes").validate()
 
 
 @pytest.mark.parametrize("top", [1, 2, 5])

@@ -409,7 +409,7 @@ class GeneticSearch:
             dist = np.concatenate([population.dist, new.dist])[merged]
             if self.kernels is not None:
                 kept, converged = self.kernels.selection(words, scores, dist, estab, cfg.q, cfg.k)
-                out = Pool.gather(population, new, merged[kept])
+                out = Pool(*self.kernels.gather(population.fields(), new.fields(), merged[kept]))
                 out.established = np.ones(len(out), dtype=bool)
                 self.note_peak(population, new)
                 return out, converged
@@ -581,7 +581,10 @@ class GeneticSearch:
         if len(lost) == 0:
             return population
         back = self.archive.pool(lost)
-        return Pool.merge(population, back.take(key_order(back.words)))
+        back = back.take(key_order(back.words))
+        if self.kernels is not None:
+            return Pool(*self.kernels.gather(population.fields(), back.fields(), Pool.merge_order(population, back)))
+        return Pool.merge(population, back)
 
     def note_peak(self, population: Pool, new: Pool) -> None:
         """Track the largest population + new pool a selection saw, in bytes of the

@@ -21,7 +21,7 @@ from geco.search.archive import Archive
 from geco.search.config import SearchConfig
 from geco.search.loop import GeneticSearch, niche
 from geco.search.operators import Context, group_distances, mutation, selective_mutation
-from geco.search.population import Candidates, block_starts, key_order
+from geco.search.population import Candidates, Pool, block_starts, key_order, key_words
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
 from plaf_grammar import FeatureCosts
@@ -449,3 +449,22 @@ def test_block_best_equals_lexsort(top):
     order = np.lexsort((score, np.repeat(np.arange(len(starts)), sizes)))
     expected = order[np.arange(n) - np.repeat(starts, sizes) < top]
     _same(kernels.block_best(starts, n, score, top), expected, f"top {top}")
+
+
+@pytest.mark.parametrize("words", [1, 2])
+def test_gather_equals_the_pools_gather(words):
+    """The compiled gather: the rows ``idx`` of two pools' fields, as Pool.gather takes them."""
+    rng = np.random.default_rng(words)
+    G = 40 * words
+
+    def pool(n):
+        changed = rng.random((n, G)) < 0.2
+        return Pool(rng.random((n, 7)), changed, key_words(changed), rng.integers(0, 2**63, n, dtype=np.uint64),
+                    rng.random(n), rng.random(n), rng.random(n), rng.random(n) < 0.5)  # fmt: skip
+
+    for na, nb in ((30, 50), (0, 20), (25, 0)):
+        a, b = pool(na), pool(nb)
+        for idx in (rng.permutation(na + nb)[: (na + nb) // 2], np.arange(na + nb)[::-1], np.zeros(0, dtype=np.intp)):
+            ref = Pool.gather(a, b, idx)
+            got = kernels.gather(a.fields(), b.fields(), idx)
+            _same(tuple(got), ref.fields(), f"{na}+{nb} rows, {len(idx)} taken")

@@ -16,7 +16,13 @@ files, or in numba's user cache directory when the package directory is read-onl
 
 from __future__ import annotations
 
-from geco.search.kernels.bookkeeping import block_best, distinct_options, new_rows, selection
+from geco.search.kernels.bookkeeping import (
+    block_best,
+    distinct_options,
+    gather,
+    new_rows,
+    selection,
+)
 from geco.search.kernels.operators import (
     by_keys,
     crossover,
@@ -30,6 +36,6 @@ from geco.search.kernels.operators import (
 from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
-    "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "group_distances", "mutation",
-    "new_rows", "row_tables", "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
+    "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather", "group_distances",
+    "mutation", "new_rows", "row_tables", "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
 ]  # fmt: skip

@@ -8,7 +8,7 @@ import numpy as np
 
 from geco.search.kernels.common import GOLDEN, combine, jit, mix, stable_order, true_indices
 
-__all__ = ["block_best", "distinct_options", "new_rows", "selection"]
+__all__ = ["block_best", "distinct_options", "gather", "new_rows", "selection"]
 
 
 @jit
@@ -249,3 +249,40 @@ def distinct_options(order: np.ndarray, words: np.ndarray, count: int) -> np.nda
     greedy pick of distinct kinds of change, as :meth:`geco.search.archive.Archive.options`
     makes it chunk by chunk)."""
     return _distinct_options(np.asarray(order, dtype=np.intp), np.ascontiguousarray(words), int(count))
+
+
+@jit
+def _gather(idx, n_a, a_rows, b_rows, a_changed, b_changed, a_words, b_words, a_hashes, b_hashes,
+            a_prob, b_prob, a_dist, b_dist, a_score, b_score, a_estab, b_estab):  # fmt: skip
+    m = len(idx)
+    rows = np.empty((m, a_rows.shape[1]), dtype=a_rows.dtype)
+    changed = np.empty((m, a_changed.shape[1]), dtype=np.bool_)
+    words = np.empty((m, a_words.shape[1]), dtype=np.uint64)
+    hashes = np.empty(m, dtype=np.uint64)
+    prob = np.empty(m)
+    dist = np.empty(m)
+    score = np.empty(m)
+    estab = np.empty(m, dtype=np.bool_)
+    for t in range(m):
+        i = idx[t]
+        if i < n_a:
+            rows[t] = a_rows[i]
+            changed[t] = a_changed[i]
+            words[t] = a_words[i]
+            hashes[t], prob[t], dist[t], score[t], estab[t] = a_hashes[i], a_prob[i], a_dist[i], a_score[i], a_estab[i]
+        else:
+            j = i - n_a
+            rows[t] = b_rows[j]
+            changed[t] = b_changed[j]
+            words[t] = b_words[j]
+            hashes[t], prob[t], dist[t], score[t], estab[t] = b_hashes[j], b_prob[j], b_dist[j], b_score[j], b_estab[j]
+    return rows, changed, words, hashes, prob, dist, score, estab
+
+
+def gather(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], idx: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Rows ``idx`` of two pools' fields (rows, changed, words, hashes, prob, dist, score,
+    established, as :meth:`geco.search.population.Pool.fields` lists them), ``a``'s rows
+    followed by ``b``'s, in ``idx``'s order (:meth:`~geco.search.population.Pool.gather`): one
+    pass instead of four fancy-index copies per field."""
+    return _gather(np.asarray(idx, dtype=np.intp), len(a[0]),
+                   *(np.ascontiguousarray(f) for pair in zip(a, b) for f in pair))  # fmt: skip

@@ -10,15 +10,17 @@ import pytest
 
 import geco
 from geco.batch import row_seeds
+from geco.search.compiled import kernels_available
 from geco.serve.seeds import derived_seed
 
 ALICE = "alice-secret-key"
 
 
 def comparable(d: dict) -> dict:
-    """An explanation's dict without what differs run to run (timings) or by request (index)."""
+    """An explanation's dict without what differs run to run (timings, which search ran: the
+    answers are the same) or by request (index)."""
     out = {k: v for k, v in d.items() if k != "index"}
-    out["stats"] = {k: v for k, v in d["stats"].items() if not k.startswith("seconds")}
+    out["stats"] = {k: v for k, v in d["stats"].items() if not k.startswith("seconds") and k != "compiled_search"}
     return out
 
 
@@ -32,8 +34,14 @@ def test_one_row_equals_explain(server, local, records):
         r = c.post("/explain", json={"rows": records[0], "random_state": 7, "k": 3})
     assert r.status_code == 200, r.text
     assert re.fullmatch(r"[0-9a-f]{16}", r.headers["x-request-id"])
-    want = local.explain(pd.DataFrame([records[0]]), random_state=7, k=3).to_dict()
+    want = local.explain(pd.DataFrame([records[0]]), random_state=7, k=3, native=False).to_dict()
     assert comparable(r.json()) == comparable(want)
+    # the service loaded and warmed the compiled search at start-up (where numba is installed)
+    assert r.json()["stats"]["compiled_search"] == kernels_available()
+    ready = [line for line in server.log_lines() if line.get("event") == "ready"]
+    assert ready and ready[0]["search"] == ("compiled search loaded and warmed" if kernels_available() else
+                                            "numpy search (numba is not installed, or GECO_SEARCH_NATIVE=0)")
+    assert ready[0]["gc_frozen"] > 10_000
     assert r.json()["success"] and len(r.json()["counterfactuals"]) <= 3
     assert r.headers.get("connection") != "close"  # one worker: the connection is kept alive
 

@@ -281,7 +281,8 @@ class GeneticSearch:
             if converged and generation >= cfg.min_generations and np.isfinite(option_scores[-1]):
                 stop = "converged"
                 break
-            found = progress.update(self.top_scores(population), option_scores)
+            with self.timer("options"):
+                found = progress.update(self.top_scores(population), option_scores)
             if generation < cfg.min_generations or progress.stalled < cfg.patience:
                 continue
             if found or restarts >= MAX_RESTARTS:
@@ -377,7 +378,8 @@ class GeneticSearch:
         best counterfactual to the archive."""
         if len(new) == 0:
             return new
-        starts = new.starts()
+        with self.timer("blocks"):
+            starts = new.starts()
         with self.timer("scoring"):
             prob = self.probabilities(new, starts)
         with self.timer("score"):
@@ -446,7 +448,9 @@ class GeneticSearch:
             before = population
             population, new = self.add_scored(population, cands)
             if swept is not None:
-                population = self.bisect(population, swept[0], row_statuses(swept[1], (before, new)))
+                with self.timer("polish"):
+                    status = row_statuses(swept[1], (before, new))
+                population = self.bisect(population, swept[0], status)
             rounds += 1
             population, option_scores = self.keep_options(population)
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
@@ -495,8 +499,9 @@ class GeneticSearch:
                 asked = self.asked(cands)
             before = population
             population, new = self.add_scored(population, cands)
-            new_met, new_dist = row_statuses(asked, (before, new))
-            met, dist = np.concatenate([met[carried], new_met]), np.concatenate([dist[carried], new_dist])
+            with self.timer("polish"):
+                new_met, new_dist = row_statuses(asked, (before, new))
+                met, dist = np.concatenate([met[carried], new_met]), np.concatenate([dist[carried], new_dist])
             step = time.perf_counter() - t0
         return population
 
@@ -529,8 +534,9 @@ class GeneticSearch:
         """Put the best 2k distinct options back into a population that lost them (a niche:
         variants of one change can fill all q places and end the search for other kinds of
         change); the population and the best k options' scores."""
-        option_scores, option_keys = self.options(2 * self.config.k)
-        return self.restore(population, option_keys), option_scores[: self.config.k]
+        with self.timer("options"):
+            option_scores, option_keys = self.options(2 * self.config.k)
+            return self.restore(population, option_keys), option_scores[: self.config.k]
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -637,13 +643,14 @@ class GeneticSearch:
     def outcome(self, population: Pool, generations: int, stop: str, restarts: int, polished: int) -> SearchOutcome:
         """The population and the archive's best per Δ (where the population lost it), each row
         once, by score (only the rows kept are copied); with the run's counters."""
-        archived = self.archive.pool()
-        _, first = np.unique(np.concatenate([population.hashes, archived.hashes]), return_index=True)
-        first.sort()
-        first = first[np.argsort(np.concatenate([population.score, archived.score])[first], kind="stable")]
-        own = (population.rows, population.changed, population.prob, population.dist, population.score)
-        kept = (archived.rows, archived.changed, archived.prob, archived.dist, archived.score)
-        rows, changed, prob, dist, score = (interleave(a, b, first) for a, b in zip(own, kept))
+        with self.timer("outcome"):
+            archived = self.archive.pool()
+            _, first = np.unique(np.concatenate([population.hashes, archived.hashes]), return_index=True)
+            first.sort()
+            first = first[np.argsort(np.concatenate([population.score, archived.score])[first], kind="stable")]
+            own = (population.rows, population.changed, population.prob, population.dist, population.score)
+            kept = (archived.rows, archived.changed, archived.prob, archived.dist, archived.score)
+            rows, changed, prob, dist, score = (interleave(a, b, first) for a, b in zip(own, kept))
         return SearchOutcome(
             rows=rows, changed=changed, prob=prob, dist=dist, score=score, generations=generations,
             converged=stop == "converged", candidates_scored=self.candidates_scored, stop=stop, restarts=restarts,

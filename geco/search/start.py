@@ -20,7 +20,7 @@ import numpy as np
 from geco.problem.feasible_space import implication_spaces, project
 from geco.problem.problem import Problem
 from geco.problem.seed_index import CHANGES, NOT_AS_IS, Projection, nearest_bounded
-from geco.search.compiled import compiled_kernels
+from geco.search.compiled import compiled_kernels, note_reference_search
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.loop import MAX_RESTARTS, run_search
 from geco.search.operators import Context, action_cascade
@@ -209,8 +209,11 @@ def search(problem: Problem, config: SearchConfig, rng: np.random.Generator) -> 
     together as full rows when a generation has hundreds (its own merge policy); the same seed
     still gives the same blocks, so the same explanation."""
     ctx = context(problem, rng)
-    # which search runs is decided once: the seeds and the loop take the same
-    config = replace(config, native=compiled_kernels(config.native) is not None)
+    # which search runs is decided once: the seeds and the loop take the same (the default may
+    # load the kernels here, once the reference searches have earned it, never under a budget)
+    auto = config.native is None
+    kernels = compiled_kernels(config.native, may_load=config.time_budget is None)
+    config = replace(config, native=kernels is not None)
     t0 = time.perf_counter()
     seeds = seed_candidates(problem, ctx, config)
     stats = {"seconds_seeds": time.perf_counter() - t0, "compiled_search": config.native}
@@ -221,4 +224,6 @@ def search(problem: Problem, config: SearchConfig, rng: np.random.Generator) -> 
         ctx, problem.scorer, problem.distance, config, problem.required, seeds,
         merge_below=scorer.merge_below, merge_min_blocks=scorer.merge_min_blocks,
     )  # fmt: skip
+    if auto and kernels is None:
+        note_reference_search(time.perf_counter() - t0)
     return outcome, ctx, stats

@@ -27,10 +27,12 @@ Threads are limited to one (threadpoolctl and the usual environment variables). 
 between the "bench_phases" markers of ``benchmarks/README.md``.
 
 ``--search``: the searches measured on the same Explainer and rows, interleaved row by row in
-alternating order (the machine's speed drifts within a run): ``numpy`` (the reference, the
-default ``SearchConfig``) and ``compiled`` (``native=True``: the search's numba kernels, left
-out without numba); their explanations are the same (counted). The black box and the
-fresh-process runs use the default (numpy) search, the batch runs each search in turn.
+alternating order (the machine's speed drifts within a run): ``numpy`` (the reference,
+``native=False``) and ``compiled`` (``native=True``: the search's numba kernels, left out
+without numba); their explanations are the same (counted). The black box runs the numpy
+search, the fresh-process runs the default one (there: the numpy reference until the kernels
+pay), the batch each search in turn on four runs of its rows, the order reversed from run to
+run.
 """
 
 from __future__ import annotations
@@ -340,21 +342,34 @@ def measure(w: Workload, bb_n: int, searches: list[str]) -> list[dict[str, Any]]
     return results
 
 
-def batch_rate(w: Workload, n: int, search: str) -> dict[str, Any]:
-    """Explanations per second of ``explain_many`` in this process over ``n`` undesired rows."""
+def batch_rates(w: Workload, n: int, searches: list[str]) -> list[dict[str, Any]]:
+    """Explanations per second of ``explain_many`` in this process over ``n`` undesired rows,
+    per search: the rows in four runs, each run explained by every search in turn, the order
+    reversed from run to run (the machine's speed drifts over a batch's seconds)."""
     import geco
 
-    native = search == "compiled"
     explainer = geco.Explainer(w.model, w.X, w.constraints, desired_class=w.desired_class)
     rows = undesired_rows(w.model, w.X, w.desired_class, n, scan=20_000)
-    explainer.explain(w.X.iloc[[int(rows[0])]], random_state=0, native=native)  # warm
-    res, cpu, wall = timed(
-        lambda: explainer.explain_many(w.X.iloc[rows], n_jobs=1, progress=False, random_state=0, native=native)
-    )
-    ok = sum(bool(r.success) for r in res)
-    print(f"[batch] {w.name}, {search} search: {len(rows) / wall:.1f} explanations/s wall, {len(rows) / cpu:.1f} "
-          f"per CPU s ({ok}/{len(rows)} found)", flush=True)  # fmt: skip
-    return {"n": len(rows), "per_wall": len(rows) / wall, "per_cpu": len(rows) / cpu, "ok": ok, "search": search}
+    for search in searches:  # warm
+        explainer.explain(w.X.iloc[[int(rows[0])]], random_state=0, native=search == "compiled")
+    spent = {s: {"cpu": 0.0, "wall": 0.0, "ok": 0} for s in searches}
+    for i, run in enumerate(np.array_split(rows, 4)):
+        for search in searches if i % 2 == 0 else searches[::-1]:
+            res, cpu, wall = timed(
+                lambda run=run, search=search: explainer.explain_many(
+                    w.X.iloc[run], n_jobs=1, progress=False, random_state=0, native=search == "compiled")
+            )  # fmt: skip
+            spent[search]["cpu"] += cpu
+            spent[search]["wall"] += wall
+            spent[search]["ok"] += sum(bool(r.success) for r in res)
+    out = []
+    for search in searches:
+        s = spent[search]
+        print(f"[batch] {w.name}, {search} search: {len(rows) / s['wall']:.1f} explanations/s wall, "
+              f"{len(rows) / s['cpu']:.1f} per CPU s ({s['ok']}/{len(rows)} found)", flush=True)  # fmt: skip
+        out.append({"n": len(rows), "per_wall": len(rows) / s["wall"], "per_cpu": len(rows) / s["cpu"], "ok": s["ok"],
+                    "search": search})  # fmt: skip
+    return out
 
 
 # ---------------------------------------------------------------- first call in a fresh process
@@ -576,7 +591,7 @@ def main() -> None:
             w = workload(name, args.n, args.wide_rows)
             results += measure(w, args.wide_blackbox_n if name == "wide" else args.blackbox_n, searches)
             if name == "adult-rf" and args.batch_n > 0:
-                batches = [batch_rate(w, args.batch_n, search) for search in searches]
+                batches = batch_rates(w, args.batch_n, searches)
             if name == "adult-rf" and not args.no_first_call:
                 firsts = first_calls(w)
             del w

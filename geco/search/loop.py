@@ -43,7 +43,7 @@ from __future__ import annotations
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -130,11 +130,16 @@ class AskedRows:
     hashes: np.ndarray
 
 
-def row_statuses(asked: AskedRows, pools: tuple[Pool, ...]) -> tuple[np.ndarray, np.ndarray]:
+def row_statuses(asked: AskedRows, pools: tuple[Pool, ...], kernels: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """For candidate rows ``asked``: 1 where a row of ``pools`` equal to it meets the target, 0
     where it misses, -1 where none is equal (repaired or dropped); and that row's distance (inf
     where none). Matched by the hashes the pools hold, then checked value by value (only the
-    rows a hash matched are read), so a collision reads as unknown, never as a status."""
+    rows a hash matched are read), so a collision reads as unknown, never as a status.
+    ``kernels``: the same in one compiled pass (:func:`geco.search.kernels.row_statuses`)."""
+    if kernels is not None and 1 <= len(pools) <= 2:
+        a, b = pools[0], pools[-1] if len(pools) == 2 else pools[0].take(np.zeros(0, dtype=np.intp))
+        return kernels.row_statuses(asked.rows, asked.hashes, *(
+            (p.rows, p.hashes, (p.score == p.dist).astype(np.int8), p.dist) for p in (a, b)))  # fmt: skip
     have = np.concatenate([p.hashes for p in pools])
     met, dist = np.full(len(asked.rows), -1, dtype=np.int8), np.full(len(asked.rows), np.inf)
     if len(have) == 0 or len(asked.rows) == 0:
@@ -449,7 +454,7 @@ class GeneticSearch:
             population, new = self.add_scored(population, cands)
             if swept is not None:
                 with self.timer("polish"):
-                    status = row_statuses(swept[1], (before, new))
+                    status = row_statuses(swept[1], (before, new), self.kernels)
                 population = self.bisect(population, swept[0], status)
             rounds += 1
             population, option_scores = self.keep_options(population)
@@ -500,7 +505,7 @@ class GeneticSearch:
             before = population
             population, new = self.add_scored(population, cands)
             with self.timer("polish"):
-                new_met, new_dist = row_statuses(asked, (before, new))
+                new_met, new_dist = row_statuses(asked, (before, new), self.kernels)
                 met, dist = np.concatenate([met[carried], new_met]), np.concatenate([dist[carried], new_dist])
             step = time.perf_counter() - t0
         return population

@@ -404,11 +404,22 @@ def _scored_pool(rows, met, dist, hashes):
                 dist, score, np.zeros(len(rows), dtype=bool))  # fmt: skip
 
 
-def test_row_statuses_read_each_asked_row_from_the_pool_holding_it():
+@pytest.mark.parametrize("compiled", [False, True])
+def test_row_statuses_read_each_asked_row_from_the_pool_holding_it(compiled):
     """Rows found in either pool take its status and distance; a row in none (repaired or
     dropped by the rules) is unknown; -0.0 and 0.0 are one value; and a hash collision reads as
-    unknown, never as another row's status."""
-    from geco.search.loop import AskedRows, row_statuses
+    unknown, never as another row's status. The same with the values checked in place by the
+    compiled kernel."""
+    from functools import partial
+
+    from geco.search.compiled import compiled_kernels
+    from geco.search.loop import AskedRows
+    from geco.search.loop import row_statuses as reference
+
+    kernels = compiled_kernels(True) if compiled else None
+    if compiled and kernels is None:
+        pytest.skip("numba is not installed")
+    row_statuses = partial(reference, kernels=kernels)
 
     old = _scored_pool([[1.0, 2.0], [3.0, 4.0]], [True, False], [0.1, 0.2], [11, 12])
     new = _scored_pool([[5.0, 0.0]], [True], [0.3], [13])

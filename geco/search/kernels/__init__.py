@@ -21,6 +21,7 @@ from geco.search.kernels.bookkeeping import (
     distinct_options,
     gather,
     new_rows,
+    row_statuses,
     selection,
 )
 from geco.search.kernels.operators import (
@@ -37,5 +38,5 @@ from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
     "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather", "group_distances",
-    "mutation", "new_rows", "row_tables", "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
+    "mutation", "new_rows", "row_statuses", "row_tables", "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
 ]  # fmt: skip

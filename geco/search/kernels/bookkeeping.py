@@ -8,7 +8,7 @@ import numpy as np
 
 from geco.search.kernels.common import GOLDEN, combine, jit, mix, stable_order, true_indices
 
-__all__ = ["block_best", "distinct_options", "gather", "new_rows", "selection"]
+__all__ = ["block_best", "distinct_options", "gather", "new_rows", "row_statuses", "selection"]
 
 
 @jit
@@ -286,3 +286,60 @@ def gather(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], idx: np.ndarray
     pass instead of four fancy-index copies per field."""
     return _gather(np.asarray(idx, dtype=np.intp), len(a[0]),
                    *(np.ascontiguousarray(f) for pair in zip(a, b) for f in pair))  # fmt: skip
+
+
+@jit
+def _row_statuses(asked, asked_hashes, a_rows, a_hashes, a_met, a_dist, b_rows, b_hashes, b_met, b_dist):
+    n_a, n_b = len(a_hashes), len(b_hashes)
+    size = 16
+    while size < 2 * (n_a + n_b):
+        size *= 2
+    mask = np.uint64(size - 1)
+    table = np.zeros(size, dtype=np.uint64)
+    owner = np.full(size, -1, dtype=np.intp)  # the first row (a's, then b's) of each hash
+    for j in range(n_a + n_b):
+        hv = a_hashes[j] if j < n_a else b_hashes[j - n_a]
+        slot = mix(hv) & mask
+        while owner[slot] >= 0 and table[slot] != hv:
+            slot = (slot + np.uint64(1)) & mask
+        if owner[slot] < 0:
+            owner[slot] = j
+            table[slot] = hv
+    m, d = asked.shape
+    met = np.full(m, -1, dtype=np.int8)
+    dist = np.full(m, np.inf)
+    for i in range(m):
+        hv = asked_hashes[i]
+        slot = mix(hv) & mask
+        while owner[slot] >= 0 and table[slot] != hv:
+            slot = (slot + np.uint64(1)) & mask
+        j = owner[slot]
+        if j < 0:
+            continue
+        same = True
+        for c in range(d):
+            v = a_rows[j, c] if j < n_a else b_rows[j - n_a, c]
+            if v != asked[i, c]:
+                same = False
+                break
+        if same:
+            if j < n_a:
+                met[i], dist[i] = a_met[j], a_dist[j]
+            else:
+                met[i], dist[i] = b_met[j - n_a], b_dist[j - n_a]
+    return met, dist
+
+
+def row_statuses(asked: np.ndarray, asked_hashes: np.ndarray, a: tuple[np.ndarray, ...],
+                 b: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """What :func:`geco.search.loop.row_statuses` gives for rows ``asked`` (hashes
+    ``asked_hashes``) against two pools ``a``, ``b``, each as (rows, hashes, met, dist): the
+    pools' hashes in an open-addressing set (the first row of each hash, ``a``'s first), each
+    asked row looked up and then compared value by value in place (``==``: -0.0 equals 0.0,
+    NaN nothing); 1 / 0 met or not and the distance, -1 and inf where no row is equal."""
+    def f64(v):
+        return np.ascontiguousarray(v, dtype=np.float64)
+
+    return _row_statuses(f64(asked), np.asarray(asked_hashes, dtype=np.uint64),
+                         f64(a[0]), np.asarray(a[1], dtype=np.uint64), np.asarray(a[2], dtype=np.int8), f64(a[3]),
+                         f64(b[0]), np.asarray(b[1], dtype=np.uint64), np.asarray(b[2], dtype=np.int8), f64(b[3]))  # fmt: skip

@@ -236,8 +236,14 @@ def test_new_rows_equal_hashes_distances_and_first_rows(priced, G):
     gof = np.sort(np.concatenate([np.arange(G), rng.integers(0, G, 3)])).astype(np.intp)
     spec = _spec(rng, d, priced)
     rows, changed = _candidates(rng, spec.x, 600, gof, G)
+    # -0.0 in changed cells: the same hash as 0.0 (rows 1 and 2 are one row to the dedupe)
+    rows[2] = rows[1]
+    changed[2] = changed[1]
+    col = int(np.flatnonzero(changed[1, gof])[0])
+    rows[1, col], rows[2, col] = 0.0, -0.0
     r, c, v, diff = spec.cells(rows, changed[:, gof])
     hashes = cell_hashes(r, c, v, len(rows))
+    assert hashes[1] == hashes[2]
     old = hashes[rng.integers(0, len(rows), 40)]
     _, first = np.unique(np.concatenate([old, hashes]), return_index=True)
     first = np.sort(first[first >= len(old)] - len(old))

@@ -8,6 +8,9 @@ import numpy as np
 
 from geco.search.kernels.common import GOLDEN, combine, jit, mix, stable_order, true_indices
 
+#: the bits of -0.0, which the cell hashes read as 0.0's (as ``value + 0.0`` makes them)
+NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
+
 __all__ = ["block_best", "distinct_options", "gather", "new_rows", "row_statuses", "selection"]
 
 
@@ -50,7 +53,8 @@ def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_
             s1 += diff
             s2 += diff * diff
             mx = max(mx, diff)
-            h += mix(bits[i, j] ^ salt[j])
+            b = bits[i, j]
+            h += mix((b if b != NEGATIVE_ZERO else np.uint64(0)) ^ salt[j])  # -0.0 hashes as 0.0
         hashes[i] = h
         dist[i] = combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features)
     return hashes, dist
@@ -116,7 +120,7 @@ def new_rows(rows: np.ndarray, changed: np.ndarray, gof: np.ndarray, spec: tuple
     words. ``spec``: :meth:`geco.problem.distance.DistanceSpec.cell_terms`."""
     x, scale, cap, priced, up, down, w, n_features = spec
     rows = np.ascontiguousarray(rows, dtype=np.float64)
-    bits = (rows + 0.0).view(np.uint64)
+    bits = rows.view(np.uint64)  # read in place: the kernel maps -0.0 to 0.0 on the cells it hashes
     n_words = max(1, -(-changed.shape[1] // 64))
     return _new_rows(bits, rows, np.ascontiguousarray(changed), gof, x, scale, cap, priced, up, down, w,
                      float(n_features), old_hashes, n_words)  # fmt: skip

@@ -8,12 +8,12 @@ back into it (:meth:`Archive.pool`) and returns it along with the final populati
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
-from geco.search.population import Pool, key_words
+from geco.search.population import Pool, key_words, words_keys
 from geco.search.ranking import nearest
 
 __all__ = ["Archive"]
@@ -24,45 +24,72 @@ _FIELDS = ("rows", "changed", "words", "hashes", "prob", "dist", "score")
 class Archive:
     """The best counterfactual of every Δ seen, in the order the Δ were first archived: rows,
     changed groups (also as key words), row hashes, probability, distance and score in growing
-    arrays (one slot per Δ; the first ``len(archive)`` are filled). ``slot`` maps a Δ key to its
-    slot, ``keys`` lists the keys by slot. ``kernels``: :mod:`geco.search.kernels` to pick the
-    options with (the same picks), or None."""
+    arrays (one slot per Δ; the first ``len(archive)`` are filled). A Δ's key is its words'
+    (:func:`geco.search.population.words_keys`); ``keys`` lists them by slot, ``slot`` maps
+    them to slots. ``kernels``: :mod:`geco.search.kernels` to find the slots with (an index of
+    the key words, no Python step per Δ) and to pick the options with (the same slots and picks),
+    or None."""
 
     def __init__(self, d: int, g: int, kernels: Any = None):
         self.kernels = kernels
-        self.slot: dict[Hashable, int] = {}
-        self.keys: list[Hashable] = []
+        self._slot: dict[Hashable, int] = {}
+        self._keys: list[Hashable] = []
         self.n = 0
         self.rows, self.changed = np.empty((16, d)), np.zeros((16, g), dtype=bool)
         self.words = key_words(self.changed)
         self.hashes = np.zeros(16, dtype=np.uint64)
         self.prob, self.dist, self.score = np.empty(16), np.empty(16), np.empty(16)
+        self._index = np.full(64, -1, dtype=np.intp)  # the kernels' index of the key words
 
     def __len__(self) -> int:
         return self.n
 
-    def offer(self, keys: Sequence[Hashable], rows: np.ndarray, changed: np.ndarray, hashes: np.ndarray,
-              prob: np.ndarray, dist: np.ndarray, score: np.ndarray, words: np.ndarray | None = None) -> None:  # fmt: skip
-        """Keep each row (of distinct Δ ``keys``) that is its Δ's first or beats its best;
-        ``words``: the rows' key words when the caller has them (else made from ``changed``)."""
-        get = self.slot.get
-        slots = np.fromiter((get(key, -1) for key in keys), dtype=np.intp, count=len(keys))
-        old = np.flatnonzero(slots >= 0)
-        better = old[score[old] < self.score[slots[old]]]
-        fresh = np.flatnonzero(slots < 0)
-        if len(fresh):
-            n = self.n + len(fresh)
-            if n > len(self.score):
-                self._grow(max(n, 2 * len(self.score)))
-            slots[fresh] = np.arange(self.n, n)
+    @property
+    def keys(self) -> list[Hashable]:
+        """The archived Δ's keys, by slot."""
+        return words_keys(self.words[: self.n]) if self.kernels is not None else self._keys
+
+    @property
+    def slot(self) -> dict[Hashable, int]:
+        """Δ key -> slot."""
+        return dict(zip(self.keys, range(self.n))) if self.kernels is not None else self._slot
+
+    def keys_of(self, slots: np.ndarray) -> list[Hashable]:
+        """The keys of the Δ in ``slots``."""
+        return words_keys(self.words[slots])
+
+    def offer(self, rows: np.ndarray, changed: np.ndarray, hashes: np.ndarray, prob: np.ndarray, dist: np.ndarray,
+              score: np.ndarray, words: np.ndarray | None = None) -> None:  # fmt: skip
+        """Keep each row (of distinct Δ) that is its Δ's first or beats its best; ``words``: the
+        rows' key words when the caller has them (else made from ``changed``)."""
+        words = key_words(changed) if words is None else words
+        if self.n + len(words) > len(self.score):
+            self._grow(max(self.n + len(words), 2 * len(self.score)))
+        n0 = self.n
+        if self.kernels is not None:
+            if 2 * (n0 + len(words)) > len(self._index):
+                size = len(self._index)
+                while size < 2 * (n0 + len(words)):
+                    size *= 2
+                self._index = self.kernels.index_words(size, self.words, n0)
+            slots, self.n = self.kernels.archive_slots(self._index, self.words, n0, words)
+        else:
+            keys = words_keys(words)
+            get = self._slot.get
+            slots = np.fromiter((get(key, -1) for key in keys), dtype=np.intp, count=len(keys))
+            fresh = np.flatnonzero(slots < 0)
+            slots[fresh] = np.arange(n0, n0 + len(fresh))
             added = [keys[i] for i in fresh.tolist()]
-            self.slot.update(zip(added, range(self.n, n)))
-            self.keys.extend(added)
-            self.n = n
+            self._slot.update(zip(added, range(n0, n0 + len(fresh))))
+            self._keys.extend(added)
+            self.n = n0 + len(fresh)
+        fresh = np.flatnonzero(slots >= n0)
+        old = np.flatnonzero(slots < n0)
+        better = old[score[old] < self.score[slots[old]]]
         take = np.concatenate([fresh, better])
         at = slots[take]
         self.rows[at], self.changed[at] = rows[take], changed[take]
-        self.words[at] = key_words(changed[take]) if words is None else words[take]
+        self.words[at] = words[take]
         self.hashes[at] = hashes[take]
         self.prob[at], self.dist[at], self.score[at] = prob[take], dist[take], score[take]
 
@@ -82,13 +109,18 @@ class Archive:
         return Pool(rows, changed, words, hashes, prob, dist, score, np.ones(len(rows), dtype=bool))
 
     def options(self, count: int) -> tuple[np.ndarray, list[Hashable]]:
+        """:meth:`option_slots` with the options' Δ keys instead of their slots."""
+        out, slots = self.option_slots(count)
+        return out, self.keys_of(slots)
+
+    def option_slots(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The best ``count`` archived counterfactuals whose changed groups do not include those
-        of a better one (distinct kinds of change): their scores (padded with inf) and Δ keys.
+        of a better one (distinct kinds of change): their scores (padded with inf) and slots.
         Greedy in score order (ties: archive order) over the best archived Δ only, widened when
         they run out: the picks are among the best, and the archive grows to thousands of Δ."""
-        out, keys = np.full(count, np.inf), []
+        out = np.full(count, np.inf)
         if not self.n:
-            return out, keys
+            return out, np.zeros(0, dtype=np.intp)
         scores = self.score[: self.n]
         width = 8 * count
         by_score = nearest(scores, width)  # the first chunk; the whole order only when needed
@@ -97,7 +129,7 @@ class Archive:
             if len(picks) < count and len(by_score) < self.n:
                 picks = self.kernels.distinct_options(np.argsort(scores, kind="stable"), self.words, count)
             out[: len(picks)] = scores[picks]
-            return out, [self.keys[j] for j in picks.tolist()]
+            return out, np.asarray(picks, dtype=np.intp)
         picks: list[int] = []
         start = 0
         while len(picks) < count and start < self.n:
@@ -116,7 +148,5 @@ class Archive:
                 j = left[0]  # candidates are in score order
                 picks.append(int(cand[j]))
                 alive &= ~np.all(words & words[j] == words[j], axis=1)  # supersets of the pick, and it
-        for i, j in enumerate(picks):
-            out[i] = scores[j]
-            keys.append(self.keys[j])
-        return out, keys
+        out[: len(picks)] = scores[picks]
+        return out, np.asarray(picks, dtype=np.intp)

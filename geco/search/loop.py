@@ -540,8 +540,8 @@ class GeneticSearch:
         variants of one change can fill all q places and end the search for other kinds of
         change); the population and the best k options' scores."""
         with self.timer("options"):
-            option_scores, option_keys = self.options(2 * self.config.k)
-            return self.restore(population, option_keys), option_scores[: self.config.k]
+            option_scores, option_slots = self.archive.option_slots(2 * self.config.k)
+            return self.restore(population, option_slots), option_scores[: self.config.k]
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -582,13 +582,13 @@ class GeneticSearch:
             first = np.lexsort((cf_score, owner))[starts]
         has = np.flatnonzero(np.isfinite(cf_score[first]))
         best = first[has]
-        self.archive.offer(new.block_keys(starts[has]), new.rows[best], new.changed[best], new.hashes[best],
-                           new.prob[best], new.dist[best], new.score[best], new.words[best])  # fmt: skip
+        self.archive.offer(new.rows[best], new.changed[best], new.hashes[best], new.prob[best], new.dist[best],
+                           new.score[best], new.words[best])  # fmt: skip
 
-    def restore(self, population: Pool, keys: list[Hashable]) -> Pool:
-        """``population`` with the archived best row of each Δ of ``keys`` it lacks."""
+    def restore(self, population: Pool, slots: np.ndarray) -> Pool:
+        """``population`` with the archived best row of each Δ of archive ``slots`` it lacks."""
         present = set(population.block_keys(population.starts()))
-        lost = np.array([self.archive.slot[key] for key in keys if key not in present], dtype=np.intp)
+        lost = slots[np.array([key not in present for key in self.archive.keys_of(slots)], dtype=bool)]
         if len(lost) == 0:
             return population
         back = self.archive.pool(lost)

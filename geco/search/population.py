@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Candidates", "Pool", "block_starts", "interleave", "key_order", "key_words", "mask_key"]
+__all__ = ["Candidates", "Pool", "block_starts", "interleave", "key_order", "key_words", "mask_key", "words_keys"]
 
 
 @dataclass
@@ -153,10 +153,14 @@ class Pool:
         return block_starts(self.words)
 
     def block_keys(self, starts: np.ndarray) -> list[int] | list[bytes]:
-        """Hashable keys, one per Δ, of the Δ starting at ``starts``: the bitmask integer (as
-        :func:`mask_key`) when the groups fit in 64 bits, else the words' bytes (one-to-one with
-        it, and made without a Python step per Δ)."""
-        w = self.words[starts]
-        if w.shape[1] == 1:
-            return w[:, 0].tolist()
-        return np.ascontiguousarray(w).view(np.dtype((np.void, 8 * w.shape[1]))).reshape(-1).tolist()
+        """Hashable keys, one per Δ, of the Δ starting at ``starts`` (:func:`words_keys`)."""
+        return words_keys(self.words[starts])
+
+
+def words_keys(words: np.ndarray) -> list[int] | list[bytes]:
+    """A hashable key per row of :func:`key_words`: the bitmask integer (as :func:`mask_key`)
+    when the groups fit in 64 bits, else the words' bytes (one-to-one with it, and made without
+    a Python step per row)."""
+    if words.shape[1] == 1:
+        return words[:, 0].tolist()
+    return np.ascontiguousarray(words).view(np.dtype((np.void, 8 * words.shape[1]))).reshape(-1).tolist()

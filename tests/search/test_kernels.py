@@ -189,12 +189,14 @@ def test_archive_options_equal_the_reference(n_groups):
     n = 3000
     changed = rng.random((n, n_groups)) < 0.1
     changed[: n // 2, :3] = True  # supersets of one another's first groups
+    changed = changed[np.sort(np.unique(changed, axis=0, return_index=True)[1])]  # distinct Δ, as offered
+    n = len(changed)
     score = np.round(rng.random(n), 2) + changed.sum(axis=1) * 0.001
     score[: n // 2] -= 1.0
     archives = [Archive(1, n_groups, k) for k in (None, kernels)]
     for a in archives:
-        keys = [bytes(r) for r in np.packbits(changed, axis=1)]
-        a.offer(keys, np.zeros((n, 1)), changed, np.arange(n, dtype=np.uint64), score, score, score)
+        a.offer(np.zeros((n, 1)), changed, np.arange(n, dtype=np.uint64), score, score, score)
+    assert archives[1].keys == archives[0].keys and archives[1].slot == archives[0].slot
     for count in (1, 3, 10, 40):
         ref, got = (a.options(count) for a in archives)
         _same(got[0], ref[0], f"scores, count {count}")

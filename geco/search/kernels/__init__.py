@@ -17,9 +17,11 @@ files, or in numba's user cache directory when the package directory is read-onl
 from __future__ import annotations
 
 from geco.search.kernels.bookkeeping import (
+    archive_slots,
     block_best,
     distinct_options,
     gather,
+    index_words,
     new_rows,
     row_statuses,
     selection,
@@ -37,6 +39,6 @@ from geco.search.kernels.operators import (
 from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
-    "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather", "group_distances",
-    "mutation", "new_rows", "row_statuses", "row_tables", "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
+    "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather", "group_distances",
+    "index_words", "mutation", "new_rows", "row_statuses", "row_tables", "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
 ]  # fmt: skip

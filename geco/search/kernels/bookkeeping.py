@@ -11,7 +11,7 @@ from geco.search.kernels.common import GOLDEN, combine, jit, mix, stable_order, 
 #: the bits of -0.0, which the cell hashes read as 0.0's (as ``value + 0.0`` makes them)
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
-__all__ = ["block_best", "distinct_options", "gather", "new_rows", "row_statuses", "selection"]
+__all__ = ["archive_slots", "block_best", "distinct_options", "gather", "index_words", "new_rows", "row_statuses", "selection"]
 
 
 @jit
@@ -347,3 +347,66 @@ def row_statuses(asked: np.ndarray, asked_hashes: np.ndarray, a: tuple[np.ndarra
     return _row_statuses(f64(asked), np.asarray(asked_hashes, dtype=np.uint64),
                          f64(a[0]), np.asarray(a[1], dtype=np.uint64), np.asarray(a[2], dtype=np.int8), f64(a[3]),
                          f64(b[0]), np.asarray(b[1], dtype=np.uint64), np.asarray(b[2], dtype=np.int8), f64(b[3]))  # fmt: skip
+
+
+@jit
+def _words_hash(words, i):
+    h = np.uint64(0)
+    for c in range(words.shape[1]):
+        h = mix(h ^ words[i, c])
+    return h
+
+
+@jit
+def _same_words(a, i, b, j):
+    same = True
+    for c in range(a.shape[1]):
+        if a[i, c] != b[j, c]:
+            same = False
+            break
+    return same
+
+
+@jit
+def _index_words(owner, words, n):
+    mask = np.uint64(len(owner) - 1)
+    owner[:] = -1
+    for j in range(n):
+        slot = _words_hash(words, j) & mask
+        while owner[slot] >= 0:
+            slot = (slot + np.uint64(1)) & mask
+        owner[slot] = j
+
+
+def index_words(size: int, words: np.ndarray, n: int) -> np.ndarray:
+    """An open-addressing index of the first ``n`` rows of ``words`` (distinct keys): ``size``
+    (a power of two, at least twice ``n``) slots holding a row number each, -1 where empty."""
+    owner = np.empty(size, dtype=np.intp)
+    _index_words(owner, words, int(n))
+    return owner
+
+
+@jit
+def _archive_slots(owner, archive_words, n, words):
+    mask = np.uint64(len(owner) - 1)
+    slots = np.empty(len(words), dtype=np.intp)
+    for i in range(len(words)):
+        slot = _words_hash(words, i) & mask
+        while owner[slot] >= 0 and not _same_words(archive_words, owner[slot], words, i):
+            slot = (slot + np.uint64(1)) & mask
+        if owner[slot] < 0:
+            owner[slot] = n
+            archive_words[n] = words[i]
+            n += 1
+        slots[i] = owner[slot]
+    return slots, n
+
+
+def archive_slots(owner: np.ndarray, archive_words: np.ndarray, n: int, words: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each key of ``words`` (key words, one row per Δ) looked up in the archive's index
+    ``owner`` (:func:`index_words` over ``archive_words``' first ``n`` rows): its slot, or, for
+    a key not there, the next free slot (in order of first appearance), its words written to
+    ``archive_words`` and indexed. The slots and the archive's new size. ``owner`` must have room
+    for twice the new size, ``archive_words`` for the new size."""
+    slots, n = _archive_slots(owner, archive_words, int(n), np.ascontiguousarray(words, dtype=np.uint64))
+    return slots, int(n)

@@ -39,12 +39,12 @@ def test_sigterm_finishes_in_flight_requests(faulty, records):
 
     def ask():
         with faulty.client() as c:
-            answers.append(c.post("/explain", json={"rows": records[:5], "random_state": 0}))
+            answers.append(c.post("/explain", json={"rows": records[:5], "random_state": 0, "min_generations": 60}))
         done.append(time.monotonic())
 
     t = threading.Thread(target=ask)
     t.start()
-    time.sleep(0.5)  # the five black-box searches take longer than this
+    time.sleep(0.5)  # five black-box searches of 60 generations or more take seconds, compiled or not
     sigterm = time.monotonic()
     status = faulty.stop()
     t.join(30)

@@ -126,8 +126,8 @@ class Archive:
         by_score = nearest(scores, width)  # the first chunk; the whole order only when needed
         if self.kernels is not None:  # one greedy pass, widened to every Δ when the chunk falls short
             picks = self.kernels.distinct_options(by_score, self.words, count)
-            if len(picks) < count and len(by_score) < self.n:
-                picks = self.kernels.distinct_options(np.argsort(scores, kind="stable"), self.words, count)
+            if len(picks) < count and len(by_score) < self.n:  # the same greedy over every Δ, unsorted
+                picks = self.kernels.greedy_options(scores, self.words[: self.n], count)
             out[: len(picks)] = scores[picks]
             return out, np.asarray(picks, dtype=np.intp)
         picks: list[int] = []

@@ -476,3 +476,21 @@ def test_gather_equals_the_pools_gather(words):
             ref = Pool.gather(a, b, idx)
             got = kernels.gather(a.fields(), b.fields(), idx)
             _same(tuple(got), ref.fields(), f"{na}+{nb} rows, {len(idx)} taken")
+
+
+@pytest.mark.parametrize("n_groups", [12, 70])
+def test_greedy_options_equal_the_distinct_picks_in_stable_order(n_groups):
+    """The unsorted greedy (rounds of the lowest score left) picks what the greedy over the
+    stable score order picks: ties to the lowest row, supersets of a pick dropped, fewer picks
+    than asked when the distinct kinds of change run out."""
+    rng = np.random.default_rng(n_groups)
+    n = 2000
+    changed = rng.random((n, n_groups)) < 0.15
+    changed[: n // 2, :2] = True
+    words = np.ascontiguousarray(key_words(changed))
+    score = np.round(rng.random(n), 2)  # many ties
+    score[: n // 2] -= 1.0
+    for count in (1, 4, 10, 60, 5000):
+        ref = kernels.distinct_options(np.argsort(score, kind="stable"), words, count)
+        _same(kernels.greedy_options(score, words, count), ref, f"count {count}")
+    assert len(kernels.greedy_options(score, words, 5000)) < 5000

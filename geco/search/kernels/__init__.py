@@ -21,6 +21,7 @@ from geco.search.kernels.bookkeeping import (
     block_best,
     distinct_options,
     gather,
+    greedy_options,
     index_words,
     new_rows,
     row_statuses,
@@ -39,6 +40,7 @@ from geco.search.kernels.operators import (
 from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
-    "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather", "group_distances",
-    "index_words", "mutation", "new_rows", "row_statuses", "row_tables", "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
+    "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather",
+    "greedy_options", "group_distances", "index_words", "mutation", "new_rows", "row_statuses", "row_tables",
+    "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
 ]  # fmt: skip

@@ -11,7 +11,8 @@ from geco.search.kernels.common import GOLDEN, combine, jit, mix, stable_order, 
 #: the bits of -0.0, which the cell hashes read as 0.0's (as ``value + 0.0`` makes them)
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
-__all__ = ["archive_slots", "block_best", "distinct_options", "gather", "index_words", "new_rows", "row_statuses", "selection"]
+__all__ = ["archive_slots", "block_best", "distinct_options", "gather", "greedy_options", "index_words", "new_rows",
+           "row_statuses", "selection"]
 
 
 @jit
@@ -410,3 +411,37 @@ def archive_slots(owner: np.ndarray, archive_words: np.ndarray, n: int, words: n
     for twice the new size, ``archive_words`` for the new size."""
     slots, n = _archive_slots(owner, archive_words, int(n), np.ascontiguousarray(words, dtype=np.uint64))
     return slots, int(n)
+
+
+@jit
+def _greedy_options(scores, words, count):
+    n, n_words = words.shape
+    alive = np.ones(n, dtype=np.bool_)
+    picks = np.empty(count, dtype=np.intp)
+    k = 0
+    while k < count:
+        best = -1
+        for i in range(n):  # the lowest score left, ties: the lowest row (a stable order's next)
+            if alive[i] and (best < 0 or scores[i] < scores[best]):
+                best = i
+        if best < 0:
+            break
+        picks[k] = best
+        k += 1
+        for i in range(n):  # the pick and every row whose key words include its own are out
+            if alive[i]:
+                inside = True
+                for c in range(n_words):
+                    if words[i, c] & words[best, c] != words[best, c]:
+                        inside = False
+                        break
+                if inside:
+                    alive[i] = False
+    return picks[:k]
+
+
+def greedy_options(scores: np.ndarray, words: np.ndarray, count: int) -> np.ndarray:
+    """What :func:`distinct_options` picks over every row in stable score order, without the
+    sort: ``count`` rounds of the lowest score among the rows left, each dropping the rows whose
+    key words include the pick's (``count`` passes over the rows instead of a sort of them)."""
+    return _greedy_options(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(words), int(count))

@@ -33,7 +33,7 @@ from geco.models import default_model, one_hot_pipeline
 README = Path(__file__).with_name("README.md")
 BEGIN, END = "<!-- bench_native tables: begin -->", "<!-- bench_native tables: end -->"
 PHASES = ("scoring", "crossover", "mutation", "selection", "dedupe", "distance", "blocks", "score", "polish",
-          "cascade", "initial", "options", "outcome")  # fmt: skip
+          "cascade", "initial", "options", "outcome", "breed")  # fmt: skip
 
 
 class _CpuClock:

@@ -315,7 +315,8 @@ class GeneticSearch:
         Δ's best row, walk-back of each Δ's best counterfactual, mutation (and, after a restart,
         growth by ``growth`` groups at once) of the rows :meth:`mutation_parents` picks."""
         ctx, cfg = self.ctx, self.config
-        parents, parent_is_cf = self.best_per_delta(population)
+        with self.timer("breed"):  # the parents, and below all the children in one array
+            parents, parent_is_cf = self.best_per_delta(population)
         with self.timer("crossover"):
             best_first = np.argsort(self.best_scores(population), kind="stable")[:CROSSOVER_PARENTS]
             children = crossover(ctx, parents.take(np.sort(best_first)))
@@ -325,7 +326,8 @@ class GeneticSearch:
             kept = self.mutation_parents(population, parents, parent_is_cf)
             mutants = mutation(ctx, kept, cfg.m_mut, MUTATION_BREADTH)
             grown = grow(ctx, kept, growth) if growth > 1 else Candidates.empty(self.d, self.g)
-        return Candidates.concat([children, moved, back, mutants, grown], self.d, self.g)
+        with self.timer("breed"):
+            return Candidates.concat([children, moved, back, mutants, grown], self.d, self.g)
 
     def mutation_parents(self, population: Pool, parents: Candidates, parent_is_cf: np.ndarray) -> Candidates:
         """The rows mutation starts from: the best ``mutate_top`` of each Δ, or by default every

@@ -79,8 +79,16 @@ class Context:
         """(G,) whether each group has a feasible value to move to."""
         return self.stacked.size > 0
 
+    @cached_property
+    def rule_features(self) -> tuple[tuple[str, int], ...]:
+        """(name, column) of every feature the implications and the cross rules read."""
+        used = {f for imp in self.implications for p in (imp.condition, imp.consequence) for f in p.features}
+        used |= {f for rule in self.cross_rules for f in rule.features}
+        return tuple((n, j) for j, n in enumerate(self.names) if n in used)
+
     def columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
-        return {n: rows[:, j] for j, n in enumerate(self.names)}
+        """The columns of ``rows`` the rules read, by name (views: in-place repairs show)."""
+        return {n: rows[:, j] for n, j in self.rule_features}
 
 
 def _children(ctx: Context, parents: Candidates, src: np.ndarray, group: np.ndarray,

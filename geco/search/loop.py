@@ -411,7 +411,8 @@ class GeneticSearch:
             n = len(population) + len(new)
             if n == 0:
                 return self.empty(), False
-            merged = Pool.merge_order(population, new)
+            merged = (Pool.merge_order(population, new) if self.kernels is None
+                      else self.kernels.merge_order(population.words, new.words))  # fmt: skip
             words = np.concatenate([population.words, new.words])[merged]
             scores = np.concatenate([population.score, new.score])[merged]
             estab = np.concatenate([population.established, new.established])[merged]
@@ -596,7 +597,7 @@ class GeneticSearch:
         back = self.archive.pool(lost)
         back = back.take(key_order(back.words))
         if self.kernels is not None:
-            return Pool(*self.kernels.gather(population.fields(), back.fields(), Pool.merge_order(population, back)))
+            return Pool(*self.kernels.gather(population.fields(), back.fields(), self.kernels.merge_order(population.words, back.words)))
         return Pool.merge(population, back)
 
     def note_peak(self, population: Pool, new: Pool) -> None:

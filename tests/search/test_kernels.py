@@ -494,3 +494,17 @@ def test_greedy_options_equal_the_distinct_picks_in_stable_order(n_groups):
         ref = kernels.distinct_options(np.argsort(score, kind="stable"), words, count)
         _same(kernels.greedy_options(score, words, count), ref, f"count {count}")
     assert len(kernels.greedy_options(score, words, 5000)) < 5000
+
+
+@pytest.mark.parametrize("n_groups", [10, 100])
+def test_merge_order_equals_the_stable_sort_of_both_pools(n_groups):
+    """Two pools in key order merged by the kernel: the order the stable sort of their
+    concatenated keys gives (the first pool's rows first among equal keys), empty pools too."""
+    rng = np.random.default_rng(n_groups)
+    for na, nb in ((40, 300), (0, 25), (25, 0), (200, 200)):
+        ca, cb = (rng.random((n, n_groups)) < 0.05 for n in (na, nb))
+        ca[: na // 2, 0] = cb[: nb // 2, 0] = True  # shared keys across the pools
+        wa, wb = key_words(ca), key_words(cb)
+        wa, wb = wa[key_order(wa)], wb[key_order(wb)]
+        expected = key_order(np.concatenate([wa, wb]))
+        _same(kernels.merge_order(wa, wb), expected, f"{na} + {nb} rows")

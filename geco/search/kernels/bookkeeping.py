@@ -225,22 +225,26 @@ def block_best(starts: np.ndarray, n: int, score: np.ndarray, top: int = 1) -> n
 
 
 @jit
+def _includes(words, i, p):
+    """Whether row ``i``'s key words include row ``p``'s (its changed groups are a superset)."""
+    inside = True
+    for c in range(words.shape[1]):
+        if words[i, c] & words[p, c] != words[p, c]:
+            inside = False
+            break
+    return inside
+
+
+@jit
 def _distinct_options(order, words, count):
     picks = np.empty(count, dtype=np.intp)
     n_picks = 0
-    n_words = words.shape[1]
     for i in order:
         if n_picks == count:
             break
         covered = False
         for t in range(n_picks):
-            p = picks[t]
-            inside = True
-            for c in range(n_words):
-                if words[i, c] & words[p, c] != words[p, c]:
-                    inside = False
-                    break
-            if inside:
+            if _includes(words, i, picks[t]):
                 covered = True
                 break
         if not covered:
@@ -415,7 +419,7 @@ def archive_slots(owner: np.ndarray, archive_words: np.ndarray, n: int, words: n
 
 @jit
 def _greedy_options(scores, words, count):
-    n, n_words = words.shape
+    n = len(words)
     alive = np.ones(n, dtype=np.bool_)
     picks = np.empty(count, dtype=np.intp)
     k = 0
@@ -429,14 +433,8 @@ def _greedy_options(scores, words, count):
         picks[k] = best
         k += 1
         for i in range(n):  # the pick and every row whose key words include its own are out
-            if alive[i]:
-                inside = True
-                for c in range(n_words):
-                    if words[i, c] & words[best, c] != words[best, c]:
-                        inside = False
-                        break
-                if inside:
-                    alive[i] = False
+            if alive[i] and _includes(words, i, best):
+                alive[i] = False
     return picks[:k]
 
 

@@ -32,8 +32,7 @@ class Archive:
 
     def __init__(self, d: int, g: int, kernels: Any = None):
         self.kernels = kernels
-        self._slot: dict[Hashable, int] = {}
-        self._keys: list[Hashable] = []
+        self._slot: dict[Hashable, int] = {}  # the numpy reference's look-up
         self.n = 0
         self.rows, self.changed = np.empty((16, d)), np.zeros((16, g), dtype=bool)
         self.words = key_words(self.changed)
@@ -47,7 +46,7 @@ class Archive:
     @property
     def keys(self) -> list[Hashable]:
         """The archived Δ's keys, by slot."""
-        return words_keys(self.words[: self.n]) if self.kernels is not None else self._keys
+        return words_keys(self.words[: self.n])
 
     @property
     def slot(self) -> dict[Hashable, int]:
@@ -79,9 +78,7 @@ class Archive:
             slots = np.fromiter((get(key, -1) for key in keys), dtype=np.intp, count=len(keys))
             fresh = np.flatnonzero(slots < 0)
             slots[fresh] = np.arange(n0, n0 + len(fresh))
-            added = [keys[i] for i in fresh.tolist()]
-            self._slot.update(zip(added, range(n0, n0 + len(fresh))))
-            self._keys.extend(added)
+            self._slot.update(zip([keys[i] for i in fresh.tolist()], range(n0, n0 + len(fresh))))
             self.n = n0 + len(fresh)
         fresh = np.flatnonzero(slots >= n0)
         old = np.flatnonzero(slots < n0)

@@ -135,11 +135,10 @@ def row_statuses(asked: AskedRows, pools: tuple[Pool, ...], kernels: Any = None)
     where it misses, -1 where none is equal (repaired or dropped); and that row's distance (inf
     where none). Matched by the hashes the pools hold, then checked value by value (only the
     rows a hash matched are read), so a collision reads as unknown, never as a status.
-    ``kernels``: the same in one compiled pass (:func:`geco.search.kernels.row_statuses`)."""
-    if kernels is not None and 1 <= len(pools) <= 2:
-        a, b = pools[0], pools[-1] if len(pools) == 2 else pools[0].take(np.zeros(0, dtype=np.intp))
+    ``kernels``: the same in one compiled pass for two pools (:func:`geco.search.kernels.row_statuses`)."""
+    if kernels is not None and len(pools) == 2:
         return kernels.row_statuses(asked.rows, asked.hashes, *(
-            (p.rows, p.hashes, (p.score == p.dist).astype(np.int8), p.dist) for p in (a, b)))  # fmt: skip
+            (p.rows, p.hashes, (p.score == p.dist).astype(np.int8), p.dist) for p in pools))  # fmt: skip
     have = np.concatenate([p.hashes for p in pools])
     met, dist = np.full(len(asked.rows), -1, dtype=np.int8), np.full(len(asked.rows), np.inf)
     if len(have) == 0 or len(asked.rows) == 0:
@@ -411,15 +410,14 @@ class GeneticSearch:
             n = len(population) + len(new)
             if n == 0:
                 return self.empty(), False
-            merged = (Pool.merge_order(population, new) if self.kernels is None
-                      else self.kernels.merge_order(population.words, new.words))  # fmt: skip
+            merged = self.merge_order(population, new)
             words = np.concatenate([population.words, new.words])[merged]
             scores = np.concatenate([population.score, new.score])[merged]
             estab = np.concatenate([population.established, new.established])[merged]
             dist = np.concatenate([population.dist, new.dist])[merged]
             if self.kernels is not None:
                 kept, converged = self.kernels.selection(words, scores, dist, estab, cfg.q, cfg.k)
-                out = Pool(*self.kernels.gather(population.fields(), new.fields(), merged[kept]))
+                out = self.gather(population, new, merged[kept])
                 out.established = np.ones(len(out), dtype=bool)
                 self.note_peak(population, new)
                 return out, converged
@@ -434,7 +432,7 @@ class GeneticSearch:
             keep[top] = True
             keep[niche(order, owner, len(starts), cfg.q, 2 * cfg.k, qualifies=is_cf)] = True
             keep[niche(order, owner, len(starts), cfg.q, cfg.q // 4)] = True
-            out = Pool.gather(population, new, merged[keep])
+            out = self.gather(population, new, merged[keep])
             out.established = np.ones(len(out), dtype=bool)
             self.note_peak(population, new)
         return out, converged
@@ -596,9 +594,15 @@ class GeneticSearch:
             return population
         back = self.archive.pool(lost)
         back = back.take(key_order(back.words))
-        if self.kernels is not None:
-            return Pool(*self.kernels.gather(population.fields(), back.fields(), self.kernels.merge_order(population.words, back.words)))
-        return Pool.merge(population, back)
+        return self.gather(population, back, self.merge_order(population, back))
+
+    def merge_order(self, a: Pool, b: Pool) -> np.ndarray:
+        """:meth:`Pool.merge_order` of two pools in key order (compiled: one merge of the runs)."""
+        return Pool.merge_order(a, b) if self.kernels is None else self.kernels.merge_order(a.words, b.words)
+
+    def gather(self, a: Pool, b: Pool, idx: np.ndarray) -> Pool:
+        """:meth:`Pool.gather` (compiled: one pass over every field)."""
+        return Pool.gather(a, b, idx) if self.kernels is None else Pool(*self.kernels.gather(a.fields(), b.fields(), idx))
 
     def note_peak(self, population: Pool, new: Pool) -> None:
         """Track the largest population + new pool a selection saw, in bytes of the

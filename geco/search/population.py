@@ -123,20 +123,10 @@ class Pool:
         )  # fmt: skip
 
     @staticmethod
-    def merge(a: Pool, b: Pool) -> Pool:
-        """Both pools' rows in key order; within a Δ, ``a``'s rows first."""
-        if len(b) == 0:
-            return a
-        if len(a) == 0:
-            return b
-        both = Pool(*(np.concatenate([u, v]) for u, v in zip(a.fields(), b.fields())))
-        return both.take(key_order(both.words))
-
-    @staticmethod
     def merge_order(a: Pool, b: Pool) -> np.ndarray:
-        """The rows of :meth:`merge` as indices into ``a``'s rows followed by ``b``'s, without
-        copying any row: a selection keeps about ``q`` of them, so only those need copying
-        (:meth:`gather`)."""
+        """Both pools' rows in key order (within a Δ, ``a``'s rows first) as indices into ``a``'s
+        rows followed by ``b``'s, without copying any row: a selection keeps about ``q`` of them,
+        so only those need copying (:meth:`gather`)."""
         return key_order(np.concatenate([a.words, b.words]))
 
     @staticmethod

@@ -60,11 +60,10 @@ def load_kernels() -> ModuleType | None:
     if not kernels_available():
         return None
     try:
-        from geco.search import kernels
+        return importlib.import_module(_MODULE)
     except ImportError:
         _import_failed[0] = True
         return None
-    return kernels
 
 
 #: seconds the searches of this process spent in the numpy reference under the default

@@ -141,6 +141,17 @@ def test_rent_or_buy_rule(monkeypatch):
     assert not compiled.kernels_earned()
 
 
+def test_a_failed_import_runs_the_reference_and_is_not_retried(monkeypatch):
+    """numba installed but broken (the kernels' import raises): the searches run the numpy
+    reference, asked for the kernels or not, and the import is not tried again."""
+    monkeypatch.setattr(compiled, "_import_failed", [False])
+    monkeypatch.setitem(sys.modules, "geco.search.kernels", None)  # importing it raises ImportError
+    monkeypatch.delenv("GECO_SEARCH_NATIVE", raising=False)
+    assert compiled.load_kernels() is None
+    assert not compiled.kernels_available() and not compiled.kernels_pay(1e6, 1.0)
+    assert compiled_kernels(True) is None and compiled_kernels(None, may_load=True) is None
+
+
 def test_serve_warm_up_runs_the_compiled_search(monkeypatch):
     from geco.datasets import load_dataset
     from geco.models import default_model
@@ -152,5 +163,12 @@ def test_serve_warm_up_runs_the_compiled_search(monkeypatch):
     probability = explainer.setting.model_proba(explainer.table.take(slice(0, 256)))
     assert warm_up_search(explainer, probability) == "compiled search loaded and warmed"
     assert "no undesired row" in warm_up_search(explainer, np.ones(256))
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the model is unreachable")
+
+    monkeypatch.setattr(explainer, "explain", broken)  # the service starts anyway and says why
+    assert warm_up_search(explainer, probability) == (
+        "compiled search loaded; warm-up failed (RuntimeError: the model is unreachable)")
     monkeypatch.setenv("GECO_SEARCH_NATIVE", "0")
     assert warm_up_search(explainer, probability).startswith("numpy search")

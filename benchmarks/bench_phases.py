@@ -18,7 +18,7 @@ loop's phases; ``seconds_seeds``, ``seconds_feasible_space``, ``seconds_certific
 benchmark points geco's modules' clock (``time.perf_counter``) at ``time.thread_time``, so every
 phase geco times is CPU time of the thread that ran it; ``set-up and result`` = total minus the
 loop, seeds, feasible space and certificate; ``helper threads`` = process CPU minus the main
-thread's (the scorer's background binding and plan builds). ``search share`` = 1 - (scoring +
+thread's (the scorer's background binding and compiles). ``search share`` = 1 - (scoring +
 helper threads) / process CPU, summed over the rows: everything but scoring. The black box
 (engine "blackbox") explains the first ``--blackbox-n`` of the same rows with the same seeds;
 ``compiled x`` is its median CPU over the compiled median on those rows. Throughput:

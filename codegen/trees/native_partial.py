@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -270,12 +271,11 @@ class BoundX:
 
 class _Slot:
     """Scratch of one plan of a batch (outputs bounded by the capacities); its ``PLAN`` record
-    (:data:`codegen.llvm.trees_abi.PLAN`) is a row of its lane's ``args``."""
+    (:data:`codegen.llvm.trees_abi.PLAN`) is a row of its lane's ``args``, its Δ's column map and
+    category counts rows of the lane's ``local`` and ``ncat``."""
 
-    def __init__(self, T: int, d: int, nodes: int, qrec: int, leaves: int):
+    def __init__(self, T: int, nodes: int, qrec: int, leaves: int):
         self.buffers = Pinned(
-            local=np.full(d, -1, dtype=np.int32),
-            ncat=np.zeros(max(d, 1), dtype=np.int32),
             out=np.empty(max(nodes, 1), dtype=NODE),
             tinfo=np.empty((T, TINFO.width), dtype=np.int32),
             tconst=np.empty(T, dtype=np.float64),
@@ -286,98 +286,121 @@ class _Slot:
 
 
 class _Lane:
-    """Scratch for building a batch of plans: :data:`PLAN_BATCH` slots, their argument blocks and
-    a DFS stack. Two lanes let two threads build plans at once (the native code runs beside the
-    GIL); each lane serialises its own calls."""
+    """Scratch for building a batch of plans: :data:`PLAN_BATCH` slots, their argument blocks,
+    each slot's Δ column map (``local``: position in Δ of each column, -1 outside) and category
+    counts as rows of one array, and a DFS stack. A lane serialises its own calls; a second
+    lane lets a helper thread build half of a call's plans (``NativePartial(lanes=2)``)."""
 
     def __init__(self, native: NativePartial, big_first: bool, slot_nodes: int, depth: int):
         f, full = native.forest, native.full
         n, T, d, L = max(len(full.nodes), 1), f.n_trees, len(f.schema), MAX_QS_LEAVES
         self.native = native
         self.has_big = big_first
-        self.slots = [_Slot(T, d, n if i == 0 and big_first else slot_nodes, T * L + L, T * L + L)
+        self.slots = [_Slot(T, n if i == 0 and big_first else slot_nodes, T * L + L, T * L + L)
                       for i in range(PLAN_BATCH)]  # fmt: skip
         self.buffers = Pinned(
             args=np.zeros((PLAN_BATCH, PLAN.width), dtype=np.int64),
             sizes=np.zeros((PLAN_BATCH, PLAN_SIZES.width), dtype=np.int64),
+            local=np.full((PLAN_BATCH, d), -1, dtype=np.int32),
+            ncat=np.zeros((PLAN_BATCH, max(d, 1)), dtype=np.int32),
             stack=np.empty(2 * depth + 8, dtype=np.int32),  # a DFS holds at most depth + 1 entries
             nlout=np.zeros(1, dtype=np.int64),
         )
         m, fb, lb = native.model, full.buffers, self.buffers
-        for i, (a, slot) in enumerate(zip(lb["args"], self.slots)):
+        args = lb["args"]
+        args[:, PLAN.nodes], args[:, PLAN.roots], args[:, PLAN.trees] = fb.address("nodes"), fb.address("troot"), T
+        args[:, PLAN.setbits], args[:, PLAN.tree_size] = m.address("setbits"), m.address("tree_size")
+        args[:, PLAN.max_leaves] = native.max_qs_leaves
+        args[:, PLAN.stack], args[:, PLAN.leaf_count] = lb.address("stack"), lb.address("nlout")
+        slot_rows = np.arange(PLAN_BATCH)
+        args[:, PLAN.sizes] = lb.address("sizes") + PLAN_SIZES.bytes * slot_rows
+        args[:, PLAN.local] = lb.address("local") + lb["local"].strides[0] * slot_rows
+        args[:, PLAN.ncat] = lb.address("ncat") + lb["ncat"].strides[0] * slot_rows
+        for a, slot in zip(args, self.slots):
             b = slot.buffers
-            a[PLAN.nodes], a[PLAN.roots], a[PLAN.trees] = fb.address("nodes"), fb.address("troot"), T
-            a[PLAN.setbits], a[PLAN.tree_size] = m.address("setbits"), m.address("tree_size")
-            a[PLAN.max_leaves] = native.max_qs_leaves
-            a[PLAN.stack], a[PLAN.leaf_count] = lb.address("stack"), lb.address("nlout")
-            a[PLAN.sizes] = lb.address("sizes") + PLAN_SIZES.bytes * i
             a[PLAN.residual_nodes] = b.address("out")
-            for name in ("local", "tinfo", "tconst", "ncat", "qrec", "leafval"):
+            for name in ("tinfo", "tconst", "qrec", "leafval"):
                 a[PLAN.index(name)] = b.address(name)
             a[PLAN.cap_nodes], a[PLAN.cap_qrec], a[PLAN.cap_leaves] = slot.capacities
+        #: every plan job's fields that do not depend on the plan
+        self.job = Plan.job_template(full)
         self.lock = threading.Lock()
 
     def run(self, bx: BoundX, deltas: Sequence[tuple[int, ...]], quickscorer: bool) -> np.ndarray:
         """One native pass for (x, Δ) of every Δ (at most :data:`PLAN_BATCH`, slot by slot);
         returns the overflow flag per Δ. Caller holds the lock."""
-        args = self.buffers["args"]
-        ncat_all = self.native.ncat
-        for a, slot, delta in zip(args, self.slots, deltas):
-            local, ncat = slot.buffers["local"], slot.buffers["ncat"]
-            mask = 0
-            for k, d in enumerate(delta):
-                local[d] = k
-                ncat[k] = ncat_all[d]
-                mask |= 1 << (d & 31)
-            a[PLAN.xstep], a[PLAN.dmask] = bx.buffers.address("xstep"), mask
-            a[PLAN.delta_len], a[PLAN.quickscorer] = len(delta), int(quickscorer)
+        nd = len(deltas)
+        lb = self.buffers
+        args, local, ncat = lb["args"], lb["local"], lb["ncat"]
+        lens = np.fromiter(map(len, deltas), dtype=np.int64, count=nd)
+        cols = np.fromiter(chain.from_iterable(deltas), dtype=np.int64, count=int(lens.sum()))
+        slot = np.repeat(np.arange(nd), lens)
+        pos = np.arange(len(cols)) - np.repeat(np.cumsum(lens) - lens, lens)  # each column's place in its Δ
+        local[slot, cols] = pos
+        ncat[slot, pos] = self.native.ncat[cols]
+        masks = np.zeros(nd, dtype=np.int64)
+        np.bitwise_or.at(masks, slot, np.left_shift(1, cols & 31))
+        args[:nd, PLAN.xstep], args[:nd, PLAN.dmask] = bx.buffers.address("xstep"), masks
+        args[:nd, PLAN.delta_len], args[:nd, PLAN.quickscorer] = lens, int(quickscorer)
         try:
-            tree_functions().plan_deltas(self.buffers.address("args"), len(deltas))
+            tree_functions().plan_deltas(lb.address("args"), nd)
         finally:
-            for slot, delta in zip(self.slots, deltas):
-                slot.buffers["local"][list(delta)] = -1
-        return args[: len(deltas), PLAN.overflow] != 0
+            local[slot, cols] = -1
+        return args[:nd, PLAN.overflow] != 0
 
-    def pack(self, slots: Sequence[int], deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
+    def pack(self, slots: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
         """The plans just built in ``slots``, copied natively into one new buffer."""
         nd = len(slots)
         if nd == 0:
             return []
-        native = self.native
-        sizes = self.buffers["sizes"][list(slots)]
+        sizes = self.buffers["sizes"][slots]
         rows = np.empty((nd, len(PLAN_PARTS)), dtype=np.int64)  # rows of each part, PLAN_PARTS order
-        rows[:, PART.tinfo] = rows[:, PART.tconst] = native.forest.n_trees
-        rows[:, PART.qrec] = sizes[:, PLAN_SIZES.records]
-        rows[:, PART.leafval] = sizes[:, PLAN_SIZES.leaves]
-        rows[:, PART.nodes] = sizes[:, PLAN_SIZES.nodes]
-        rows[:, PART.ncat] = [len(d) for d in deltas]
+        rows[:, PART.tinfo] = rows[:, PART.tconst] = self.native.forest.n_trees
+        rows[:, [PART.qrec, PART.leafval, PART.nodes]] = sizes[:, _SIZES_BY_PART]
+        rows[:, PART.ncat] = self.buffers["args"][slots, PLAN.delta_len]
         nbytes = (rows * PLAN_ROW_BYTES + 7) & ~7
         ends = np.cumsum(nbytes.reshape(-1))
         offsets = (ends - nbytes.reshape(-1)).reshape(nd, len(PLAN_PARTS))
         table = np.zeros((nd, PACK.width), dtype=np.int64)
         table[:, PACK.batch_slot] = slots
-        for i, (name, _dtype, _width) in enumerate(PLAN_PARTS):
-            table[:, PACK.index(name)] = offsets[:, i]
+        table[:, _PACK_PARTS] = offsets
         out = Pinned(buf=np.empty(max(int(ends[-1]), 8), dtype=np.uint8), table=table)
         tree_functions().pack_plans(self.buffers.address("args"), nd, out.address("table"), out.address("buf"))
-        jobs = Plan.jobs(native.full, deltas, out.address("buf") + offsets)
-        return [Plan(d, native.full, out, offsets[j], rows[j], jobs[j]) for j, d in enumerate(deltas)]
+        jobs = Plan.jobs(self.job, rows[:, PART.ncat], out.address("buf") + offsets)
+        full = self.native.full
+        return [Plan(d, full, out, offsets[j], rows[j], jobs[j]) for j, d in enumerate(deltas)]
 
     def build(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan | None]:
         """Plans of every Δ; None where a plan outgrew its slot and this lane has no big slot."""
         out: list[Plan | None] = [None] * len(deltas)
         with self.lock:
             for i in range(0, len(deltas), PLAN_BATCH):
-                chunk = list(deltas[i : i + PLAN_BATCH])
+                chunk = deltas[i : i + PLAN_BATCH]
                 overflow = self.run(bx, chunk, True)
-                ok = [j for j in range(len(chunk)) if not overflow[j]]
-                for j, plan in zip(ok, self.pack(ok, [chunk[j] for j in ok])):
-                    out[i + j] = plan
+                if overflow.any():
+                    ok = np.flatnonzero(~overflow)
+                    out[i : i + len(chunk)] = _spread(self.pack(ok, [chunk[j] for j in ok.tolist()]), ok, len(chunk))
+                else:
+                    out[i : i + len(chunk)] = self.pack(np.arange(len(chunk)), chunk)
                 if self.has_big:
                     for j in np.flatnonzero(overflow).tolist():  # alone, in the slot that holds any plan
                         self.run(bx, [chunk[j]], True)
-                        out[i + j] = self.pack([0], [chunk[j]])[0]
+                        out[i + j] = self.pack(np.zeros(1, dtype=np.intp), [chunk[j]])[0]
         return out
+
+
+def _spread(plans: list[Plan], at: np.ndarray, n: int) -> list[Plan | None]:
+    """``plans`` at places ``at`` of a list of ``n``, None elsewhere."""
+    out: list[Plan | None] = [None] * n
+    for j, plan in zip(at.tolist(), plans):
+        out[j] = plan
+    return out
+
+
+#: the PLAN_SIZES field that gives the rows of the qrec, leafval and nodes parts
+_SIZES_BY_PART = [PLAN_SIZES.records, PLAN_SIZES.leaves, PLAN_SIZES.nodes]
+#: the PACK fields of the parts' offsets, PLAN_PARTS order
+_PACK_PARTS = [PACK.index(name) for name, _dtype, _width in PLAN_PARTS]
 
 
 #: builds the second lane of plans
@@ -390,12 +413,17 @@ class NativePartial:
 
     ``full`` is the forest's :func:`codegen.trees.kernel.kernel_arrays_forest` (its nodes are read,
     its sets / outputs / init are shared by every residual). Scratch for building plans is
-    allocated once, in two lanes of :data:`PLAN_BATCH` slots (a second thread builds half of a
-    batch's plans): the first slot of the first lane holds a plan of any size, the others a typical
-    one (a plan that outgrows its slot is rebuilt in that first slot)."""
+    allocated once, in lanes of :data:`PLAN_BATCH` slots: the first slot of the first lane holds a
+    plan of any size, the others a typical one (a plan that outgrows its slot is rebuilt in that
+    first slot).
+
+    One lane by default: a second (a helper thread building every other Δ) measured slower on
+    both clocks on a 2-core AMD EPYC - 20 against 13 µs wall and 24 against 13 µs CPU a plan on
+    XGBoost 120x4, 30 against 29 µs wall and 45 against 29 µs CPU on RF-100 - as each native call
+    returning waits for the GIL the other thread's Python holds."""
 
     def __init__(self, forest: Forest, full: KernelArrays, *, max_qs_leaves: int = MAX_QS_LEAVES,
-                 slot_nodes: int | None = None, lanes: int = 2):  # fmt: skip
+                 slot_nodes: int | None = None, lanes: int = 1):  # fmt: skip
         """``slot_nodes``: residual nodes the other slots hold (default: a few trees' worth plus
         1/16 of the forest); ``lanes``: 1 or 2 threads building plans."""
         if not 1 <= max_qs_leaves <= MAX_QS_LEAVES:

@@ -66,6 +66,8 @@ PART = SimpleNamespace(**{name: i for i, (name, _, _) in enumerate(PLAN_PARTS)})
 #: the JOB field that takes each part's address
 _JOB_FIELD = {"tinfo": JOB.plan_tinfo, "tconst": JOB.plan_tconst, "qrec": JOB.plan_qrec,
               "leafval": JOB.plan_leafval, "nodes": JOB.plan_nodes, "ncat": JOB.ncat}  # fmt: skip
+#: the JOB fields of the parts' addresses, in PLAN_PARTS order
+_JOB_FIELDS = [_JOB_FIELD[name] for name, _dtype, _width in PLAN_PARTS]
 
 
 class Plan:
@@ -89,13 +91,17 @@ class Plan:
         self.n_splits = int(rows[PART.qrec] + rows[PART.nodes] // 2)
 
     @staticmethod
-    def jobs(full: KernelArrays, deltas: Sequence[tuple[int, ...]], addresses: np.ndarray) -> np.ndarray:
-        """Job rows of plans whose parts start at ``addresses`` (one row per plan, parts in
-        :data:`PLAN_PARTS` order)."""
-        jobs = np.repeat(_job(full, JOB_PLAN)[None], len(deltas), axis=0)
-        jobs[:, JOB.delta_len] = [len(d) for d in deltas]
-        for i, (name, _dtype, _width) in enumerate(PLAN_PARTS):
-            jobs[:, _JOB_FIELD[name]] = addresses[:, i]
+    def job_template(full: KernelArrays) -> np.ndarray:
+        """A plan's job row with the forest's fields filled in (:meth:`jobs` adds each plan's)."""
+        return _job(full, JOB_PLAN)
+
+    @staticmethod
+    def jobs(template: np.ndarray, delta_lens: np.ndarray, addresses: np.ndarray) -> np.ndarray:
+        """Job rows of plans (``template``: :meth:`job_template`) of Δ of ``delta_lens`` columns
+        whose parts start at ``addresses`` (one row per plan, parts in :data:`PLAN_PARTS` order)."""
+        jobs = np.repeat(template[None], len(delta_lens), axis=0)
+        jobs[:, JOB.delta_len] = delta_lens
+        jobs[:, _JOB_FIELDS] = addresses
         return jobs
 
     def part(self, name: str) -> np.ndarray:

@@ -71,13 +71,15 @@ def test_plans_and_xwalks_equal_the_numpy_residual(fitted, forests):
     assert kinds.min() > 100, kinds  # constants, QuickScorer trees and walks all occurred
 
 
-def test_batched_plans_overflow_and_equal_single_plans(fitted, forests):
+@pytest.mark.parametrize("lanes", [1, 2])
+def test_batched_plans_overflow_and_equal_single_plans(fitted, forests, lanes):
     """More Δ than a batch holds, slots too small for any walked tree: every such plan is rebuilt
-    alone, and each plan scores exactly like the one built on its own."""
+    alone (with two lanes, the helper's overflows by the first lane, which has the big slot), and
+    each plan scores exactly like the one built on its own."""
     _name, _model, schema, X, _desired = case(fitted, "rf-bare")
     forest = forests["rf-bare"]
     full = kernel_arrays_forest(forest)
-    batch = NativePartial(forest, full, max_qs_leaves=2, slot_nodes=1)
+    batch = NativePartial(forest, full, max_qs_leaves=2, slot_nodes=1, lanes=lanes)
     single = NativePartial(forest, full, max_qs_leaves=2)
     runner = BlockRunner(full)
     rng = np.random.default_rng(8)

@@ -33,13 +33,18 @@ from codegen.trees.kernel_choice import KernelChoice
 from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk
 from codegen.trees.threads import LazyThread
 
-__all__ = ["MAX_QS_LEAVES", "PLAN_BATCH", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
+__all__ = ["MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
 
 #: QuickScorer keeps one bit per leaf in a 64-bit word: residual trees with more leaves are walked
 MAX_QS_LEAVES = 64
 
-#: plans built per native call (tree-major over all of them: each tree is read once)
+#: plans built per native call (tree-major over all of them: each tree is read once), at least
 PLAN_BATCH = 8
+#: ... and up to this many trees' plans per call, at most 32 plans: more slots share each tree's
+#: read, fewer keep the slots' scratch in cache. Adult, interleaved, same answers: RF-100 37.3 ->
+#: 35.0 ms an explanation at 16 plans a call, 35.3 at 32; LightGBM 200 33.1 -> 32.2 at 16 or 32;
+#: RF-500 90.1 at 8, 91.8 at 16, 95.3 at 32
+PLAN_BATCH_TREES = 2048
 
 #: ``@walk_rows`` walks 32 rows per tree at once: calls with fewer rows than this take the
 #: branchy walks (padding lanes would cost more than the mispredictions they save)
@@ -286,23 +291,24 @@ class _Slot:
 
 
 class _Lane:
-    """Scratch for building a batch of plans: :data:`PLAN_BATCH` slots, their argument blocks,
+    """Scratch for building a batch of plans: ``batch`` slots, their argument blocks,
     each slot's Δ column map (``local``: position in Δ of each column, -1 outside) and category
     counts as rows of one array, and a DFS stack. A lane serialises its own calls; a second
     lane lets a helper thread build half of a call's plans (``NativePartial(lanes=2)``)."""
 
-    def __init__(self, native: NativePartial, big_first: bool, slot_nodes: int, depth: int):
+    def __init__(self, native: NativePartial, big_first: bool, slot_nodes: int, depth: int, batch: int):
         f, full = native.forest, native.full
         n, T, d, L = max(len(full.nodes), 1), f.n_trees, len(f.schema), MAX_QS_LEAVES
         self.native = native
         self.has_big = big_first
         self.slots = [_Slot(T, n if i == 0 and big_first else slot_nodes, T * L + L, T * L + L)
-                      for i in range(PLAN_BATCH)]  # fmt: skip
+                      for i in range(batch)]  # fmt: skip
+        self.batch = batch
         self.buffers = Pinned(
-            args=np.zeros((PLAN_BATCH, PLAN.width), dtype=np.int64),
-            sizes=np.zeros((PLAN_BATCH, PLAN_SIZES.width), dtype=np.int64),
-            local=np.full((PLAN_BATCH, d), -1, dtype=np.int32),
-            ncat=np.zeros((PLAN_BATCH, max(d, 1)), dtype=np.int32),
+            args=np.zeros((batch, PLAN.width), dtype=np.int64),
+            sizes=np.zeros((batch, PLAN_SIZES.width), dtype=np.int64),
+            local=np.full((batch, d), -1, dtype=np.int32),
+            ncat=np.zeros((batch, max(d, 1)), dtype=np.int32),
             stack=np.empty(2 * depth + 8, dtype=np.int32),  # a DFS holds at most depth + 1 entries
             nlout=np.zeros(1, dtype=np.int64),
         )
@@ -312,7 +318,7 @@ class _Lane:
         args[:, PLAN.setbits], args[:, PLAN.tree_size] = m.address("setbits"), m.address("tree_size")
         args[:, PLAN.max_leaves] = native.max_qs_leaves
         args[:, PLAN.stack], args[:, PLAN.leaf_count] = lb.address("stack"), lb.address("nlout")
-        slot_rows = np.arange(PLAN_BATCH)
+        slot_rows = np.arange(batch)
         args[:, PLAN.sizes] = lb.address("sizes") + PLAN_SIZES.bytes * slot_rows
         args[:, PLAN.local] = lb.address("local") + lb["local"].strides[0] * slot_rows
         args[:, PLAN.ncat] = lb.address("ncat") + lb["ncat"].strides[0] * slot_rows
@@ -327,7 +333,7 @@ class _Lane:
         self.lock = threading.Lock()
 
     def run(self, bx: BoundX, deltas: Sequence[tuple[int, ...]], quickscorer: bool) -> np.ndarray:
-        """One native pass for (x, Δ) of every Δ (at most :data:`PLAN_BATCH`, slot by slot);
+        """One native pass for (x, Δ) of every Δ (at most ``batch``, slot by slot);
         returns the overflow flag per Δ. Caller holds the lock."""
         nd = len(deltas)
         lb = self.buffers
@@ -374,8 +380,8 @@ class _Lane:
         """Plans of every Δ; None where a plan outgrew its slot and this lane has no big slot."""
         out: list[Plan | None] = [None] * len(deltas)
         with self.lock:
-            for i in range(0, len(deltas), PLAN_BATCH):
-                chunk = deltas[i : i + PLAN_BATCH]
+            for i in range(0, len(deltas), self.batch):
+                chunk = deltas[i : i + self.batch]
                 overflow = self.run(bx, chunk, True)
                 if overflow.any():
                     ok = np.flatnonzero(~overflow)
@@ -413,7 +419,7 @@ class NativePartial:
 
     ``full`` is the forest's :func:`codegen.trees.kernel.kernel_arrays_forest` (its nodes are read,
     its sets / outputs / init are shared by every residual). Scratch for building plans is
-    allocated once, in lanes of :data:`PLAN_BATCH` slots: the first slot of the first lane holds a
+    allocated once, in lanes of :attr:`batch` slots: the first slot of the first lane holds a
     plan of any size, the others a typical one (a plan that outgrows its slot is rebuilt in that
     first slot).
 
@@ -423,13 +429,20 @@ class NativePartial:
     returning waits for the GIL the other thread's Python holds."""
 
     def __init__(self, forest: Forest, full: KernelArrays, *, max_qs_leaves: int = MAX_QS_LEAVES,
-                 slot_nodes: int | None = None, lanes: int = 1):  # fmt: skip
+                 slot_nodes: int | None = None, lanes: int = 1, batch: int | None = None):  # fmt: skip
         """``slot_nodes``: residual nodes the other slots hold (default: a few trees' worth plus
-        1/16 of the forest); ``lanes``: 1 or 2 threads building plans."""
+        1/16 of the forest); ``lanes``: 1 or 2 threads building plans; ``batch``: plans per native
+        call (default: :data:`PLAN_BATCH_TREES` trees' worth, 8 to 32)."""
         if not 1 <= max_qs_leaves <= MAX_QS_LEAVES:
             raise ValueError(f"max_qs_leaves must be in 1..{MAX_QS_LEAVES}, got {max_qs_leaves}")
         if lanes not in (1, 2):
             raise ValueError(f"lanes must be 1 or 2, got {lanes}")
+        if batch is None:
+            batch = min(max(PLAN_BATCH_TREES // max(forest.n_trees, 1), PLAN_BATCH), 32)
+        if batch < 1:
+            raise ValueError(f"batch must be at least 1, got {batch}")
+        #: plans built per native call
+        self.batch = batch
         self.forest = forest
         self.full = full
         self.max_qs_leaves = max_qs_leaves
@@ -444,7 +457,7 @@ class NativePartial:
             self.norder = len(order)
         self.model = Pinned(order=_nonempty(order), setbits=_nonempty(set_bits(forest)), tree_size=_nonempty(sizes))
         small = min(n, 4 * int(sizes.max(initial=1)) + n // 16) if slot_nodes is None else int(slot_nodes)
-        self._lanes = [_Lane(self, i == 0, small, depth) for i in range(lanes)]
+        self._lanes = [_Lane(self, i == 0, small, depth, batch) for i in range(lanes)]
         wn = walker_nodes(full, self.model["setbits"])
         #: the nodes and roots of the branch-free walker (``@walk_rows``), None where it cannot run
         self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn[0], roots=wn[1])

@@ -14,7 +14,7 @@ from tree_cases import WITH_NAN, blackbox, case, delta_block, encode, frame, num
 from codegen.outputs import ModelOutput
 from codegen.registry import scorer_for
 from codegen.trees.kernel import kernel_arrays_forest, run_kernel
-from codegen.trees.native_partial import PLAN_BATCH, NativePartial, children_after_parents
+from codegen.trees.native_partial import NativePartial, children_after_parents
 from codegen.trees.partial import bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner
 from plaf_grammar import Schema
@@ -87,7 +87,7 @@ def test_batched_plans_overflow_and_equal_single_plans(fitted, forests, lanes):
     bx, bx1 = batch.bind(x), single.bind(x)
     d = len(schema)
     deltas = [tuple(sorted(rng.choice(d, int(rng.integers(1, d + 1)), replace=False).tolist()))
-              for _ in range(PLAN_BATCH + 3)]  # fmt: skip
+              for _ in range(batch.batch + 3)]  # fmt: skip
     plans = batch.plans(bx, deltas)
     assert sum(p.counts()["walk"] for p in plans) > 0
     for delta, plan in zip(deltas, plans):

@@ -441,10 +441,11 @@ class BoundTreeScorer:
         walked = np.zeros(len(deltas), dtype=bool)
         planned: list[int] = []
         plans: list[_DeltaState] = []
+        costs = self._tier_costs()
         for i, (delta, k) in enumerate(zip(deltas, sizes.tolist())):
             if k == 0:
                 continue
-            tier = self._tier(delta, k)
+            tier = self._tier(delta, k, costs)
             if tier == "xwalk":
                 walked[i] = True
             elif tier == "plan" or tier == "new":
@@ -550,12 +551,20 @@ class BoundTreeScorer:
         if full:
             self._run_full(full, out)
 
-    def _tier(self, delta: tuple[int, ...], n: int):
-        """"full", "xwalk", "plan", "new" (a plan to build) or a compiled function for the next
-        ``n`` rows of Δ."""
+    def _tier_costs(self) -> tuple[float, float]:
+        """What :meth:`_tier` weighs, read once per call: seconds a row saves on a plan instead of
+        the x-walk, and below which a Δ's plan rows cannot have earned a compile."""
         p = self.parent
+        # a plan's row never costs more than an x-walk's (it walks a subset of the same trees)
+        gain = p.c_xwalk.value - min(p.c_row.value, 0.5 * p.c_xwalk.value)
+        return gain, 2 * p.c_compile_base / p.c_row.value * (1 - 1e-9)  # margin: a rounding never skips one
+
+    def _tier(self, delta: tuple[int, ...], n: int, costs: tuple[float, float] | None = None):
+        """"full", "xwalk", "plan", "new" (a plan to build) or a compiled function for the next
+        ``n`` rows of Δ; ``costs``: :meth:`_tier_costs`, when the caller has them."""
         if len(delta) >= len(self.x):  # every feature free: nothing to specialise
             return "full"
+        gain, compile_rows = self._tier_costs() if costs is None else costs
         st = self._state(delta)
         st.rows += n
         if st.future is not None and st.future.done():
@@ -563,12 +572,10 @@ class BoundTreeScorer:
         if st.compiled is not None:
             return st.compiled
         if st.plan is None:
-            # a plan's row never costs more than an x-walk's (it walks a subset of the same trees)
-            gain = p.c_xwalk.value - min(p.c_row.value, 0.5 * p.c_xwalk.value)
-            if st.rows * gain < p.plan_cost(len(delta)).value:
+            if st.rows * gain < self.parent.plan_cost(len(delta)).value:
                 return "xwalk"
             return "new"
-        if st.future is None:
+        if st.future is None and st.rows > compile_rows:  # fewer rows never pay a compile's base cost
             self._maybe_compile(delta, st)
         return "plan"
 

@@ -231,11 +231,16 @@ def _candidates(rng, x, n, gof, G):
     return rows, changed
 
 
-@pytest.mark.parametrize(("priced", "G"), [(False, 7), (True, 7), (False, 70)])
-def test_new_rows_equal_hashes_distances_and_first_rows(priced, G):
+@pytest.mark.parametrize(("priced", "G", "interleaved"), [(False, 7, False), (True, 7, False), (False, 70, False),
+                                                           (True, 7, True), (False, 70, True)])  # fmt: skip
+def test_new_rows_equal_hashes_distances_and_first_rows(priced, G, interleaved):
+    """``interleaved``: groups whose columns interleave (the kernel lists a row's cells group by
+    group and must sum them in column order, as the reference does)."""
     rng = np.random.default_rng(G + priced)
     d = G + 3
     gof = np.sort(np.concatenate([np.arange(G), rng.integers(0, G, 3)])).astype(np.intp)
+    if interleaved:
+        gof = rng.permutation(gof)
     spec = _spec(rng, d, priced)
     rows, changed = _candidates(rng, spec.x, 600, gof, G)
     # -0.0 in changed cells: the same hash as 0.0 (rows 1 and 2 are one row to the dedupe)

@@ -16,30 +16,66 @@ __all__ = ["archive_slots", "block_best", "distinct_options", "gather", "greedy_
 
 
 @jit
-def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features):
+def _group_columns(gof, n_groups):
+    """Each group's columns, ascending, end to end (``columns[start[g]:start[g + 1]]``)."""
+    start = np.zeros(n_groups + 1, dtype=np.intp)
+    for j in range(len(gof)):
+        start[gof[j] + 1] += 1
+    for g in range(n_groups):
+        start[g + 1] += start[g]
+    columns = np.empty(len(gof), dtype=np.intp)
+    fill = start[:-1].copy()
+    for j in range(len(gof)):
+        columns[fill[gof[j]]] = j
+        fill[gof[j]] += 1
+    return start, columns
+
+
+@jit
+def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, n_words):
     """Per row, over the cells of its changed groups (column order): the cell hash (wrapping sum
     of mixed cells, as ``cell_hashes``) and the distance (as ``DistanceSpec.of_cells`` over
-    ``DistanceSpec.cells``: sequential sums, the max of the differences). Each row first lists
-    its changed groups' columns in column order (without a branch), then prices and hashes those
-    cells alone: a wide table's row changes a few of its hundred columns."""
+    ``DistanceSpec.cells``: sequential sums, the max of the differences); and its key words
+    (``key_words``). Each row lists its changed groups' columns from the groups' column lists
+    (a wide table's row changes a few of a hundred groups), put in column order (an insertion
+    sort, where the groups' columns interleave) for the sums, then prices and hashes those
+    cells alone."""
     n, d = rows.shape
+    G = changed.shape[1]
     w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
     salt = np.empty(d, dtype=np.uint64)
     for j in range(d):
         salt[j] = mix(np.uint64(j) + GOLDEN)
+    start, columns = _group_columns(gof, G)
     hashes = np.zeros(n, dtype=np.uint64)
     dist = np.zeros(n)
+    words = np.zeros((n, n_words), dtype=np.uint64)
     cols = np.empty(d + 1, dtype=np.intp)
     for i in range(n):
+        k = 0
+        ordered = True
+        for g in range(G):
+            if changed[i, g]:
+                words[i, g >> 6] |= np.uint64(1) << np.uint64(g & 63)
+                for t in range(start[g], start[g + 1]):
+                    j = columns[t]
+                    if k and j < cols[k - 1]:
+                        ordered = False
+                    cols[k] = j
+                    k += 1
+        if not ordered:
+            for a in range(1, k):
+                j = cols[a]
+                b = a - 1
+                while b >= 0 and cols[b] > j:
+                    cols[b + 1] = cols[b]
+                    b -= 1
+                cols[b + 1] = j
         h = np.uint64(0)
         l0 = 0.0
         s1 = 0.0
         s2 = 0.0
         mx = 0.0
-        k = 0
-        for j in range(d):
-            cols[k] = j
-            k += changed[i, gof[j]]
         for t in range(k):
             j = cols[t]
             v = rows[i, j]
@@ -58,7 +94,7 @@ def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_
             h += mix((b if b != NEGATIVE_ZERO else np.uint64(0)) ^ salt[j])  # -0.0 hashes as 0.0
         hashes[i] = h
         dist[i] = combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features)
-    return hashes, dist
+    return hashes, dist, words
 
 
 @jit
@@ -95,24 +131,13 @@ def _fresh(old_hashes, hashes):
 
 
 @jit
-def _key_words(changed, n_words):
-    n, g = changed.shape
-    out = np.zeros((n, n_words), dtype=np.uint64)
-    for i in range(n):
-        for j in range(g):
-            if changed[i, j]:
-                out[i, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
-    return out
-
-
-@jit
 def _new_rows(
     bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, old_hashes, n_words
 ):
-    hashes, dist = _cells_pass(
-        bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features
+    hashes, dist, words = _cells_pass(
+        bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, n_words
     )
-    return hashes, dist, _fresh(old_hashes, hashes), _key_words(changed, n_words)
+    return hashes, dist, _fresh(old_hashes, hashes), words
 
 
 def new_rows(rows: np.ndarray, changed: np.ndarray, gof: np.ndarray, spec: tuple, old_hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip

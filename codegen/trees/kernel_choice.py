@@ -35,12 +35,16 @@ class KernelChoice:
         """The running seconds per row of ``name`` (inf before its first call)."""
         return self.seconds[name] / self.rows[name] if self.rows[name] else float("inf")
 
+    def best(self) -> str:
+        """The kernel measured cheapest per row so far (the first name before any is measured)."""
+        return min(self.names, key=self.per_row)
+
     def pick(self) -> str:
         self.calls += 1
         young = min(self.names, key=lambda k: self.measured[k])
         if self.measured[young] < self.explore_rows:
             return young
-        best = min(self.names, key=self.per_row)
+        best = self.best()
         if self.calls % self.recheck == 0 and len(self.names) > 1:
             return next(k for k in self.names if k != best)
         return best

@@ -153,8 +153,8 @@ class TreeScorer(CompiledScorer):
         self.c_compile_split = _Rate(3e-4, 100)  # per live split
         # full rows grouped by Δ: through the tiers, or the whole forest from x's binding, chosen
         # per bound instance (a plan built in one generation pays in the next: a call alone
-        # would misprice the tiers); inexact forests: the tiers only, so that a seed's answer
-        # never depends on a timing
+        # would misprice the tiers), a route explored or rechecked for one call; inexact
+        # forests: the tiers only, so that a seed's answer never depends on a timing
         self.delta_rows_route = KernelChoice(("tiers", "whole") if self.exact else ("tiers",))
 
     def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float:
@@ -397,7 +397,8 @@ class BoundTreeScorer:
         rows go through the tiers (:meth:`score_delta_rows_by_tiers`) or, in one call, to the
         whole forest walked from x's binding (:meth:`codegen.trees.native_partial.BoundX.score_rows`),
         whichever has measured cheaper per row (``TreeScorer.delta_rows_route``, picked for the
-        bound instance at its first call)."""
+        bound instance at its first call; a route picked to explore or recheck it serves that
+        call alone)."""
         p = self.parent
         rows = np.asarray(rows, dtype=np.float64)
         width = len(self.x)
@@ -420,6 +421,9 @@ class BoundTreeScorer:
             prob = self.score_delta_rows_by_tiers(rows, starts, deltas)
             dt = time.perf_counter() - t0
         p.delta_rows_route.record(route, dt, len(rows))
+        # a route picked to explore or recheck it serves this call only, the cheaper the rest
+        # (on RF-500 the whole forest costs 3x the tiers a row: one explanation in 32 paid that)
+        self._delta_rows_route = p.delta_rows_route.best()
         return prob
 
     def score_delta_rows_by_tiers(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:

@@ -394,30 +394,37 @@ def test_full_rows_by_delta_equal_the_blocks_of_their_columns(
 
 
 def test_full_rows_by_delta_take_the_route_measured_cheaper(fitted):
-    """A bound instance keeps the route it picked at its first call; the scorer tries each route
-    on its first instances, then serves the cheaper per row; and an inexact forest (a forest's P
-    of a set of classes) never leaves the tiers, so that its answers never depend on a timing."""
+    """A bound instance keeps the cheaper route for its every call; the scorer tries each route
+    (the tiers for a whole instance, as their plans pay over its calls), then serves the cheaper
+    per row, and a route picked to explore or recheck it serves one call alone; an inexact forest
+    (a forest's P of a set of classes) never leaves the tiers, so that its answers never depend on
+    a timing."""
     _name, model, schema, X, desired = case(fitted, "rf-bare")
     sc = scorer_for(model, schema, desired, engine="auto")
     assert sc.exact and sc.delta_rows_route.names == ("tiers", "whole")
-    sc.delta_rows_route.explore_rows = 1
+    route = sc.delta_rows_route
+    route.explore_rows, route.recheck = 1, 1000
     rows = np.ascontiguousarray(X[:64])
     starts, deltas = np.array([0]), [tuple(range(len(schema)))]
-    route = sc.delta_rows_route
 
-    def pick(x):
-        b = sc.bind(x)
-        b.score_delta_rows(rows, starts, deltas)
-        b.score_delta_rows(rows, starts, deltas)  # the same route for the instance's every call
-        return b._delta_rows_route
+    def routes(x, calls=3):
+        """The route of each of an instance's calls."""
+        b, out = sc.bind(x), []
+        for _ in range(calls):
+            before = sc.stats["rows_whole"]
+            b.score_delta_rows(rows, starts, deltas)
+            out.append("whole" if sc.stats["rows_whole"] > before else "tiers")
+        return out
 
-    assert [pick(x) for x in X[:2]] == ["tiers", "whole"]  # each measured once
-    assert route.measured == {"tiers": 2 * 64, "whole": 2 * 64}
-    route.seconds = {"tiers": 1.0, "whole": 1e-9}  # as if the tiers had cost far more
-    assert [pick(x) for x in X[2:4]] == ["whole", "whole"]
+    assert routes(X[0]) == ["tiers"] * 3  # the tiers measured over an instance
+    route.seconds["tiers"] = 1.0  # as if the tiers had cost far more
+    assert routes(X[1]) == ["whole"] * 3  # the whole forest measured, then cheaper
+    assert route.measured == {"tiers": 3 * 64, "whole": 3 * 64}
     route.seconds = {"tiers": 1e-9, "whole": 1.0}
-    assert pick(X[4]) == "tiers"
-    assert sc.stats["rows_whole"] == route.measured["whole"] == 6 * 64
+    assert routes(X[2]) == ["tiers"] * 3
+    route.recheck = 1  # every pick rechecks the other route: for that call alone
+    assert routes(X[3]) == ["whole", "tiers", "tiers"]
+    assert sc.stats["rows_whole"] == route.measured["whole"] == 4 * 64
 
     Xn, y = numeric(frame()[0]), frame()[1]
     three_schema = Schema.from_dataframe(Xn)

@@ -13,7 +13,20 @@ a generation's rows grouped by Δ: through the tiers or the whole forest at once
 
 from __future__ import annotations
 
-__all__ = ["KernelChoice"]
+__all__ = ["OUTLIER", "KernelChoice", "clipped"]
+
+#: a measured call counts at most this many times the running cost per row (or unit): a garbage
+#: collection or a page fault inside one call (a gen-2 pass costs ~100 ms in a process that holds
+#: sklearn) once priced the tiers at 7x their cost, and the scorer left them for good
+OUTLIER = 4.0
+
+
+def clipped(seconds: float, units: float, per_unit: float) -> float:
+    """``seconds`` of a call of ``units`` units, at most :data:`OUTLIER` times ``per_unit`` each
+    (unclipped while ``per_unit`` is unknown: inf or 0)."""
+    if 0.0 < per_unit < float("inf"):
+        return min(seconds, OUTLIER * per_unit * units)
+    return seconds
 
 
 class KernelChoice:
@@ -50,7 +63,8 @@ class KernelChoice:
         return best
 
     def record(self, name: str, seconds: float, rows: int) -> None:
-        """A call of ``name`` on ``rows`` rows took ``seconds``."""
+        """A call of ``name`` on ``rows`` rows took ``seconds`` (counted :func:`clipped`)."""
+        seconds = clipped(seconds, rows, self.per_row(name))
         self.seconds[name] = self.decay * self.seconds[name] + seconds
         self.rows[name] = self.decay * self.rows[name] + rows
         self.measured[name] += rows

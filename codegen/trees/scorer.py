@@ -67,7 +67,7 @@ from codegen.trees.kernel import (
     tree_functions,
     trees_module,
 )
-from codegen.trees.kernel_choice import KernelChoice
+from codegen.trees.kernel_choice import KernelChoice, clipped
 from codegen.trees.native_bound import NativeLeafRanges
 from codegen.trees.native_partial import WALK_MIN_ROWS, BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
@@ -89,7 +89,8 @@ _BINDER = LazyThread("geco-bind")
 class _Rate:
     """Seconds per unit (row, plan, split), estimated from measured calls: exponentially decayed
     sums of seconds and of units, seeded with a prior worth ``prior_units``. Weighting by units
-    keeps a small call's fixed overhead (or a first call's page faults) from swinging it."""
+    keeps a small call's fixed overhead from swinging it, and a call counts at most
+    :data:`codegen.trees.kernel_choice.OUTLIER` times the running value (a pause inside it)."""
 
     def __init__(self, per_unit: float, prior_units: float, decay: float = 0.95):
         self.seconds = per_unit * prior_units
@@ -101,6 +102,7 @@ class _Rate:
         return self.seconds / self.units
 
     def add(self, seconds: float, units: float) -> None:
+        seconds = clipped(seconds, units, self.value)
         self.seconds = self.decay * self.seconds + seconds
         self.units = self.decay * self.units + units
 
@@ -153,7 +155,7 @@ class TreeScorer(CompiledScorer):
         self.c_compile_split = _Rate(3e-4, 100)  # per live split
         # full rows grouped by Δ: through the tiers, or the whole forest from x's binding, chosen
         # per bound instance (a plan built in one generation pays in the next: a call alone
-        # would misprice the tiers), a route explored or rechecked for one call; inexact
+        # would misprice the tiers), the whole forest explored or rechecked for one call; inexact
         # forests: the tiers only, so that a seed's answer never depends on a timing
         self.delta_rows_route = KernelChoice(("tiers", "whole") if self.exact else ("tiers",))
 
@@ -397,8 +399,8 @@ class BoundTreeScorer:
         rows go through the tiers (:meth:`score_delta_rows_by_tiers`) or, in one call, to the
         whole forest walked from x's binding (:meth:`codegen.trees.native_partial.BoundX.score_rows`),
         whichever has measured cheaper per row (``TreeScorer.delta_rows_route``, picked for the
-        bound instance at its first call; a route picked to explore or recheck it serves that
-        call alone)."""
+        bound instance at its first call; the whole forest picked to explore or recheck it serves
+        that call alone)."""
         p = self.parent
         rows = np.asarray(rows, dtype=np.float64)
         width = len(self.x)
@@ -421,9 +423,11 @@ class BoundTreeScorer:
             prob = self.score_delta_rows_by_tiers(rows, starts, deltas)
             dt = time.perf_counter() - t0
         p.delta_rows_route.record(route, dt, len(rows))
-        # a route picked to explore or recheck it serves this call only, the cheaper the rest
-        # (on RF-500 the whole forest costs 3x the tiers a row: one explanation in 32 paid that)
-        self._delta_rows_route = p.delta_rows_route.best()
+        # the whole forest picked to explore or recheck it serves this call only, the cheaper route
+        # the rest (on RF-500 it costs 3x the tiers a row: one explanation in 32 paid that); the
+        # tiers keep the instance, as their plans pay over its calls
+        if route == "whole":
+            self._delta_rows_route = p.delta_rows_route.best()
         return prob
 
     def score_delta_rows_by_tiers(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:

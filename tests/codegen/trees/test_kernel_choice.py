@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from codegen.trees.kernel import kernel_arrays_forest, run_kernel
-from codegen.trees.kernel_choice import KernelChoice
+from codegen.trees.kernel_choice import OUTLIER, KernelChoice, clipped
 from codegen.trees.native_partial import NativePartial
 
 
@@ -68,3 +68,24 @@ def test_full_rows_equal_run_kernel_whichever_kernel_serves(fitted, forests, ker
         assert native.full_rows_kernel.measured[kernel] == 2 * len(rows)
         checked += 1
     assert checked >= 3
+
+
+def test_a_pause_inside_one_call_does_not_flip_the_choice():
+    """A garbage collection or a page fault inside one call (here 100 ms on 100 rows) counts at
+    most OUTLIER times the running cost per row: the cheaper kernel stays the cheaper one, and a
+    real rise of the cost still moves the estimate, call by call."""
+    choice = KernelChoice(("tiers", "whole"), explore_rows=100, recheck=1000)
+    run(choice, {"tiers": 1e-6, "whole": 3e-6}, 10)
+    before = choice.per_row("tiers")
+    choice.record("tiers", 0.1, 100)
+    assert choice.best() == "tiers"
+    assert choice.per_row("tiers") <= OUTLIER * before
+    for _ in range(20):
+        choice.record("tiers", 5e-6 * 100, 100)  # the tiers got 5x dearer for good
+    assert choice.best() == "whole"
+
+
+def test_clipped_counts_a_call_at_most_outlier_times_the_running_cost():
+    assert clipped(1.0, 10, 1e-3) == pytest.approx(OUTLIER * 1e-2)
+    assert clipped(1e-3, 10, 1e-3) == 1e-3  # within bounds: as measured
+    assert clipped(1.0, 10, float("inf")) == 1.0 and clipped(1.0, 10, 0.0) == 1.0  # nothing known yet

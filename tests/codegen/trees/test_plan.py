@@ -396,7 +396,7 @@ def test_full_rows_by_delta_equal_the_blocks_of_their_columns(
 def test_full_rows_by_delta_take_the_route_measured_cheaper(fitted):
     """A bound instance keeps the cheaper route for its every call; the scorer tries each route
     (the tiers for a whole instance, as their plans pay over its calls), then serves the cheaper
-    per row, and a route picked to explore or recheck it serves one call alone; an inexact forest
+    per row; the whole forest picked to explore or recheck it serves one call alone; an inexact forest
     (a forest's P of a set of classes) never leaves the tiers, so that its answers never depend on
     a timing."""
     _name, model, schema, X, desired = case(fitted, "rf-bare")
@@ -422,9 +422,11 @@ def test_full_rows_by_delta_take_the_route_measured_cheaper(fitted):
     assert route.measured == {"tiers": 3 * 64, "whole": 3 * 64}
     route.seconds = {"tiers": 1e-9, "whole": 1.0}
     assert routes(X[2]) == ["tiers"] * 3
-    route.recheck = 1  # every pick rechecks the other route: for that call alone
+    route.recheck = 1  # every pick rechecks the other route: the whole forest for one call
     assert routes(X[3]) == ["whole", "tiers", "tiers"]
     assert sc.stats["rows_whole"] == route.measured["whole"] == 4 * 64
+    route.seconds = {"tiers": 1.0, "whole": 1e-9}  # the whole forest cheaper: the tiers, rechecked,
+    assert routes(X[4]) == ["tiers"] * 3  # keep the instance (their plans pay over its calls)
 
     Xn, y = numeric(frame()[0]), frame()[1]
     three_schema = Schema.from_dataframe(Xn)

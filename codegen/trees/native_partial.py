@@ -425,11 +425,11 @@ class NativePartial:
 
     A second lane (a helper thread building every other Δ) pays where a plan's native work is
     large and not where it is small, as each native call returning waits for the GIL the other
-    thread's Python holds. On a 2-core AMD EPYC, two lanes against one, µs a plan of 2-5 columns
-    (wall / CPU): RF-500 204 / 370 against 407 / 407; RF-100 64 / 100 against 81 / 81; XGBoost
-    120x4 25 / 32 against 15 / 15; LightGBM 200 61 / 84 against 49 / 49. So by default the forest
-    measures both (:attr:`lane_choice`: the process's CPU seconds a plan, as a second lane that
-    saves wall may still cost CPU - RF-100 - the cheaper serving, the other tried now and then)."""
+    thread's Python holds. On a 2-core AMD EPYC, two lanes against one: XGBoost 120x4 20 against
+    13 µs wall and 24 against 13 µs CPU a plan, RF-100 30 against 29 µs wall and 45 against
+    29 µs CPU, RF-500 an explanation's scoring 70 against 82 ms wall (CPU 117 against 121 ms).
+    So by default the forest measures both (:attr:`lane_choice`: wall seconds a plan, the
+    cheaper serving, the other tried now and then)."""
 
     def __init__(self, forest: Forest, full: KernelArrays, *, max_qs_leaves: int = MAX_QS_LEAVES,
                  slot_nodes: int | None = None, lanes: int | None = None, batch: int | None = None):  # fmt: skip
@@ -462,7 +462,7 @@ class NativePartial:
         self.model = Pinned(order=_nonempty(order), setbits=_nonempty(set_bits(forest)), tree_size=_nonempty(sizes))
         small = min(n, 4 * int(sizes.max(initial=1)) + n // 16) if slot_nodes is None else int(slot_nodes)
         self._lanes = [_Lane(self, i == 0, small, depth, batch) for i in range(lanes or 2)]
-        #: one lane or two for a call of several plans: fixed, or measured (CPU seconds a plan)
+        #: one lane or two for a call of several plans: fixed, or measured (wall seconds a plan)
         self.lane_choice = KernelChoice(("one", "two") if lanes is None else ("one",) if lanes == 1 else ("two",),
                                         explore_rows=64)  # fmt: skip
         wn = walker_nodes(full, self.model["setbits"])
@@ -551,9 +551,9 @@ class NativePartial:
         if len(deltas) < 2:
             return first.build(bx, deltas)  # type: ignore[return-value]
         kind = self.lane_choice.pick()
-        t0 = time.process_time()  # CPU: a second lane never costs less wall, but may cost more CPU
+        t0 = time.perf_counter()
         out = first.build(bx, deltas) if kind == "one" else self._two_lanes(bx, deltas)
-        self.lane_choice.record(kind, time.process_time() - t0, len(deltas))
+        self.lane_choice.record(kind, time.perf_counter() - t0, len(deltas))
         return out  # type: ignore[return-value]
 
     def _two_lanes(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:

@@ -100,7 +100,7 @@ def test_batched_plans_overflow_and_equal_single_plans(fitted, forests, lanes):
 
 
 def test_plans_in_the_lanes_measured_cheaper(fitted, forests):
-    """By default a forest measures one lane and two (CPU seconds a plan) and builds in the
+    """By default a forest measures one lane and two (wall seconds a plan) and builds in the
     cheaper; either way each plan scores exactly like the one built alone."""
     _name, _model, schema, X, _desired = case(fitted, "rf-bare")
     forest = forests["rf-bare"]

@@ -294,7 +294,7 @@ class _Lane:
     """Scratch for building a batch of plans: ``batch`` slots, their argument blocks,
     each slot's Δ column map (``local``: position in Δ of each column, -1 outside) and category
     counts as rows of one array, and a DFS stack. A lane serialises its own calls; a second
-    lane lets a helper thread build half of a call's plans."""
+    lane lets a helper thread build half of a call's plans (``NativePartial(lanes=2)``)."""
 
     def __init__(self, native: NativePartial, big_first: bool, slot_nodes: int, depth: int, batch: int):
         f, full = native.forest, native.full
@@ -423,24 +423,20 @@ class NativePartial:
     plan of any size, the others a typical one (a plan that outgrows its slot is rebuilt in that
     first slot).
 
-    A second lane (a helper thread building every other Δ) pays where a plan's native work is
-    large and not where it is small, as each native call returning waits for the GIL the other
-    thread's Python holds. On a 2-core AMD EPYC, two lanes against one: XGBoost 120x4 20 against
-    13 µs wall and 24 against 13 µs CPU a plan, RF-100 30 against 29 µs wall and 45 against
-    29 µs CPU, RF-500 an explanation's scoring 70 against 82 ms wall (CPU 117 against 121 ms).
-    So by default the forest measures both (:attr:`lane_choice`: wall seconds a plan, the
-    cheaper serving, the other tried now and then)."""
+    One lane by default: a second (a helper thread building every other Δ) measured slower on
+    both clocks on a 2-core AMD EPYC - 20 against 13 µs wall and 24 against 13 µs CPU a plan on
+    XGBoost 120x4, 30 against 29 µs wall and 45 against 29 µs CPU on RF-100 - as each native call
+    returning waits for the GIL the other thread's Python holds."""
 
     def __init__(self, forest: Forest, full: KernelArrays, *, max_qs_leaves: int = MAX_QS_LEAVES,
-                 slot_nodes: int | None = None, lanes: int | None = None, batch: int | None = None):  # fmt: skip
+                 slot_nodes: int | None = None, lanes: int = 1, batch: int | None = None):  # fmt: skip
         """``slot_nodes``: residual nodes the other slots hold (default: a few trees' worth plus
-        1/16 of the forest); ``lanes``: 1 or 2 threads building plans (None: whichever measures
-        cheaper); ``batch``: plans per native call (default: :data:`PLAN_BATCH_TREES` trees'
-        worth, 8 to 32)."""
+        1/16 of the forest); ``lanes``: 1 or 2 threads building plans; ``batch``: plans per native
+        call (default: :data:`PLAN_BATCH_TREES` trees' worth, 8 to 32)."""
         if not 1 <= max_qs_leaves <= MAX_QS_LEAVES:
             raise ValueError(f"max_qs_leaves must be in 1..{MAX_QS_LEAVES}, got {max_qs_leaves}")
-        if lanes not in (1, 2, None):
-            raise ValueError(f"lanes must be 1, 2 or None, got {lanes}")
+        if lanes not in (1, 2):
+            raise ValueError(f"lanes must be 1 or 2, got {lanes}")
         if batch is None:
             batch = min(max(PLAN_BATCH_TREES // max(forest.n_trees, 1), PLAN_BATCH), 32)
         if batch < 1:
@@ -461,10 +457,7 @@ class NativePartial:
             self.norder = len(order)
         self.model = Pinned(order=_nonempty(order), setbits=_nonempty(set_bits(forest)), tree_size=_nonempty(sizes))
         small = min(n, 4 * int(sizes.max(initial=1)) + n // 16) if slot_nodes is None else int(slot_nodes)
-        self._lanes = [_Lane(self, i == 0, small, depth, batch) for i in range(lanes or 2)]
-        #: one lane or two for a call of several plans: fixed, or measured (wall seconds a plan)
-        self.lane_choice = KernelChoice(("one", "two") if lanes is None else ("one",) if lanes == 1 else ("two",),
-                                        explore_rows=64)  # fmt: skip
+        self._lanes = [_Lane(self, i == 0, small, depth, batch) for i in range(lanes)]
         wn = walker_nodes(full, self.model["setbits"])
         #: the nodes and roots of the branch-free walker (``@walk_rows``), None where it cannot run
         self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn[0], roots=wn[1])
@@ -545,20 +538,11 @@ class NativePartial:
 
     def plans(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
         """The :class:`Plan` of (x, Δ) for every Δ: each residual tree of at most
-        ``max_qs_leaves`` leaves in QuickScorer form, larger ones walked. With two lanes (as
-        :attr:`lane_choice` picks) and several Δ, every other Δ is built on the helper thread."""
+        ``max_qs_leaves`` leaves in QuickScorer form, larger ones walked. With two lanes and
+        several Δ, every other Δ is built on the helper thread."""
         first = self._lanes[0]
-        if len(deltas) < 2:
+        if len(self._lanes) == 1 or len(deltas) < 2:
             return first.build(bx, deltas)  # type: ignore[return-value]
-        kind = self.lane_choice.pick()
-        t0 = time.perf_counter()
-        out = first.build(bx, deltas) if kind == "one" else self._two_lanes(bx, deltas)
-        self.lane_choice.record(kind, time.perf_counter() - t0, len(deltas))
-        return out  # type: ignore[return-value]
-
-    def _two_lanes(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
-        """:meth:`plans` with every other Δ built on the helper thread."""
-        first = self._lanes[0]
         other = _SECOND_LANE.get().submit(self._lanes[1].build, bx, deltas[1::2])
         out: list[Plan | None] = [None] * len(deltas)
         out[0::2] = first.build(bx, deltas[0::2])

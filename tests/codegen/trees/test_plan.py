@@ -98,28 +98,6 @@ def test_batched_plans_overflow_and_equal_single_plans(fitted, forests, lanes):
         np.testing.assert_array_equal(a1, a2)
 
 
-
-def test_plans_in_the_lanes_measured_cheaper(fitted, forests):
-    """By default a forest measures one lane and two (wall seconds a plan) and builds in the
-    cheaper; either way each plan scores exactly like the one built alone."""
-    _name, _model, schema, X, _desired = case(fitted, "rf-bare")
-    forest = forests["rf-bare"]
-    full = kernel_arrays_forest(forest)
-    auto, single = NativePartial(forest, full), NativePartial(forest, full, lanes=1)
-    assert auto.lane_choice.names == ("one", "two") and single.lane_choice.names == ("one",)
-    rng = np.random.default_rng(9)
-    x = X[3]
-    bx, bx1 = auto.bind(x), single.bind(x)
-    d = len(schema)
-    runner = BlockRunner(full)
-    for _ in range(6):
-        deltas = [tuple(sorted(rng.choice(d, int(rng.integers(1, d + 1)), replace=False).tolist())) for _ in range(24)]
-        for delta, plan in zip(deltas, auto.plans(bx, deltas)):
-            cols = delta_block(forest, X, delta, rng, 5)
-            alone = single.plan(bx1, delta)
-            np.testing.assert_array_equal(runner.run([(plan, cols)])[0], runner.run([(alone, cols)])[0])
-    assert auto.lane_choice.measured["one"] >= 64 and auto.lane_choice.measured["two"] >= 64
-
 def _renumbered(forest, rng):
     """The same forest with its nodes shuffled (children no longer after their parents)."""
     n = len(forest.feature)

@@ -423,10 +423,12 @@ class NativePartial:
     plan of any size, the others a typical one (a plan that outgrows its slot is rebuilt in that
     first slot).
 
-    One lane by default: a second (a helper thread building every other Δ) measured slower on
-    both clocks on a 2-core AMD EPYC - 20 against 13 µs wall and 24 against 13 µs CPU a plan on
-    XGBoost 120x4, 30 against 29 µs wall and 45 against 29 µs CPU on RF-100 - as each native call
-    returning waits for the GIL the other thread's Python holds."""
+    One lane by default: a second (a helper thread building every other Δ) never cost less CPU,
+    as each native call returning waits for the GIL the other thread's Python holds. On a 2-core
+    AMD EPYC, the plans of an Adult explanation, one lane against two, µs a plan (wall / CPU):
+    RF-100 37 / 37 against 36 / 54; RF-500 182 / 182 against 131 / 206; XGBoost 500x6 69 / 69
+    against 47 / 79; LightGBM 200 39 / 39 against 38 / 57; XGBoost 120x4 14 / 14 against 20 / 26.
+    ``lanes=2`` buys the wall a large forest saves with that CPU."""
 
     def __init__(self, forest: Forest, full: KernelArrays, *, max_qs_leaves: int = MAX_QS_LEAVES,
                  slot_nodes: int | None = None, lanes: int = 1, batch: int | None = None):  # fmt: skip

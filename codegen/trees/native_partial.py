@@ -30,7 +30,7 @@ from codegen.llvm.trees_abi import PACK, PLAN, PLAN_SIZES, TINFO, XSTEP
 from codegen.trees.fold import Forest
 from codegen.trees.kernel import NODE, KernelArrays, run_kernel, tree_functions
 from codegen.trees.kernel_choice import KernelChoice
-from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk
+from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk, positions_within
 from codegen.trees.threads import LazyThread
 
 __all__ = ["MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
@@ -341,7 +341,7 @@ class _Lane:
         lens = np.fromiter(map(len, deltas), dtype=np.int64, count=nd)
         cols = np.fromiter(chain.from_iterable(deltas), dtype=np.int64, count=int(lens.sum()))
         slot = np.repeat(np.arange(nd), lens)
-        pos = np.arange(len(cols)) - np.repeat(np.cumsum(lens) - lens, lens)  # each column's place in its Δ
+        pos = positions_within(lens)  # each column's place in its Δ
         local[slot, cols] = pos
         ncat[slot, pos] = self.native.ncat[cols]
         masks = np.zeros(nd, dtype=np.int64)
@@ -383,24 +383,14 @@ class _Lane:
             for i in range(0, len(deltas), self.batch):
                 chunk = deltas[i : i + self.batch]
                 overflow = self.run(bx, chunk, True)
-                if overflow.any():
-                    ok = np.flatnonzero(~overflow)
-                    out[i : i + len(chunk)] = _spread(self.pack(ok, [chunk[j] for j in ok.tolist()]), ok, len(chunk))
-                else:
-                    out[i : i + len(chunk)] = self.pack(np.arange(len(chunk)), chunk)
+                ok = np.flatnonzero(~overflow).tolist()
+                for j, plan in zip(ok, self.pack(np.asarray(ok, dtype=np.intp), [chunk[j] for j in ok])):
+                    out[i + j] = plan
                 if self.has_big:
                     for j in np.flatnonzero(overflow).tolist():  # alone, in the slot that holds any plan
                         self.run(bx, [chunk[j]], True)
                         out[i + j] = self.pack(np.zeros(1, dtype=np.intp), [chunk[j]])[0]
         return out
-
-
-def _spread(plans: list[Plan], at: np.ndarray, n: int) -> list[Plan | None]:
-    """``plans`` at places ``at`` of a list of ``n``, None elsewhere."""
-    out: list[Plan | None] = [None] * n
-    for j, plan in zip(at.tolist(), plans):
-        out[j] = plan
-    return out
 
 
 #: the PLAN_SIZES field that gives the rows of the qrec, leafval and nodes parts

@@ -34,12 +34,19 @@ from codegen.llvm.trees_abi import (
 )
 from codegen.trees.kernel import NODE, KernelArrays, tree_functions
 
-__all__ = ["PART", "PLAN_PARTS", "PLAN_ROW_BYTES", "QREC", "BlockRunner", "Plan", "XWalk"]
+__all__ = ["PART", "PLAN_PARTS", "PLAN_ROW_BYTES", "QREC", "BlockRunner", "Plan", "XWalk", "positions_within"]
 
 #: a QuickScorer split: payload (threshold bits, or the set of codes going left), column local to
 #: Δ, test (0: v <= threshold, 1: code in set, 2: never left; + 4 when NaN goes left, else NaN goes
 #: right), mask clearing the left subtree
 QREC = np.dtype([("payload", "<i8"), ("col", "<i4"), ("test", "<i4"), ("mask", "<i8")])
+
+
+def positions_within(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ... size - 1 for each of consecutive segments of ``sizes``, end to end (each block's
+    row, or each Δ's column, numbered within it)."""
+    sizes = np.asarray(sizes)
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
 
 
 def _job(full: KernelArrays, mode: int) -> np.ndarray:

@@ -71,7 +71,7 @@ from codegen.trees.kernel_choice import KernelChoice, clipped
 from codegen.trees.native_bound import NativeLeafRanges
 from codegen.trees.native_partial import WALK_MIN_ROWS, BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
-from codegen.trees.plan import BlockRunner, Plan
+from codegen.trees.plan import BlockRunner, Plan, positions_within
 from codegen.trees.reader import read_trees
 from codegen.trees.threads import LazyThread
 
@@ -229,11 +229,6 @@ class TreeScorer(CompiledScorer):
                 if jit_opt_level(res.n_splits) == 1 and res.n_splits > 0:
                     self.c_compile_split.add(max(dt - self.c_compile_base, 0.0), res.n_splits)
         return compiled
-
-
-def _within(sizes: np.ndarray) -> np.ndarray:
-    """0, 1, ... size - 1 for each of consecutive segments of ``sizes``, end to end."""
-    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
 
 
 class _Routes:
@@ -508,13 +503,13 @@ class BoundTreeScorer:
         columns = np.fromiter(chain.from_iterable(deltas[i] for i in planned), dtype=np.intp, count=int(width.sum()))
         cells = k * width
         block = np.repeat(np.arange(len(idx)), cells)
-        row_in, col_in = np.divmod(_within(cells), width[block])
+        row_in, col_in = np.divmod(positions_within(cells), width[block])
         flat = rows[first[block] + row_in, columns[(np.cumsum(width) - width)[block] + col_in]]
         jobs = np.stack([st.plan.job for st in plans])
         acc, _, bad = self._runner.run_packed(jobs, k, flat)
         dt = time.perf_counter() - t0
         p.stats["plan_kernel_seconds"] += dt
-        at = np.repeat(first, k) + _within(k)  # each planned row's place in ``rows``
+        at = np.repeat(first, k) + positions_within(k)  # each planned row's place in ``rows``
         if bad.any():  # refused blocks left their rows unset: keep the link function away from them
             good = ~np.repeat(bad, k)
             acc, at = acc[good], at[good]

@@ -532,3 +532,26 @@ def test_x_own_score_does_not_wait_for_the_binding(fitted, monkeypatch):
     rows = np.ascontiguousarray(X[:40], dtype=np.float64)
     np.testing.assert_array_equal(bound.score_block(every, rows), sc.score_rows(rows))
     assert bound._bx is not None, name
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [({"batch": 0}, "batch must be at least 1"),
+                                                 ({"lanes": 3}, "lanes must be 1 or 2")])  # fmt: skip
+def test_native_partial_refuses_a_bad_batch_or_lane_count(forests, kwargs, message):
+    forest = forests["rf-bare"]
+    with pytest.raises(ValueError, match=message):
+        NativePartial(forest, kernel_arrays_forest(forest), **kwargs)
+
+
+def test_a_batch_of_one_plan_builds_the_same_plans(fitted, forests):
+    """``batch=1`` (one slot, every Δ its own native call) gives the plans of the default."""
+    _name, _model, schema, X, _desired = case(fitted, "rf-bare")
+    forest = forests["rf-bare"]
+    full = kernel_arrays_forest(forest)
+    one, default = NativePartial(forest, full, batch=1), NativePartial(forest, full)
+    assert one.batch == 1 and default.batch > 1
+    rng = np.random.default_rng(4)
+    x = X[2]
+    deltas = [tuple(sorted(rng.choice(len(schema), 2, replace=False).tolist())) for _ in range(5)]
+    for a, b in zip(one.plans(one.bind(x), deltas), default.plans(default.bind(x), deltas)):
+        assert a.counts() == b.counts()
+        np.testing.assert_array_equal(a.part("tconst"), b.part("tconst"))

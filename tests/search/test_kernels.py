@@ -422,16 +422,21 @@ def test_selective_mutation_equals_the_reference(breadth, cf):
     _same_children(made, 200)
 
 
-@pytest.mark.parametrize(("q", "k", "n_words"), [(4, 1, 1), (20, 3, 1), (100, 5, 1), (20, 3, 2)])
-def test_selection_equals_the_reference_on_many_deltas(q, k, n_words):
-    """Many Δ of a few rows each, ties in the scores: the top q, both niches and convergence
-    (keys of one and of two 64-bit words)."""
-    rng = np.random.default_rng(q)
-    n = 600
+@pytest.mark.parametrize(("q", "k", "n_words", "n", "nan"), [
+    (4, 1, 1, 600, False), (20, 3, 1, 600, False), (100, 5, 1, 600, False), (20, 3, 2, 600, False),
+    (100, 5, 1, 80, False), (100, 5, 1, 100, False), (1, 1, 1, 30, False), (20, 3, 1, 600, True),
+])  # fmt: skip
+def test_selection_equals_the_reference_on_many_deltas(q, k, n_words, n, nan):
+    """Many Δ of a few rows each, ties in the scores (also at the q-th and k-th score): the top
+    q, both niches and convergence (keys of one and of two 64-bit words; fewer rows than q;
+    NaN scores, which sort last)."""
+    rng = np.random.default_rng(q + n)
     words = rng.integers(0, 18, (n, n_words)).astype(np.uint64)
     words = words[key_order(words)]
     dist = rng.integers(0, 50, n) / 50
     scores = np.where(rng.random(n) < 0.5, dist, 1 + dist + rng.integers(0, 5, n) / 10)
+    if nan:
+        scores[rng.random(n) < 0.05] = np.nan
     estab = rng.random(n) < 0.9
     starts = block_starts(words)
     owner = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
@@ -448,6 +453,21 @@ def test_selection_equals_the_reference_on_many_deltas(q, k, n_words):
     estab[:] = True
     dist[order[:k]] = scores[order[:k]]
     assert kernels.selection(words, scores, dist, estab, q, k)[1]
+
+
+@pytest.mark.parametrize("n_words", [1, 2])
+def test_stored_values_count_each_rows_delta_columns(n_words):
+    """The values of the Δ-representation read from the key words equal those of the changed
+    masks (groups of different widths, keys of one and two words)."""
+    rng = np.random.default_rng(n_words)
+    G = 64 * n_words - 3
+    changed = rng.random((300, G)) < 0.05
+    changed = changed[np.repeat(np.arange(0, 300, 3), 3)]  # runs of equal keys
+    words = key_words(changed)
+    order = key_order(words)
+    row_cols = rng.integers(1, 6, G)
+    assert kernels.stored_values(words[order], row_cols) == int((changed @ row_cols).sum())
+    assert kernels.stored_values(words[:0], row_cols) == 0
 
 
 @pytest.mark.parametrize("top", [1, 2, 5])

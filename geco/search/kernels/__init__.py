@@ -27,6 +27,7 @@ from geco.search.kernels.bookkeeping import (
     new_rows,
     row_statuses,
     selection,
+    stored_values,
 )
 from geco.search.kernels.operators import (
     by_keys,
@@ -43,5 +44,5 @@ from geco.search.kernels.seeds import row_tables, tight_sums
 __all__ = [
     "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather",
     "greedy_options", "group_distances", "index_words", "merge_order", "mutation", "new_rows", "row_statuses", "row_tables",
-    "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
+    "selection", "selective_mutation", "smallest", "stored_values", "tight_sums", "walk_back",
 ]  # fmt: skip

@@ -76,7 +76,10 @@ def block_starts(words: np.ndarray) -> np.ndarray:
     if len(words) == 0:
         return np.zeros(0, dtype=np.intp)
     new = np.ones(len(words), dtype=bool)
-    new[1:] = (words[1:] != words[:-1]).any(axis=1)
+    if words.shape[1] == 1:  # one word: compared as a vector, not row by row
+        np.not_equal(words[1:, 0], words[:-1, 0], out=new[1:])
+    else:
+        new[1:] = (words[1:] != words[:-1]).any(axis=1)
     return np.flatnonzero(new)
 
 
@@ -139,8 +142,13 @@ class Pool:
                 self.established)  # fmt: skip
 
     def starts(self) -> np.ndarray:
-        """Index of each Δ's first row (Δ in key order)."""
-        return block_starts(self.words)
+        """Index of each Δ's first row (Δ in key order); computed once per ``words`` array (no
+        operation changes a pool's keys in place: each makes a new pool)."""
+        of, starts = self.__dict__.get("_starts", (None, None))
+        if of is not self.words:
+            starts = block_starts(self.words)
+            self.__dict__["_starts"] = (self.words, starts)
+        return starts
 
     def block_keys(self, starts: np.ndarray) -> list[int] | list[bytes]:
         """Hashable keys, one per Δ, of the Δ starting at ``starts`` (:func:`words_keys`)."""

@@ -66,11 +66,7 @@ class Archive:
             self._grow(max(self.n + len(words), 2 * len(self.score)))
         n0 = self.n
         if self.kernels is not None:
-            if 2 * (n0 + len(words)) > len(self._index):
-                size = len(self._index)
-                while size < 2 * (n0 + len(words)):
-                    size *= 2
-                self._index = self.kernels.index_words(size, self.words, n0)
+            self._index_room(n0 + len(words))
             slots, self.n = self.kernels.archive_slots(self._index, self.words, n0, words)
         else:
             keys = words_keys(words)
@@ -89,6 +85,33 @@ class Archive:
         self.words[at] = words[take]
         self.hashes[at] = hashes[take]
         self.prob[at], self.dist[at], self.score[at] = prob[take], dist[take], score[take]
+
+    def offer_best(self, pool: Pool, starts: np.ndarray, ok: np.ndarray) -> None:
+        """:meth:`offer` each Δ's best counterfactual: per block of ``pool`` (Δ starting at
+        ``starts``), its lowest finite score among the ``ok`` rows (ties: the first)."""
+        if self.kernels is None:
+            cf_score = np.where(ok, pool.score, np.inf)
+            sizes = np.diff(np.append(starts, len(pool)))
+            first = np.lexsort((cf_score, np.repeat(np.arange(len(starts)), sizes)))[starts]
+            best = first[np.isfinite(cf_score[first])]
+            self.offer(pool.rows[best], pool.changed[best], pool.hashes[best], pool.prob[best], pool.dist[best],
+                       pool.score[best], pool.words[best])  # fmt: skip
+            return
+        if self.n + len(starts) > len(self.score):  # room for one new Δ per block, as offer makes
+            self._grow(max(self.n + len(starts), 2 * len(self.score)))
+        self._index_room(self.n + len(starts))
+        fields = (pool.rows, pool.changed, pool.words, pool.hashes, pool.prob, pool.dist, pool.score)
+        self.n = self.kernels.offer_blocks(self._index, tuple(getattr(self, f) for f in _FIELDS), self.n, starts,
+                                           fields, ok)  # fmt: skip
+
+    def _index_room(self, n: int) -> None:
+        """The kernels' index of the key words, rebuilt twice as large (or more) when it has
+        fewer than twice ``n`` slots."""
+        if 2 * n > len(self._index):
+            size = len(self._index)
+            while size < 2 * n:
+                size *= 2
+            self._index = self.kernels.index_words(size, self.words, self.n)
 
     def _grow(self, size: int) -> None:
         for name in _FIELDS:

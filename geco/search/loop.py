@@ -394,7 +394,7 @@ class GeneticSearch:
             new.prob, new.score = prob, np.where(ok, new.dist, 1.0 + new.dist + self.goal.shortfall(prob))
             self.best_prob = max(self.best_prob, float(prob.max()))
             if ok.any():
-                self.archive_best(new, starts, ok)
+                self.archive.offer_best(new, starts, ok)
         self.candidates_scored += len(new)
         self.blocks_scored += len(starts)
         return new
@@ -571,20 +571,6 @@ class GeneticSearch:
             return np.asarray(self.scorer.score_block(tuple(range(self.d)), new.rows), dtype=np.float64)
         gof = self.ctx.group_of_feature
         return score_pool(self.scorer, new, starts, gof, self.merge_below, self.merge_min_blocks)
-
-    def archive_best(self, new: Pool, starts: np.ndarray, ok: np.ndarray) -> None:
-        """Offer the archive the best counterfactual (``ok`` rows) of each Δ of ``new``."""
-        cf_score = np.where(ok, new.score, np.inf)
-        if self.kernels is not None:
-            first = self.kernels.block_best(starts, len(new), cf_score)
-        else:
-            sizes = np.diff(np.append(starts, len(new)))
-            owner = np.repeat(np.arange(len(starts)), sizes)
-            first = np.lexsort((cf_score, owner))[starts]
-        has = np.flatnonzero(np.isfinite(cf_score[first]))
-        best = first[has]
-        self.archive.offer(new.rows[best], new.changed[best], new.hashes[best], new.prob[best], new.dist[best],
-                           new.score[best], new.words[best])  # fmt: skip
 
     def restore(self, population: Pool, slots: np.ndarray) -> Pool:
         """``population`` with the archived best row of each Δ of archive ``slots`` it lacks."""

@@ -204,6 +204,32 @@ def test_archive_options_equal_the_reference(n_groups):
     assert len(ref[1]) >= 2
 
 
+@pytest.mark.parametrize("n_groups", [10, 70])
+def test_archive_offer_of_each_blocks_best_equals_the_reference(n_groups):
+    """Pools of many Δ offered in turn (repeated Δ across offers, ties, rows that miss the
+    target, infinite scores, an index and arrays that must grow): the compiled one-pass offer
+    keeps the slots, keys and rows of the numpy offer of each block's best."""
+    rng = np.random.default_rng(n_groups)
+    archives = [Archive(3, n_groups, k) for k in (None, kernels)]
+    for _ in range(6):
+        n = 400
+        changed = rng.random((n, n_groups)) < 3 / n_groups
+        words = key_words(changed)
+        order = key_order(words)
+        changed, words = changed[order], words[order]
+        rows = rng.integers(0, 9, (n, 3)).astype(float)
+        score = rng.integers(0, 20, n) / 10
+        score[rng.random(n) < 0.05] = np.inf
+        ok = rng.random(n) < 0.6
+        pool = Pool(rows, changed, words, rng.integers(0, 2**63, n).astype(np.uint64), rng.random(n), score, score,
+                    np.zeros(n, dtype=bool))  # fmt: skip
+        for a in archives:
+            a.offer_best(pool, block_starts(words), ok)
+        assert archives[1].keys == archives[0].keys
+        _same(archives[1].pool(), archives[0].pool(), "archived rows")
+    assert len(archives[0]) > 64
+
+
 
 
 # --------------------------------------------------------------------------- kernels alone

@@ -25,6 +25,7 @@ from geco.search.kernels.bookkeeping import (
     index_words,
     merge_order,
     new_rows,
+    offer_blocks,
     row_statuses,
     selection,
     stored_values,
@@ -43,6 +44,6 @@ from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
     "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather",
-    "greedy_options", "group_distances", "index_words", "merge_order", "mutation", "new_rows", "row_statuses", "row_tables",
+    "greedy_options", "group_distances", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "row_statuses", "row_tables",
     "selection", "selective_mutation", "smallest", "stored_values", "tight_sums", "walk_back",
 ]  # fmt: skip

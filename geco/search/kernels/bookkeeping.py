@@ -12,7 +12,7 @@ from geco.search.kernels.common import GOLDEN, combine, jit, mix, stable_order, 
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
 __all__ = ["archive_slots", "block_best", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
-           "new_rows", "row_statuses", "selection", "stored_values"]
+           "new_rows", "offer_blocks", "row_statuses", "selection", "stored_values"]
 
 
 @jit
@@ -558,6 +558,51 @@ def archive_slots(owner: np.ndarray, archive_words: np.ndarray, n: int, words: n
     for twice the new size, ``archive_words`` for the new size."""
     slots, n = _archive_slots(owner, archive_words, int(n), np.ascontiguousarray(words, dtype=np.uint64))
     return slots, int(n)
+
+
+@jit
+def _offer_blocks(owner, a_rows, a_changed, a_words, a_hashes, a_prob, a_dist, a_score, n, starts, rows, changed,
+                  words, hashes, prob, dist, score, ok):  # fmt: skip
+    mask = np.uint64(len(owner) - 1)
+    n_rows = len(score)
+    for b in range(len(starts)):
+        end = starts[b + 1] if b + 1 < len(starts) else n_rows
+        best = -1
+        for i in range(starts[b], end):  # the block's lowest finite counterfactual score, ties: the first
+            if ok[i] and score[i] < np.inf and (best < 0 or score[i] < score[best]):
+                best = i
+        if best < 0:
+            continue
+        slot = _words_hash(words, best) & mask
+        while owner[slot] >= 0 and not _same_words(a_words, owner[slot], words, best):
+            slot = (slot + np.uint64(1)) & mask
+        if owner[slot] < 0:
+            owner[slot] = n
+            at = n
+            n += 1
+        else:
+            at = owner[slot]
+            if not score[best] < a_score[at]:
+                continue
+        a_rows[at] = rows[best]
+        a_changed[at] = changed[best]
+        a_words[at] = words[best]
+        a_hashes[at] = hashes[best]
+        a_prob[at] = prob[best]
+        a_dist[at] = dist[best]
+        a_score[at] = score[best]
+    return n
+
+
+def offer_blocks(owner: np.ndarray, archive: tuple[np.ndarray, ...], n: int, starts: np.ndarray,
+                 pool: tuple[np.ndarray, ...], ok: np.ndarray) -> int:  # fmt: skip
+    """The archive's offer of each block's best counterfactual in one pass: per block of
+    ``pool`` (rows, changed, words, hashes, prob, dist, score; blocks from ``starts``), its
+    lowest finite score among the ``ok`` rows (ties: the first), looked up in the index ``owner``
+    (see :func:`archive_slots`) and written to the ``archive`` arrays (the same seven) when its
+    Δ is new (next slot) or it beats the Δ's best. The archive's new size; ``owner`` and the
+    arrays must have room for one new Δ per block (twice that in ``owner``)."""
+    return int(_offer_blocks(owner, *archive, int(n), np.asarray(starts, dtype=np.intp), *pool, ok))
 
 
 @jit

@@ -574,8 +574,11 @@ class GeneticSearch:
 
     def restore(self, population: Pool, slots: np.ndarray) -> Pool:
         """``population`` with the archived best row of each Δ of archive ``slots`` it lacks."""
-        present = set(population.block_keys(population.starts()))
-        lost = slots[np.array([key not in present for key in self.archive.keys_of(slots)], dtype=bool)]
+        if self.kernels is not None:
+            lost = slots[self.kernels.absent(population.words, population.starts(), self.archive.words, slots)]
+        else:
+            present = set(population.block_keys(population.starts()))
+            lost = slots[np.array([key not in present for key in self.archive.keys_of(slots)], dtype=bool)]
         if len(lost) == 0:
             return population
         back = self.archive.pool(lost)

@@ -21,7 +21,7 @@ from geco.search.archive import Archive
 from geco.search.config import SearchConfig
 from geco.search.loop import GeneticSearch, niche
 from geco.search.operators import Context, group_distances, mutation, selective_mutation
-from geco.search.population import Candidates, Pool, block_starts, key_order, key_words
+from geco.search.population import Candidates, Pool, block_starts, key_order, key_words, words_keys
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
 from plaf_grammar import FeatureCosts
@@ -228,6 +228,25 @@ def test_archive_offer_of_each_blocks_best_equals_the_reference(n_groups):
         assert archives[1].keys == archives[0].keys
         _same(archives[1].pool(), archives[0].pool(), "archived rows")
     assert len(archives[0]) > 64
+
+
+@pytest.mark.parametrize("n_groups", [10, 70, 130])
+def test_absent_finds_the_archived_delta_a_pool_lacks(n_groups):
+    """Binary search of archived keys among a pool's blocks (keys of one, two and three words;
+    keys before the first block, after the last, and between)."""
+    rng = np.random.default_rng(n_groups)
+    changed = rng.random((300, n_groups)) < 2 / n_groups
+    words = key_words(changed)
+    words = words[key_order(words)]
+    starts = block_starts(words)
+    archived = key_words(rng.random((80, n_groups)) < 2 / n_groups)
+    archived[:20] = words[rng.choice(starts, 20)]  # some present
+    slots = rng.permutation(80)
+    present = set(words_keys(words))
+    want = np.array([key not in present for key in words_keys(archived[slots])])
+    _same(kernels.absent(words, starts, archived, slots), want, "absent")
+    assert want.any() and not want.all()
+    assert kernels.absent(words[:0], starts[:0], archived, slots).all()
 
 
 

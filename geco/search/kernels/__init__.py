@@ -17,6 +17,7 @@ files, or in numba's user cache directory when the package directory is read-onl
 from __future__ import annotations
 
 from geco.search.kernels.bookkeeping import (
+    absent,
     archive_slots,
     block_best,
     distinct_options,
@@ -43,7 +44,7 @@ from geco.search.kernels.operators import (
 from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
-    "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather",
+    "absent", "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather",
     "greedy_options", "group_distances", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "row_statuses", "row_tables",
     "selection", "selective_mutation", "smallest", "stored_values", "tight_sums", "walk_back",
 ]  # fmt: skip

@@ -11,7 +11,7 @@ from geco.search.kernels.common import GOLDEN, combine, jit, mix, stable_order, 
 #: the bits of -0.0, which the cell hashes read as 0.0's (as ``value + 0.0`` makes them)
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
-__all__ = ["archive_slots", "block_best", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
+__all__ = ["absent", "archive_slots", "block_best", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
            "new_rows", "offer_blocks", "row_statuses", "selection", "stored_values"]
 
 
@@ -603,6 +603,38 @@ def offer_blocks(owner: np.ndarray, archive: tuple[np.ndarray, ...], n: int, sta
     Δ is new (next slot) or it beats the Δ's best. The archive's new size; ``owner`` and the
     arrays must have room for one new Δ per block (twice that in ``owner``)."""
     return int(_offer_blocks(owner, *archive, int(n), np.asarray(starts, dtype=np.intp), *pool, ok))
+
+
+@jit
+def _key_before(a, i, b, j):
+    """Whether row ``i`` of ``a`` sorts before row ``j`` of ``b`` by key (the last word is the
+    most significant)."""
+    for c in range(a.shape[1] - 1, -1, -1):
+        if a[i, c] != b[j, c]:
+            return a[i, c] < b[j, c]
+    return False
+
+
+@jit
+def _absent(words, starts, archive_words, slots):
+    out = np.zeros(len(slots), dtype=np.bool_)
+    for t in range(len(slots)):
+        lo, hi = 0, len(starts)  # the first block whose key is not before the slot's
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _key_before(words, starts[mid], archive_words, slots[t]):
+                lo = mid + 1
+            else:
+                hi = mid
+        out[t] = lo == len(starts) or not _same_words(words, starts[lo], archive_words, slots[t])
+    return out
+
+
+def absent(words: np.ndarray, starts: np.ndarray, archive_words: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """Per archive slot, whether its Δ (its key words) has no block in a pool (key ``words`` in
+    key order, blocks from ``starts``): binary search over the blocks' keys."""
+    return _absent(np.ascontiguousarray(words), np.asarray(starts, dtype=np.intp), archive_words,
+                   np.asarray(slots, dtype=np.intp))  # fmt: skip
 
 
 @jit

@@ -27,9 +27,10 @@ def test_a_generation_that_would_not_fit_is_not_started(slow):
     assert cuts and cuts[0].startswith(f"generation {s['generations'] + 1} (")
     assert "ms left" in cuts[0] and "ms predicted" in cuts[0]
     assert "left out: generation" in result.reason
-    # the cut is made before the budget: what was left was less than what was predicted
+    # the cut is made before the budget: what was left was less than what was predicted (both
+    # printed to 0.1 ms, so they may print equal)
     left, predicted = (float(part.split()[0]) for part in cuts[0].split("(")[1].rstrip(")").split(", "))
-    assert left < predicted
+    assert left <= predicted
 
 
 def test_the_answer_reserve_follows_what_answers_cost():

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.search.kernels.common import GOLDEN, combine, jit, mix, stable_order, true_indices
+from geco.search.kernels.common import (
+    GOLDEN,
+    combine,
+    copy_row,
+    jit,
+    mix,
+    stable_order,
+    true_indices,
+)
 
 #: the bits of -0.0, which the cell hashes read as 0.0's (as ``value + 0.0`` makes them)
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
@@ -168,6 +176,15 @@ def _owners(words):
 
 
 @jit
+def _equal(a, b):
+    """``a == b`` element by element (a loop: numba's array expressions cost seconds to compile)."""
+    out = np.empty(len(a), dtype=np.bool_)
+    for i in range(len(a)):
+        out[i] = a[i] == b[i]
+    return out
+
+
+@jit
 def _niche(order, owner, n_blocks, q, count, qualifies, use_qualifies, keep):
     """Mark in ``keep`` what ``geco.search.loop.niche`` returns (rows in score ``order``)."""
     if len(order) <= q:
@@ -196,7 +213,7 @@ def _niche(order, owner, n_blocks, q, count, qualifies, use_qualifies, keep):
 def _selection(words, scores, dist, estab, order, q, k):
     owner, n_blocks = _owners(words)
     n = len(scores)
-    is_cf = scores == dist
+    is_cf = _equal(scores, dist)
     top = min(q, n)
     head = min(k, top)
     converged = head > 0
@@ -245,17 +262,19 @@ def _niche_by_blocks(scores, owner, n_blocks, seen, count, qualifies, use_qualif
         if best[b] >= 0:
             best[m] = best[b]
             m += 1
-    rows = best[:m]  # ascending: blocks are runs of rows in order
-    by_score = stable_order(scores[rows])
+    keys = np.empty(m)  # the rows ascending (blocks are runs of rows in order), by score
+    for t in range(m):
+        keys[t] = scores[best[t]]
+    by_score = stable_order(keys)
     for t in range(min(count, m)):
-        keep[rows[by_score[t]]] = True
+        keep[best[by_score[t]]] = True
 
 
 @jit
 def _selection_by_cuts(words, scores, dist, estab, cut_top, cut_head, q, k):
     owner, n_blocks = _owners(words)
     n = len(scores)
-    is_cf = scores == dist
+    is_cf = _equal(scores, dist)
     top = min(q, n)
     head = min(k, top)
     keep = np.zeros(n, dtype=np.bool_)
@@ -274,7 +293,8 @@ def _selection_by_cuts(words, scores, dist, estab, cut_top, cut_head, q, k):
         niches = np.zeros(n, dtype=np.bool_)
         _niche_by_blocks(scores, owner, n_blocks, seen, 2 * k, is_cf, True, niches)
         _niche_by_blocks(scores, owner, n_blocks, seen, q // 4, is_cf, False, niches)
-        keep |= niches
+        for i in range(n):
+            keep[i] = keep[i] or niches[i]
     return true_indices(keep), converged
 
 
@@ -418,15 +438,15 @@ def _gather(idx, n_a, a_rows, b_rows, a_changed, b_changed, a_words, b_words, a_
     for t in range(m):
         i = idx[t]
         if i < n_a:
-            rows[t] = a_rows[i]
-            changed[t] = a_changed[i]
-            words[t] = a_words[i]
+            copy_row(rows, t, a_rows, i)
+            copy_row(changed, t, a_changed, i)
+            copy_row(words, t, a_words, i)
             hashes[t], prob[t], dist[t], score[t], estab[t] = a_hashes[i], a_prob[i], a_dist[i], a_score[i], a_estab[i]
         else:
             j = i - n_a
-            rows[t] = b_rows[j]
-            changed[t] = b_changed[j]
-            words[t] = b_words[j]
+            copy_row(rows, t, b_rows, j)
+            copy_row(changed, t, b_changed, j)
+            copy_row(words, t, b_words, j)
             hashes[t], prob[t], dist[t], score[t], estab[t] = b_hashes[j], b_prob[j], b_dist[j], b_score[j], b_estab[j]
     return rows, changed, words, hashes, prob, dist, score, estab
 
@@ -544,7 +564,7 @@ def _archive_slots(owner, archive_words, n, words):
             slot = (slot + np.uint64(1)) & mask
         if owner[slot] < 0:
             owner[slot] = n
-            archive_words[n] = words[i]
+            copy_row(archive_words, n, words, i)
             n += 1
         slots[i] = owner[slot]
     return slots, n
@@ -584,9 +604,9 @@ def _offer_blocks(owner, a_rows, a_changed, a_words, a_hashes, a_prob, a_dist, a
             at = owner[slot]
             if not score[best] < a_score[at]:
                 continue
-        a_rows[at] = rows[best]
-        a_changed[at] = changed[best]
-        a_words[at] = words[best]
+        copy_row(a_rows, at, rows, best)
+        copy_row(a_changed, at, changed, best)
+        copy_row(a_words, at, words, best)
         a_hashes[at] = hashes[best]
         a_prob[at] = prob[best]
         a_dist[at] = dist[best]

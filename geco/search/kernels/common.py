@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["GOLDEN", "combine", "jit", "mix", "stable_order", "true_indices"]
+__all__ = ["GOLDEN", "combine", "copy_row", "jit", "mix", "stable_order", "true_indices"]
 
 #: compiled once per process shape and cached on disk (beside the package, or in numba's user
 #: cache directory when the package directory is read-only)
@@ -52,6 +52,14 @@ def stable_order(keys):
         a, b = b, a
         width *= 2
     return a
+
+
+@jit
+def copy_row(dst, i, src, j):
+    """``dst[i] = src[j]`` for 2-D arrays, element by element: a row assignment compiles numba's
+    broadcasting and its shape error messages, seconds of a fresh install's first use."""
+    for c in range(src.shape[1]):
+        dst[i, c] = src[j, c]
 
 
 @jit

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.search.kernels.common import combine, jit, stable_order, true_indices
+from geco.search.kernels.common import combine, copy_row, jit, stable_order, true_indices
 
 __all__ = ["by_keys", "crossover", "distinct_children", "group_distances", "mutation", "selective_mutation", "smallest",
            "walk_back"]
@@ -336,7 +336,13 @@ def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
             g = group[left[by_group[a]]]
             while b < n_pending and group[left[by_group[b]]] == g:
                 b += 1
-            mine = np.sort(left[by_group[a:b]])
+            keys = np.empty(b - a)
+            for t in range(b - a):
+                keys[t] = left[by_group[a + t]]
+            ascending = stable_order(keys)  # the group's rows ascending, as the reference takes them
+            mine = np.empty(b - a, dtype=np.intp)
+            for t in range(b - a):
+                mine[t] = left[by_group[a + ascending[t]]]
             _keyed_rows(rng, mine, group, lim, m, start, weights, index, valid)
             a = b
     return index, valid
@@ -384,8 +390,8 @@ def _distinct_children(rng, rows, changed, src, group, m, lim, start, base, cumu
         for c in range(width):
             if not valid[i, c]:
                 continue
-            out[t] = rows[s]
-            out_changed[t] = changed[s]
+            copy_row(out, t, rows, s)
+            copy_row(out_changed, t, changed, s)
             at = value_start[g] + index[i, c] * nf
             for f in range(nf):
                 out[t, features[feature_start[g] + f]] = values[at + f]
@@ -510,8 +516,8 @@ def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x
     for p in range(n_pairs):  # each changed group reverted to x
         i, g = src[p], group[p]
         if focus[i, g] and n_changed[i] > 1:
-            out[t] = rows[i]
-            out_changed[t] = changed[i]
+            copy_row(out, t, rows, i)
+            copy_row(out_changed, t, changed, i)
             for f in range(n_features[g]):
                 c = features[feature_start[g] + f]
                 out[t, c] = x[c]
@@ -519,20 +525,20 @@ def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x
             t += 1
     for k in range(n_near):  # steps of 1, 2, 4, ... positions towards x
         for s in range(steps[k]):
-            out[t] = rows[wn[k]]
-            out_changed[t] = changed[wn[k]]
+            copy_row(out, t, rows, wn[k])
+            copy_row(out_changed, t, changed, wn[k])
             _set_group(out, t, gn[k], ln[k] - (1 << s), n_features, feature_start, features, value_start, values)
             out_changed[t, gn[k]] = True
             t += 1
     for r in range(len(distinct_rows)):
-        out[t] = distinct_rows[r]
-        out_changed[t] = distinct_changed[r]
+        copy_row(out, t, distinct_rows, r)
+        copy_row(out_changed, t, distinct_changed, r)
         t += 1
     first = t
     for i in range(P):  # every changed group resampled at once
         if moved[i]:
-            out[t] = rows[i]
-            out_changed[t] = changed[i]
+            copy_row(out, t, rows, i)
+            copy_row(out_changed, t, changed, i)
             t += 1
     slot = np.full(P, -1, dtype=np.intp)
     t = first

@@ -1,8 +1,8 @@
 """Which search runs: the compiled kernels (:mod:`geco.search.kernels`, numba) or the numpy
 reference. Both give the same explanation for the same seed, so the choice is one of cost only:
 the kernels save about a fifth of an explanation's time, and their first use in a process costs
-about a second (importing numba and loading the kernels from numba's disk cache; compiling them
-the first time after an install, about seven). ``SearchConfig.native``:
+about half a second (importing numba and loading the kernels from numba's disk cache; compiling
+them the first time after an install, about twenty). ``SearchConfig.native``:
 
 * ``True`` / ``False``: the kernels (where numba is installed) / the reference;
 * ``None`` (the default): the kernels when they are already loaded in this process, else the
@@ -31,9 +31,10 @@ __all__ = ["FIRST_USE_SECONDS", "KERNELS_SAVE", "compiled_kernels", "first_use_s
 _MODULE = "geco.search.kernels"
 #: the share of an explanation's time the kernels save (bench_native: 1.23-1.45x, i.e. 19-31 %)
 KERNELS_SAVE = 0.2
-#: the kernels' first use in a process: (numba's disk cache filled, empty) in CPU seconds, as
-#: bench_native measures them on a 2-core AMD EPYC (0.95-1.02 s and 6.3-7.1 s)
-FIRST_USE_SECONDS = (1.0, 7.0)
+#: the kernels' first use in a process: (numba's disk cache filled, empty) in CPU seconds, what
+#: they add to a fresh process's first compiled explanation as bench_native measures it on a
+#: 2-core AMD EPYC (0.40-0.48 s and 18.9-20.7 s: every kernel a search runs)
+FIRST_USE_SECONDS = (0.5, 19.0)
 
 
 def _switch() -> str:

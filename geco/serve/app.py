@@ -108,7 +108,8 @@ class Service:
 def warm_up_search(explainer: Explainer, probability: np.ndarray) -> str:
     """Load the compiled search (:mod:`geco.search.compiled`) before serving, where numba is
     installed, and run it once on the first of the data's rows the target does not meet (a
-    request then finds every kernel loaded: the first use costs about a second); what happened,
+    request then finds every kernel loaded: the first use costs about half a second, twenty
+    seconds once per install while numba compiles them); what happened,
     for the log. A failure here only leaves the kernels to load on the first request."""
     if load_kernels() is None:
         return "numpy search (numba is not installed, or GECO_SEARCH_NATIVE=0)"

@@ -62,11 +62,9 @@ class Archive:
         """Keep each row (of distinct Δ) that is its Δ's first or beats its best; ``words``: the
         rows' key words when the caller has them (else made from ``changed``)."""
         words = key_words(changed) if words is None else words
-        if self.n + len(words) > len(self.score):
-            self._grow(max(self.n + len(words), 2 * len(self.score)))
+        self._room(len(words))
         n0 = self.n
         if self.kernels is not None:
-            self._index_room(n0 + len(words))
             slots, self.n = self.kernels.archive_slots(self._index, self.words, n0, words)
         else:
             keys = words_keys(words)
@@ -97,17 +95,18 @@ class Archive:
             self.offer(pool.rows[best], pool.changed[best], pool.hashes[best], pool.prob[best], pool.dist[best],
                        pool.score[best], pool.words[best])  # fmt: skip
             return
-        if self.n + len(starts) > len(self.score):  # room for one new Δ per block, as offer makes
-            self._grow(max(self.n + len(starts), 2 * len(self.score)))
-        self._index_room(self.n + len(starts))
+        self._room(len(starts))  # one new Δ per block at most
         fields = (pool.rows, pool.changed, pool.words, pool.hashes, pool.prob, pool.dist, pool.score)
         self.n = self.kernels.offer_blocks(self._index, tuple(getattr(self, f) for f in _FIELDS), self.n, starts,
                                            fields, ok)  # fmt: skip
 
-    def _index_room(self, n: int) -> None:
-        """The kernels' index of the key words, rebuilt twice as large (or more) when it has
-        fewer than twice ``n`` slots."""
-        if 2 * n > len(self._index):
+    def _room(self, more: int) -> None:
+        """Room for ``more`` new Δ: the arrays grown (at least doubled) when short, and the
+        kernels' index of the key words rebuilt to at least twice the slots it may hold."""
+        n = self.n + more
+        if n > len(self.score):
+            self._grow(max(n, 2 * len(self.score)))
+        if self.kernels is not None and 2 * n > len(self._index):
             size = len(self._index)
             while size < 2 * n:
                 size *= 2

@@ -419,7 +419,7 @@ class GeneticSearch:
                 kept, converged = self.kernels.selection(words, scores, dist, estab, cfg.q, cfg.k)
                 out = self.gather(population, new, merged[kept])
                 out.established = np.ones(len(out), dtype=bool)
-                self.note_peak(population, new, words)
+                self.note_peak(population, new)
                 return out, converged
             is_cf = scores == dist
             starts = block_starts(words)
@@ -593,15 +593,12 @@ class GeneticSearch:
         """:meth:`Pool.gather` (compiled: one pass over every field)."""
         return Pool.gather(a, b, idx) if self.kernels is None else Pool(*self.kernels.gather(a.fields(), b.fields(), idx))
 
-    def note_peak(self, population: Pool, new: Pool, words: np.ndarray | None = None) -> None:
+    def note_peak(self, population: Pool, new: Pool) -> None:
         """Track the largest population + new pool a selection saw, in bytes of the
-        representation (row values, prob, dist, score, established). ``words``: both pools'
-        key words in key order, from which the compiled search counts the values."""
+        representation (row values, prob, dist, score, established)."""
         n = len(population) + len(new)
         if self.full:
             width = self.d * n
-        elif words is not None and self.kernels is not None:
-            width = self.kernels.stored_values(words, self.row_cols)
         else:
             width = self.stored_columns(population) + self.stored_columns(new)
         self.peak_population_bytes = max(self.peak_population_bytes, 8 * width + 25 * n)
@@ -611,7 +608,8 @@ class GeneticSearch:
         the rows changing it times the group's columns)."""
         if len(pool) == 0:
             return 0
-        return int(np.count_nonzero(pool.changed, axis=0) @ self.row_cols)
+        starts = pool.starts()  # a Δ's rows change the same groups: its first row's, times its rows
+        return int(np.diff(np.append(starts, len(pool))) @ (pool.changed[starts] @ self.row_cols))
 
     def best_per_delta(self, population: Pool, top: int = 1) -> tuple[Candidates, np.ndarray]:
         """The ``top`` best rows of every Δ, and whether each is a counterfactual."""

@@ -500,21 +500,6 @@ def test_selection_equals_the_reference_on_many_deltas(q, k, n_words, n, nan):
     assert kernels.selection(words, scores, dist, estab, q, k)[1]
 
 
-@pytest.mark.parametrize("n_words", [1, 2])
-def test_stored_values_count_each_rows_delta_columns(n_words):
-    """The values of the Δ-representation read from the key words equal those of the changed
-    masks (groups of different widths, keys of one and two words)."""
-    rng = np.random.default_rng(n_words)
-    G = 64 * n_words - 3
-    changed = rng.random((300, G)) < 0.05
-    changed = changed[np.repeat(np.arange(0, 300, 3), 3)]  # runs of equal keys
-    words = key_words(changed)
-    order = key_order(words)
-    row_cols = rng.integers(1, 6, G)
-    assert kernels.stored_values(words[order], row_cols) == int((changed @ row_cols).sum())
-    assert kernels.stored_values(words[:0], row_cols) == 0
-
-
 @pytest.mark.parametrize("top", [1, 2, 5])
 def test_block_best_equals_lexsort(top):
     rng = np.random.default_rng(top)

@@ -29,7 +29,6 @@ from geco.search.kernels.bookkeeping import (
     offer_blocks,
     row_statuses,
     selection,
-    stored_values,
 )
 from geco.search.kernels.operators import (
     by_keys,
@@ -46,5 +45,5 @@ from geco.search.kernels.seeds import row_tables, tight_sums
 __all__ = [
     "absent", "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather",
     "greedy_options", "group_distances", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "row_statuses", "row_tables",
-    "selection", "selective_mutation", "smallest", "stored_values", "tight_sums", "walk_back",
+    "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
 ]  # fmt: skip

@@ -20,7 +20,7 @@ from geco.search.kernels.common import (
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
 __all__ = ["absent", "archive_slots", "block_best", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
-           "new_rows", "offer_blocks", "row_statuses", "selection", "stored_values"]
+           "new_rows", "offer_blocks", "row_statuses", "selection"]
 
 
 @jit
@@ -163,14 +163,12 @@ def new_rows(rows: np.ndarray, changed: np.ndarray, gof: np.ndarray, spec: tuple
 @jit
 def _owners(words):
     """Each row's block (rows sorted by key words: a block is a run of equal words)."""
-    n, n_words = words.shape
+    n = len(words)
     owner = np.zeros(n, dtype=np.intp)
     b = 0
     for i in range(1, n):
-        for c in range(n_words):
-            if words[i, c] != words[i - 1, c]:
-                b += 1
-                break
+        if not _same_words(words, i, words, i - 1):
+            b += 1
         owner[i] = b
     return owner, (b + 1 if n else 0)
 
@@ -317,40 +315,6 @@ def selection(words: np.ndarray, scores: np.ndarray, dist: np.ndarray, estab: np
         cuts = np.partition(scores, [head - 1, top - 1])
         keep, converged = _selection_by_cuts(words, scores, dist, estab, cuts[top - 1], cuts[head - 1], int(q), int(k))
     return keep, bool(converged)
-
-
-_ONE = np.uint64(1)
-
-
-@jit
-def _stored_values(words, row_cols):
-    n, n_words = words.shape
-    total = 0
-    weight = 0
-    for i in range(n):
-        new = i == 0
-        for c in range(n_words):
-            if new:
-                break
-            new = words[i, c] != words[i - 1, c]
-        if new:  # a block's first row: its Δ's columns
-            weight = 0
-            for c in range(n_words):
-                w = words[i, c]
-                g = 64 * c
-                while w:
-                    if w & _ONE:
-                        weight += row_cols[g]
-                    w >>= _ONE
-                    g += 1
-        total += weight
-    return total
-
-
-def stored_values(words: np.ndarray, row_cols: np.ndarray) -> int:
-    """The values rows hold in the Δ-representation (each row its Δ's columns: ``row_cols`` per
-    group), read from their key words (bit g: group g), each run of equal keys once."""
-    return int(_stored_values(np.ascontiguousarray(words), np.asarray(row_cols, dtype=np.int64)))
 
 
 @jit
@@ -555,13 +519,21 @@ def index_words(size: int, words: np.ndarray, n: int) -> np.ndarray:
 
 
 @jit
-def _archive_slots(owner, archive_words, n, words):
+def _probe(owner, archive_words, words, i):
+    """The index position of row ``i``'s key: where the archive row with equal words sits, or
+    the empty position it would take (open addressing, linear probing)."""
     mask = np.uint64(len(owner) - 1)
+    slot = _words_hash(words, i) & mask
+    while owner[slot] >= 0 and not _same_words(archive_words, owner[slot], words, i):
+        slot = (slot + np.uint64(1)) & mask
+    return slot
+
+
+@jit
+def _archive_slots(owner, archive_words, n, words):
     slots = np.empty(len(words), dtype=np.intp)
     for i in range(len(words)):
-        slot = _words_hash(words, i) & mask
-        while owner[slot] >= 0 and not _same_words(archive_words, owner[slot], words, i):
-            slot = (slot + np.uint64(1)) & mask
+        slot = _probe(owner, archive_words, words, i)
         if owner[slot] < 0:
             owner[slot] = n
             copy_row(archive_words, n, words, i)
@@ -583,7 +555,6 @@ def archive_slots(owner: np.ndarray, archive_words: np.ndarray, n: int, words: n
 @jit
 def _offer_blocks(owner, a_rows, a_changed, a_words, a_hashes, a_prob, a_dist, a_score, n, starts, rows, changed,
                   words, hashes, prob, dist, score, ok):  # fmt: skip
-    mask = np.uint64(len(owner) - 1)
     n_rows = len(score)
     for b in range(len(starts)):
         end = starts[b + 1] if b + 1 < len(starts) else n_rows
@@ -593,9 +564,7 @@ def _offer_blocks(owner, a_rows, a_changed, a_words, a_hashes, a_prob, a_dist, a
                 best = i
         if best < 0:
             continue
-        slot = _words_hash(words, best) & mask
-        while owner[slot] >= 0 and not _same_words(a_words, owner[slot], words, best):
-            slot = (slot + np.uint64(1)) & mask
+        slot = _probe(owner, a_words, words, best)
         if owner[slot] < 0:
             owner[slot] = n
             at = n
@@ -691,12 +660,7 @@ def _merge_order(a, b):
     out = np.empty(na + nb, dtype=np.intp)
     i = j = t = 0
     while i < na and j < nb:
-        take_b = False
-        for c in range(a.shape[1] - 1, -1, -1):  # the last word is the most significant
-            if a[i, c] != b[j, c]:
-                take_b = b[j, c] < a[i, c]
-                break
-        if take_b:
+        if _key_before(b, j, a, i):  # equal keys: a's row first
             out[t] = na + j
             j += 1
         else:

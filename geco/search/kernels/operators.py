@@ -336,13 +336,9 @@ def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
             g = group[left[by_group[a]]]
             while b < n_pending and group[left[by_group[b]]] == g:
                 b += 1
-            keys = np.empty(b - a)
-            for t in range(b - a):
-                keys[t] = left[by_group[a + t]]
-            ascending = stable_order(keys)  # the group's rows ascending, as the reference takes them
-            mine = np.empty(b - a, dtype=np.intp)
-            for t in range(b - a):
-                mine[t] = left[by_group[a + ascending[t]]]
+            mine = np.empty(b - a, dtype=np.intp)  # ascending, as the reference takes them: ``left``
+            for t in range(b - a):  # is, and the sort by group is stable
+                mine[t] = left[by_group[a + t]]
             _keyed_rows(rng, mine, group, lim, m, start, weights, index, valid)
             a = b
     return index, valid

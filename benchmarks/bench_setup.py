@@ -12,8 +12,9 @@ whether both trees gave the same counterfactuals.
 
     python benchmarks/bench_setup.py --before /path/to/main/checkout [--n 20] [--n-wide 10] [--wide-rows 1000000] [--no-readme]
 
-``--no-readme`` prints the table only: with its "explain" column (the whole call) the script
-compares any two trees' explanations, not only their set-up.
+``--no-readme`` prints the table only. To compare two versions' whole explanations,
+``bench_versions.py`` is the sharper tool: both trees in one process, paired row by row (separate
+processes differ by several percent on the same code).
 
 Settings: Credit XGBoost 120x4 and Adult RF-100 (one-hot pipelines, the bundled rules), and the
 wide table of ``make_wide.py`` (RF-50 depth 8 behind an OrdinalEncoder, its own rules).

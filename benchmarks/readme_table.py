@@ -19,14 +19,17 @@ def machine() -> str:
     import os
 
     cpu = platform.processor() or platform.machine()
+    avx512 = "AVX-512 unknown"
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
+        info = Path("/proc/cpuinfo").read_text()
+        for line in info.splitlines():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
+        avx512 = "AVX-512 " + ("yes" if "avx512f" in info else "no")
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {date.today()}"
+    return f"{cpu}, {os.cpu_count()} cores, {avx512}, Python {platform.python_version()}, {date.today()}"
 
 
 def write_section(title: str, body: str, command: str) -> None:

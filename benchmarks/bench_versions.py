@@ -1,0 +1,206 @@
+"""Two versions of geco in one process: CPU per explanation, paired row by row, and same answers.
+
+Why one process: run in separate processes, the same two trees measured 0.93 to 1.08 of each
+other within an hour (the process is what varies: memory layout, the machine's frequency), so a
+change of a few percent drowns. Here both trees are imported into this process, each under its
+own ``sys.modules`` entries (swapped in before each of its calls, so the lazy imports inside
+geco resolve to its own tree), one Explainer each over the *same* fitted model, and the
+explanations alternate row by row (the order flips every row). Each row gives a ratio of CPU
+seconds (``time.process_time``, every thread's) of the two trees on the same instance and seed;
+the table gives the median ratio with a bootstrap 90 % interval, the ratio of the totals, and on
+how many rows both trees returned the same explanation (counterfactual tables, outcome, bound
+and gap).
+
+    python benchmarks/bench_versions.py --base <git revision> [--n 60] [--settings adult-rf,credit-xgb] [--search compiled] [--no-readme]
+
+``--base`` is checked out into a temporary git worktree (removed at the end); ``--head``
+(default: this checkout) is the tree under test. The compiled search of a tree that has not run
+before compiles its kernels first (about twenty seconds, outside the timings). Settings:
+``adult-rf`` (Adult RF-100, the default model), ``credit-xgb`` (Credit XGBoost 120x4),
+``credit-rf`` (Credit RF-100), ``adult-lgbm`` (Adult LightGBM 200); the XGBoost and LightGBM
+ones need those libraries (``geco[bench]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOTS = ("geco", "codegen", "plaf_grammar")
+SETTINGS = {
+    "adult-rf": ("adult", "rf100", "Adult RF-100"),
+    "credit-xgb": ("credit", "xgb120x4", "Credit XGBoost 120x4"),
+    "credit-rf": ("credit", "rf100", "Credit RF-100"),
+    "adult-lgbm": ("adult", "lgbm200", "Adult LightGBM 200"),
+}
+
+
+class Tree:
+    """One source tree's packages, imported into this process under their own module entries."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.modules: dict[str, Any] = {}
+
+    def enter(self) -> None:
+        """Make this tree's modules the ones ``import`` finds."""
+        for name in [k for k in sys.modules if k.split(".")[0] in ROOTS and k not in self.modules]:
+            del sys.modules[name]
+        sys.modules.update(self.modules)
+        sys.path.insert(0, str(self.path))
+
+    def leave(self) -> None:
+        """Keep what this tree imported meanwhile (lazy imports included)."""
+        sys.path.remove(str(self.path))
+        self.modules = {k: v for k, v in sys.modules.items() if k.split(".")[0] in ROOTS}
+
+    def load(self) -> Any:
+        self.enter()
+        try:
+            import geco
+
+            if not Path(geco.__file__).resolve().is_relative_to(self.path):
+                raise RuntimeError(f"imported geco from {geco.__file__}, not from {self.path}")
+            return geco
+        finally:
+            self.leave()
+
+
+def answer(result: Any) -> str:
+    """What must be equal for two explanations to be the same."""
+    text = result.counterfactuals.to_csv() + repr((result.outcome, result.bound, result.gap, result.x_probability))
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def bootstrap_median(ratios: np.ndarray, seed: int = 0, draws: int = 2000) -> tuple[float, float]:
+    """A 90 % bootstrap interval of the median of ``ratios``."""
+    rng = np.random.default_rng(seed)
+    meds = np.median(rng.choice(ratios, size=(draws, len(ratios))), axis=1)
+    return float(np.quantile(meds, 0.05)), float(np.quantile(meds, 0.95))
+
+
+def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool) -> dict[str, Any]:
+    """Both trees on the first ``n`` undesired rows of ``setting`` (after three warm-up rows)."""
+    dataset, kind, _ = SETTINGS[setting]
+    head = trees["head"]
+    head.enter()
+    try:
+        sys.path.insert(0, str(HERE))
+        import bench_phases
+
+        import geco
+
+        data = getattr(geco.datasets, f"load_{dataset}")()
+        model = bench_phases.fitted(data, kind)
+    finally:
+        sys.path.remove(str(HERE))
+        head.leave()
+    X = data.X
+    col = list(model.classes_).index(1)
+    rows = np.flatnonzero(model.predict_proba(X.iloc[:5000])[:, col] <= 0.5)[: n + 3]
+    explainers = {}
+    for name, tree in trees.items():
+        tree.enter()
+        try:
+            import geco
+
+            ex = geco.Explainer(model, X, constraints=data.constraints, desired_class=1)
+            for r in rows[:3]:
+                ex.explain(X.iloc[[int(r)]], random_state=int(r), native=native)
+            explainers[name] = ex
+        finally:
+            tree.leave()
+    cpu: dict[str, list[float]] = {name: [] for name in trees}
+    same = 0
+    for i, r in enumerate(rows[3:]):
+        frame = X.iloc[[int(r)]]
+        digests = {}
+        for name in (("base", "head") if i % 2 == 0 else ("head", "base")):
+            trees[name].enter()
+            try:
+                t0 = time.process_time()
+                res = explainers[name].explain(frame, random_state=int(r), native=native)
+                cpu[name].append(time.process_time() - t0)
+            finally:
+                trees[name].leave()
+            digests[name] = answer(res)
+        same += digests["base"] == digests["head"]
+    base, new = np.array(cpu["base"]), np.array(cpu["head"])
+    ratios = new / base
+    lo, hi = bootstrap_median(ratios)
+    return {
+        "rows": len(ratios), "base_ms": 1e3 * float(np.median(base)), "head_ms": 1e3 * float(np.median(new)),
+        "ratio": float(np.median(ratios)), "lo": lo, "hi": hi, "total": float(new.sum() / base.sum()), "same": same,
+    }  # fmt: skip
+
+
+def _revision(path: Path) -> str:
+    done = subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", str(path), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()  # fmt: skip
+    return (done.stdout.strip() or str(path)) + (" with uncommitted changes" if dirty else "")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", required=True, help="git revision of the version to compare against")
+    ap.add_argument("--head", type=Path, default=HERE.parent, help="source tree under test (default: this checkout)")
+    ap.add_argument("--settings", default="adult-rf,credit-xgb")
+    ap.add_argument("--n", type=int, default=60)
+    ap.add_argument("--search", choices=("compiled", "numpy"), default="compiled")
+    ap.add_argument("--no-readme", action="store_true", help="print the table only")
+    args = ap.parse_args()
+    unknown = sorted(set(args.settings.split(",")) - set(SETTINGS))
+    if unknown:
+        ap.error(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(SETTINGS)}")
+    warnings.filterwarnings("ignore")
+    head_path = args.head.resolve()
+    with tempfile.TemporaryDirectory(prefix="geco-base-") as tmp:
+        base_path = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(head_path), "worktree", "add", "--detach", str(base_path), args.base],
+                       check=True, capture_output=True)  # fmt: skip
+        try:
+            base_rev = _revision(base_path)
+            trees = {"base": Tree(base_path), "head": Tree(head_path)}
+            for tree in trees.values():
+                tree.load()
+            native = args.search == "compiled"
+            results = {s: run_setting(s, trees, args.n, native) for s in args.settings.split(",")}
+        finally:
+            subprocess.run(["git", "-C", str(head_path), "worktree", "remove", "--force", str(base_path)],
+                           capture_output=True)  # fmt: skip
+    lines = [
+        "| setting | rows | base CPU ms (median) | head CPU ms (median) | head / base, paired median (90 % CI) | total ratio | same answers |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for s, r in results.items():
+        lines.append(
+            f"| {SETTINGS[s][2]} | {r['rows']} | {r['base_ms']:.1f} | {r['head_ms']:.1f} | "
+            f"{r['ratio']:.3f} ({r['lo']:.3f}-{r['hi']:.3f}) | {r['total']:.3f} | {r['same']}/{r['rows']} |"
+        )
+    table = "\n".join(lines)
+    print(table)
+    if args.no_readme:
+        return
+    sys.path.insert(0, str(HERE))
+    from readme_table import write_section
+
+    body = (
+        f"base = {base_rev}, head = {_revision(head_path)}; {args.search} search, one process, the two "
+        "trees alternating row by row (seed = row), CPU seconds per explanation (every thread's).\n\n" + table
+    )
+    write_section("Versions", body, f"python benchmarks/bench_versions.py --base {args.base} --n {args.n}")
+
+
+if __name__ == "__main__":
+    main()

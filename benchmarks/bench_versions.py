@@ -199,7 +199,8 @@ def main() -> None:
         f"base = {base_rev}, head = {_revision(head_path)}; {args.search} search, one process, the two "
         "trees alternating row by row (seed = row), CPU seconds per explanation (every thread's).\n\n" + table
     )
-    write_section("Versions", body, f"python benchmarks/bench_versions.py --base {args.base} --n {args.n}")
+    command = f"python benchmarks/bench_versions.py --base {args.base} --n {args.n} --settings {args.settings}"
+    write_section("Versions", body, command + (" --search numpy" if args.search == "numpy" else ""))
 
 
 if __name__ == "__main__":

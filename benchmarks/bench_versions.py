@@ -167,8 +167,10 @@ def main() -> None:
     head_path = args.head.resolve()
     with tempfile.TemporaryDirectory(prefix="geco-base-") as tmp:
         base_path = Path(tmp) / "tree"
-        subprocess.run(["git", "-C", str(head_path), "worktree", "add", "--detach", str(base_path), args.base],
-                       check=True, capture_output=True)  # fmt: skip
+        added = subprocess.run(["git", "-C", str(head_path), "worktree", "add", "--detach", str(base_path), args.base],
+                               capture_output=True, text=True)  # fmt: skip
+        if added.returncode != 0:
+            ap.error(f"cannot check out --base {args.base!r}: {added.stderr.strip()}")
         try:
             base_rev = _revision(base_path)
             trees = {"base": Tree(base_path), "head": Tree(head_path)}

@@ -1,0 +1,89 @@
+"""bench_versions.py's machinery: two source trees imported side by side in one process, each
+call resolving to its own tree's modules (lazy imports included), the process's own modules
+restored afterwards; the paired ratio's interval and the answer digest."""
+
+import shutil
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import bench_versions  # noqa: E402
+
+
+@pytest.fixture
+def own_modules():
+    """The process's geco, codegen and plaf_grammar modules, put back whatever the test does."""
+    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] in bench_versions.ROOTS}
+    path = list(sys.path)
+    yield saved
+    for name in [k for k in sys.modules if k.split(".")[0] in bench_versions.ROOTS]:
+        del sys.modules[name]
+    sys.modules.update(saved)
+    sys.path[:] = path
+
+
+def test_two_trees_import_their_own_code_side_by_side(tmp_path, own_modules):
+    copy = tmp_path / "copy"
+    for package in bench_versions.ROOTS:
+        shutil.copytree(REPO / package, copy / package, ignore=shutil.ignore_patterns("__pycache__", "data"))
+    (copy / "geco" / "copy_marker.py").write_text("WHERE = 'copy'\n")
+    head, base = bench_versions.Tree(REPO), bench_versions.Tree(copy)
+    geco_head, geco_base = head.load(), base.load()
+    assert geco_head is not geco_base
+    assert Path(geco_base.__file__).is_relative_to(copy) and Path(geco_head.__file__).is_relative_to(REPO)
+
+    base.enter()
+    try:  # a module the copy imports lazily, after its load: found in the copy
+        import geco.copy_marker
+
+        import geco.search.ranking as ranking
+
+        assert geco.copy_marker.WHERE == "copy"
+        assert Path(ranking.__file__).is_relative_to(copy)
+    finally:
+        base.leave()
+    assert "geco.copy_marker" in base.modules
+
+    head.enter()
+    try:
+        import geco
+        import geco.search.ranking as ranking
+
+        assert geco is geco_head and Path(ranking.__file__).is_relative_to(REPO)
+        with pytest.raises(ImportError):
+            import geco.copy_marker  # only the copy has it
+    finally:
+        head.leave()
+
+
+def test_a_tree_that_imports_another_trees_geco_is_refused(tmp_path, own_modules):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises((RuntimeError, ImportError)):
+        bench_versions.Tree(empty).load()  # no geco here: found elsewhere or not at all
+
+
+def test_bootstrap_interval_of_the_median():
+    ratios = np.random.default_rng(1).normal(0.95, 0.03, 200)
+    lo, hi = bench_versions.bootstrap_median(ratios)
+    assert lo < np.median(ratios) < hi and hi - lo < 0.02
+    assert bench_versions.bootstrap_median(np.full(50, 0.9)) == (0.9, 0.9)
+
+
+def _result(table, outcome="found", bound=0.4, gap=0.0):
+    return SimpleNamespace(counterfactuals=pd.DataFrame(table), outcome=outcome, bound=bound, gap=gap, x_probability=0.2)
+
+
+def test_answers_differ_when_a_counterfactual_or_the_certificate_differs():
+    same = bench_versions.answer(_result({"age": [40]}))
+    assert same == bench_versions.answer(_result({"age": [40]}))
+    assert same != bench_versions.answer(_result({"age": [41]}))
+    assert same != bench_versions.answer(_result({"age": [40]}, bound=0.41))
+    assert same != bench_versions.answer(_result({"age": [40]}, gap=0.1))

@@ -20,8 +20,9 @@ save exceeds their start-up (:func:`pool_pays`; measured on the last pool starte
 process) - or at once when the pool holding this Explainer is running. ``stats["batch"]`` of
 each explanation says where it ran and why. The compiled search
 (:mod:`geco.search.compiled`) is loaded on the same reckoning: when ``native`` is left to its
-default and the rows left, at the time the rows so far took, save more than its first use;
-``stats["compiled_search"]`` of each explanation says whether it ran. ``"dask"``: a
+default and the rows left, at the time the rows so far took, save more than its first use (not
+in numba's cache yet, it compiles in a child process while the rows go on, and is loaded when
+that is done); ``stats["compiled_search"]`` of each explanation says whether it ran. ``"dask"``: a
 ``dask.distributed.Client`` (the user's, or a LocalCluster of ``n_jobs`` workers made for the
 call); the Explainer is scattered to every worker once. A progress bar (tqdm, on stderr) appears
 when a batch runs longer than a second in an interactive terminal.
@@ -47,7 +48,14 @@ import pandas as pd
 
 from geco.answers import constraints_record
 from geco.result import RESERVED_COLUMNS, Explanation, drop_partial_last_line
-from geco.search.compiled import kernels_loaded, kernels_pay, load_kernels
+from geco.search.compiled import (
+    compile_in_background,
+    kernels_cached,
+    kernels_loaded,
+    kernels_pay,
+    load_kernels,
+    load_kernels_if_compiled,
+)
 from plaf_grammar import SchemaError
 
 if TYPE_CHECKING:
@@ -309,9 +317,16 @@ class _RowTimes:
 def _load_kernels_if_they_pay(overrides: dict, rows_left: int, per_row: float) -> None:
     """Load the compiled search into this process when the batch leaves the choice to the
     default (``native`` None: then the next rows run it) and ``rows_left`` rows at ``per_row``
-    seconds pay for its first use (:func:`geco.search.compiled.kernels_pay`)."""
-    if overrides.get("native") is None and not kernels_loaded() and kernels_pay(rows_left, per_row):
-        load_kernels()
+    seconds pay for its first use (:func:`geco.search.compiled.kernels_pay`). Not in numba's
+    cache yet, the kernels are compiled in a child process while the rows go on in the numpy
+    search, and loaded once it is done."""
+    if overrides.get("native") is not None or kernels_loaded() or load_kernels_if_compiled() is not None:
+        return
+    if kernels_pay(rows_left, per_row):
+        if kernels_cached():
+            load_kernels()
+        else:
+            compile_in_background()
 
 
 def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar):

@@ -13,20 +13,31 @@ them the first time after an install, about twenty). ``SearchConfig.native``:
   in hindsight, however many explanations follow; :func:`kernels_earned`). Never inside a
   search with a time budget.
 
+Where the kernels are not in numba's cache yet, a long job does not stop for the compile: it
+starts it in a child process (:func:`compile_in_background`, :mod:`geco.search.warm_kernels`)
+and goes on with the reference until the child has filled the cache, then loads them in half a
+second (:func:`load_kernels_if_compiled`): ``geco serve`` at start-up, a batch once they pay.
+
 The environment variable ``GECO_SEARCH_NATIVE=1`` turns the kernels on for every search, ``0``
 off.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib.util
 import os
+import subprocess
 import sys
+import tempfile
+import weakref
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["FIRST_USE_SECONDS", "KERNELS_SAVE", "compiled_kernels", "first_use_seconds", "kernels_available",
-           "kernels_earned", "kernels_loaded", "kernels_pay", "load_kernels", "note_reference_search"]
+__all__ = ["FIRST_USE_SECONDS", "KERNELS_SAVE", "BackgroundCompile", "background_compile", "compile_in_background",
+           "compiled_kernels", "first_use_seconds", "kernels_available", "kernels_cache_dir", "kernels_cached", "kernels_earned",
+           "kernels_loaded", "kernels_pay", "load_kernels", "load_kernels_if_compiled", "note_reference_search"]
 
 _MODULE = "geco.search.kernels"
 #: the share of an explanation's time the kernels save (bench_native: 1.23-1.45x, i.e. 19-31 %)
@@ -94,22 +105,43 @@ def compiled_kernels(native: bool | None = True, may_load: bool = False) -> Modu
         return None
     if native is None and switch != "1":
         loaded = sys.modules.get(_MODULE)
+        if loaded is None and may_load and _background[0] is not None and _background[0].state() != "done":
+            return None  # a child compiles them (or failed to): never compile here meanwhile
         if loaded is None and may_load and kernels_earned():
             return load_kernels()
         return loaded
     return load_kernels()
 
 
+def kernels_cache_dir() -> Path | None:
+    """The directory numba keeps the kernels' compiled code in, found as numba finds it, without
+    importing numba: ``NUMBA_CACHE_DIR`` (then a sub-directory named after the kernels' source
+    directory), else the ``__pycache__`` beside the kernels' files where it is writable, else
+    numba's user cache directory (the same sub-directory); None without the kernels' files."""
+    spec = importlib.util.find_spec(_MODULE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    source = os.path.abspath(next(iter(spec.submodule_search_locations)))
+    subpath = f"{os.path.basename(source)}_{hashlib.sha1(source.encode()).hexdigest()}"
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"], subpath)
+    in_tree = Path(source, "__pycache__")
+    if os.access(in_tree if in_tree.exists() else source, os.W_OK):
+        return in_tree
+    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(user, "numba", subpath)
+
+
 def first_use_seconds(cache: Path | None = None) -> float:
     """What loading the kernels into this process is expected to cost: a load from numba's
-    disk cache when ``cache`` (default: the directory numba writes beside the kernels' files)
-    holds them, else a compile (the cache may live in numba's user directory instead: then this
-    over-estimates, and a batch waits longer before it switches)."""
+    disk cache when ``cache`` (default: where numba keeps them, :func:`kernels_cache_dir`)
+    holds them or a background compile of this process has filled it, else a compile."""
+    if cache is None and _background[0] is not None and _background[0].state() == "done":
+        return FIRST_USE_SECONDS[0]
     if cache is None:
-        spec = importlib.util.find_spec(_MODULE)
-        if spec is None or not spec.submodule_search_locations:
+        cache = kernels_cache_dir()
+        if cache is None:
             return FIRST_USE_SECONDS[1]
-        cache = Path(next(iter(spec.submodule_search_locations)), "__pycache__")
     return FIRST_USE_SECONDS[0] if any(cache.glob("*.nbi")) else FIRST_USE_SECONDS[1]
 
 
@@ -118,3 +150,83 @@ def kernels_pay(rows_left: float, seconds_per_row: float) -> bool:
     ``rows_left`` more explanations of about ``seconds_per_row`` each: what they save exceeds
     their first use. False where they cannot run."""
     return kernels_available() and rows_left * seconds_per_row * KERNELS_SAVE > first_use_seconds()
+
+
+def kernels_cached() -> bool:
+    """Whether loading the kernels would be a load from the cache, not a compile."""
+    return first_use_seconds() <= FIRST_USE_SECONDS[0]
+
+
+class BackgroundCompile:
+    """A child process filling numba's cache with the kernels (``python -m
+    geco.search.warm_kernels``); its ``state()``: "running", "done" or "failed" (``reason``
+    says why, from the child's last line on stderr). The child outlives nothing it needs from
+    this process: if this one exits first, it finishes the cache and exits."""
+
+    def __init__(self, command: list[str] | None = None):
+        root = str(Path(__file__).resolve().parents[2])  # the directory holding the geco package
+        path = os.environ.get("PYTHONPATH")
+        env = {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
+        self.command = command or [sys.executable, "-m", "geco.search.warm_kernels"]
+        fd, name = tempfile.mkstemp(prefix="geco-kernels-", suffix=".err")
+        self.errors: Path | None = Path(name)  # a file, not a pipe: nothing can fill and stall it
+        # removed when read, or when this object or the process goes (a running child keeps
+        # writing to the unlinked file, which nobody reads then)
+        self._drop_errors = weakref.finalize(self, self.errors.unlink, missing_ok=True)
+        with os.fdopen(fd, "wb") as err:
+            self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                            stderr=err, env=env, start_new_session=True)  # fmt: skip
+        self.reason = ""
+
+    def state(self) -> str:
+        code = self.process.poll()
+        if code is None:
+            return "running"
+        if self.errors is not None:  # finished: keep its last word, drop the file
+            text = self.errors.read_text(errors="replace").strip() if self.errors.exists() else ""
+            self._drop_errors()
+            self.errors = None
+            if code != 0:
+                self.reason = text.splitlines()[-1] if text else f"exit status {code}"
+        return "done" if code == 0 else "failed"
+
+    def wait(self, timeout: float | None = None) -> str:
+        """Wait for the child (at most ``timeout`` seconds); its state then."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout)
+        return self.state()
+
+
+#: this process's background compile, once started (one per process: it fills a shared cache)
+_background: list[BackgroundCompile | None] = [None]
+
+
+def background_compile() -> BackgroundCompile | None:
+    """The background compile this process started, if any."""
+    return _background[0]
+
+
+def compile_in_background() -> BackgroundCompile | None:
+    """Start filling numba's cache with the kernels in a child process, unless they are loaded
+    here already, cannot run, are in the cache, or this process started a compile before (it
+    is returned, whatever became of it); None when none runs or ran."""
+    if _background[0] is not None:
+        return _background[0]
+    if kernels_loaded() or not kernels_available() or kernels_cached():
+        return None
+    try:
+        _background[0] = BackgroundCompile()
+    except OSError:  # no child process here: the kernels load (and compile) when a job buys them
+        return None
+    return _background[0]
+
+
+def load_kernels_if_compiled() -> ModuleType | None:
+    """The kernels, loaded into this process once this process's background compile has filled
+    the cache (a load of half a second); None while it runs, where it failed, or if none ran."""
+    if kernels_loaded():
+        return sys.modules[_MODULE]
+    job = _background[0]
+    if job is None or job.state() != "done":
+        return None
+    return load_kernels()

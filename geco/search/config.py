@@ -24,7 +24,8 @@ class SearchConfig:
     (:mod:`geco.search.kernels`, numba; install ``geco-cf[native]``), with the same draws and
     results as the numpy reference: True / False; None (the default) runs them where this
     process has loaded them already - a batch loads them once they pay for their first use
-    (about half a second; twenty once per install, compiling), ``geco serve`` at start-up, any search
+    (about half a second; twenty once per install, compiling - then in a child process while
+    the rows go on), ``geco serve`` at start-up (the same), any search
     without a time budget once the process's searches have earned them - and the reference
     otherwise (:mod:`geco.search.compiled`). The environment variable
     ``GECO_SEARCH_NATIVE=1`` turns them on for every search, ``0`` off; without numba the

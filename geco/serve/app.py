@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import time
 import traceback
 import uuid
@@ -30,7 +31,13 @@ from fastapi.responses import JSONResponse, Response
 import geco
 from geco.explainer import Explainer
 from geco.result import Explanation
-from geco.search.compiled import load_kernels
+from geco.search.compiled import (
+    background_compile,
+    compile_in_background,
+    kernels_available,
+    load_kernels,
+    load_kernels_if_compiled,
+)
 from geco.serve.access import AccessDenied, ApiKey, KeyRing, UsageLedger
 from geco.serve.card import model_card
 from geco.serve.logs import AccessLog
@@ -68,6 +75,7 @@ class Service:
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geco-explain")
         self.draining = False
         self.search_warm_up = ""
+        self.search_switched = False  # a background compile's outcome taken up (switch_search)
 
     def load(self) -> None:
         """Load and warm the Explainer (on the explanation thread, where it will run)."""
@@ -92,8 +100,22 @@ class Service:
         request.scope.setdefault("state", {})["key_id"] = key.id
         return key
 
+    def switch_search(self) -> None:
+        """Load the compiled search once the child compiling it at start-up is done (on the
+        explanation thread, before a request: half a second, once), and log what became of it."""
+        job = background_compile()
+        if job is None or self.search_switched or job.state() == "running":
+            return
+        self.search_switched = True
+        if load_kernels_if_compiled() is not None:
+            self.search_warm_up = "compiled search loaded (compiled in the background)"
+        else:
+            self.search_warm_up = f"numpy search (the background compile failed: {job.reason})"
+        self.log.write(event="search", search=self.search_warm_up)
+
     def explain_all(self, frames: list, seeds: list, overrides: dict[str, Any]) -> list[Explanation]:
         assert self.explainer is not None
+        self.switch_search()
         out = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
@@ -108,11 +130,20 @@ class Service:
 def warm_up_search(explainer: Explainer, probability: np.ndarray) -> str:
     """Load the compiled search (:mod:`geco.search.compiled`) before serving, where numba is
     installed, and run it once on the first of the data's rows the target does not meet (a
-    request then finds every kernel loaded: the first use costs about half a second, twenty
-    seconds once per install while numba compiles them); what happened,
-    for the log. A failure here only leaves the kernels to load on the first request."""
-    if load_kernels() is None:
+    request then finds every kernel loaded: the first use costs about half a second); what
+    happened, for the log. Where numba has not compiled the kernels yet (once per install, about
+    twenty seconds) the worker does not wait: a child process compiles them and the worker
+    serves with the numpy search until it is done (:meth:`Service.switch_search`). A failure
+    here only leaves the kernels to load on the first request."""
+    if not kernels_available():
         return "numpy search (numba is not installed, or GECO_SEARCH_NATIVE=0)"
+    job = compile_in_background() if os.environ.get("GECO_SEARCH_NATIVE") != "1" else None
+    if job is not None and job.state() == "running":
+        return "numpy search while a child process compiles the compiled search (once per install)"
+    if job is not None and job.state() == "failed":
+        return f"numpy search (the background compile failed: {job.reason})"
+    if load_kernels() is None:
+        return "numpy search (numba failed to import)"
     undesired = np.flatnonzero(~explainer.config.goal.meets(probability))
     if len(undesired) == 0:
         return "compiled search loaded; not warmed (no undesired row among the data's first 256)"

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,6 +45,79 @@ def test_first_use_is_a_load_where_the_cache_holds_the_kernels(tmp_path):
     assert first_use_seconds(tmp_path) == compiled.FIRST_USE_SECONDS[0]
 
 
+def test_the_cache_is_looked_for_where_numba_keeps_it(monkeypatch, tmp_path):
+    from numba.core.caching import UserProvidedCacheLocator
+
+    monkeypatch.setattr(compiled, "_background", [None])
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    where = compiled.kernels_cache_dir()
+    assert where == tmp_path / UserProvidedCacheLocator.get_suitable_cache_subpath(kernels.bookkeeping.__file__)
+    assert first_use_seconds() == compiled.FIRST_USE_SECONDS[1] and not compiled.kernels_cached()
+    where.mkdir()
+    (where / "bookkeeping._gather-300.py311.nbi").write_bytes(b"")
+    assert first_use_seconds() == compiled.FIRST_USE_SECONDS[0] and compiled.kernels_cached()
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    assert compiled.kernels_cache_dir() == Path(kernels.__file__).parent / "__pycache__"  # writable here
+
+
+def test_a_background_compile_done_makes_the_first_use_a_load(monkeypatch, tmp_path):
+    job = compiled.BackgroundCompile([sys.executable, "-c", "pass"])
+    monkeypatch.setattr(compiled, "_background", [job])
+    assert job.wait(30) == "done" and job.reason == "" and job.errors is None  # its stderr file gone
+    assert first_use_seconds() == compiled.FIRST_USE_SECONDS[0] and compiled.kernels_cached()
+    assert first_use_seconds(tmp_path) == compiled.FIRST_USE_SECONDS[1]  # a cache named: that one
+
+
+def test_background_compile_states_and_reason(monkeypatch):
+    slow = compiled.BackgroundCompile([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert slow.state() == "running" and slow.wait(0.05) == "running"
+    finally:
+        slow.process.kill()
+        slow.wait(10)
+    assert slow.state() == "failed"  # killed
+    bad = compiled.BackgroundCompile([sys.executable, "-c", "import sys; print('a'); sys.stderr.write('x\\ny: why'); sys.exit(2)"])
+    assert bad.wait(30) == "failed" and bad.reason == "y: why"
+    silent = compiled.BackgroundCompile([sys.executable, "-c", "raise SystemExit(5)"])
+    assert silent.wait(30) == "failed" and silent.reason == "exit status 5"
+    # one per process: a later call returns the job started, whatever became of it
+    monkeypatch.setattr(compiled, "_background", [bad])
+    assert compiled.compile_in_background() is bad
+    assert compiled.load_kernels_if_compiled() is kernels  # loaded in this process already
+
+
+def test_the_real_child_explains_with_the_kernels_and_exits_0():
+    """``python -m geco.search.warm_kernels``, as the background compile runs it (a load from
+    the cache where an earlier test compiled the kernels, else the compile this suite would
+    make anyway)."""
+    if not compiled.kernels_available():
+        pytest.skip("numba is not installed")
+    from geco.search.warm_kernels import lock_path
+
+    job = compiled.BackgroundCompile()
+    assert job.wait(300) == "done", job.reason
+    assert lock_path().exists()
+
+
+def test_a_process_leaving_before_its_child_leaves_no_file():
+    code = ("import sys; from geco.search import compiled; "
+            "job = compiled.BackgroundCompile([sys.executable, '-c', 'import time; time.sleep(5)']); print(job.errors)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    errors = Path(done.stdout.strip())
+    assert errors.name.startswith("geco-kernels-") and not errors.exists()
+
+
+def test_no_background_compile_where_the_kernels_cannot_run_or_are_cached(monkeypatch):
+    monkeypatch.setattr(compiled, "_background", [None])
+    monkeypatch.setattr(compiled, "kernels_loaded", lambda: False)
+    monkeypatch.setattr(compiled, "kernels_cached", lambda: True)
+    assert compiled.compile_in_background() is None
+    monkeypatch.setattr(compiled, "kernels_cached", lambda: False)
+    monkeypatch.setenv("GECO_SEARCH_NATIVE", "0")
+    assert compiled.compile_in_background() is None and compiled.background_compile() is None
+    assert compiled.load_kernels_if_compiled() is None
+
+
 def test_pay_rule(monkeypatch):
     monkeypatch.setattr(compiled, "first_use_seconds", lambda cache=None: 1.0)
     saved = compiled.KERNELS_SAVE
@@ -78,6 +152,7 @@ single = explainer.explain(rows.iloc[[0]], random_state=5)
 out["single_compiled"] = single.stats["compiled_search"]
 out["numba_after_single"] = "numba" in sys.modules
 geco.batch.kernels_pay = lambda rows_left, per_row: True  # this batch pays from its first check on
+geco.batch.kernels_cached = lambda: True  # numba's cache holds them: a load here, not a child's compile
 batch = explainer.explain_many(rows, random_state=1, progress=False)
 out["batch"] = [e.counterfactuals.to_csv() for e in batch]
 out["batch_compiled"] = [e.stats["compiled_search"] for e in batch]
@@ -98,11 +173,37 @@ print(json.dumps(out))
 """
 
 
-def _fresh_process(script: str) -> dict:
+# a fresh install: the kernels not in numba's cache; the child that would compile them waits for
+# a file instead (the test decides when it is done) and exits with ``status``
+BACKGROUND = SETUP + """
+import os
+gate, status = sys.argv[1], int(sys.argv[2])
+geco.batch.kernels_pay = lambda rows_left, per_row: True
+geco.batch.kernels_cached = compiled.kernels_cached = lambda: False
+child = [sys.executable, "-c", f"import os, sys, time\\nwhile not os.path.exists({gate!r}): time.sleep(0.01)\\n"
+         f"print('numba: no compiler here', file=sys.stderr)\\nsys.exit({status})"]
+init = compiled.BackgroundCompile.__init__
+compiled.BackgroundCompile.__init__ = lambda self, command=None: init(self, child)
+first = explainer.explain_many(rows.iloc[:4], random_state=1, progress=False)
+out["while_compiling"] = [e.stats["compiled_search"] for e in first]
+out["numba_while_compiling"] = "numba" in sys.modules
+out["state_while"] = compiled.background_compile().state()
+open(gate, "w").close()
+out["state"] = compiled.background_compile().wait(60)
+out["reason"] = compiled.background_compile().reason
+batch = explainer.explain_many(rows, random_state=1, progress=False)
+out["batch"] = [e.counterfactuals.to_csv() for e in batch]
+out["batch_compiled"] = [e.stats["compiled_search"] for e in batch]
+out["children"] = compiled.background_compile() is not None
+print(json.dumps(out))
+"""
+
+
+def _fresh_process(script: str, *args: str) -> dict:
     if not compiled.kernels_available():
         pytest.skip("numba is not installed")
     env = {k: v for k, v in os.environ.items() if k != "GECO_SEARCH_NATIVE"}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert not out["numba_after_reference"]  # native=False neither loads nor counts towards them
@@ -117,6 +218,23 @@ def test_a_batch_loads_the_compiled_search_once_it_pays_with_the_same_answers():
     timed = geco.batch._TIMED_ROWS
     assert out["batch_compiled"] == [False] * timed + [True] * (len(out["batch"]) - timed)
     assert out["batch"] == out["reference"]
+
+
+def test_a_batch_compiles_in_a_child_and_loads_the_kernels_once_it_is_done(tmp_path):
+    """Not in numba's cache: the batch does not stop to compile; a child process compiles while
+    the rows run the reference, and the batch loads the kernels once the child is done."""
+    out = _fresh_process(BACKGROUND, str(tmp_path / "gate"), "0")
+    assert out["while_compiling"] == [False] * 4 and not out["numba_while_compiling"]
+    assert out["state_while"] == "running" and out["state"] == "done" and out["reason"] == ""
+    timed = geco.batch._TIMED_ROWS
+    assert out["batch_compiled"] == [False] * timed + [True] * (len(out["batch"]) - timed)
+    assert out["batch"] == out["reference"]
+
+
+def test_a_failed_background_compile_leaves_the_reference_and_says_why(tmp_path):
+    out = _fresh_process(BACKGROUND, str(tmp_path / "gate"), "3")
+    assert out["state"] == "failed" and out["reason"] == "numba: no compiler here"
+    assert not any(out["batch_compiled"]) and out["batch"] == out["reference"]  # not compiled here either
 
 
 def test_single_explanations_load_it_once_earned_never_under_a_budget():
@@ -172,3 +290,39 @@ def test_serve_warm_up_runs_the_compiled_search(monkeypatch):
         "compiled search loaded; warm-up failed (RuntimeError: the model is unreachable)")
     monkeypatch.setenv("GECO_SEARCH_NATIVE", "0")
     assert warm_up_search(explainer, probability).startswith("numpy search")
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_serve_does_not_wait_for_the_compile_and_switches_once_it_is_done(monkeypatch, tmp_path, status):
+    """A fresh install: the worker serves with the numpy search at once while a child compiles
+    the kernels, then loads them before the next request (or says why it cannot)."""
+    from geco.datasets import load_dataset
+    from geco.models import default_model
+    from geco.serve.app import Service, warm_up_search
+    from geco.serve.settings import ServeSettings
+
+    ds = load_dataset("compas")
+    model = default_model(ds.X.iloc[:1000], ds.y.iloc[:1000])
+    explainer = geco.Explainer(model, ds.X.iloc[:1000], ds.constraints)
+    probability = explainer.setting.model_proba(explainer.table.take(slice(0, 256)))
+    gate = tmp_path / "gate"
+    child = [sys.executable, "-c", f"import os, sys, time\nwhile not os.path.exists({str(gate)!r}): time.sleep(0.01)\n"
+             f"sys.stderr.write('no compiler')\nsys.exit({status})"]  # fmt: skip
+    init = compiled.BackgroundCompile.__init__
+    monkeypatch.setattr(compiled.BackgroundCompile, "__init__", lambda self, command=None: init(self, child))
+    monkeypatch.setattr(compiled, "_background", [None])
+    monkeypatch.setattr(compiled, "kernels_loaded", lambda: False)  # as in a worker that just started
+    monkeypatch.setattr(compiled, "kernels_cached", lambda: False)
+    monkeypatch.delenv("GECO_SEARCH_NATIVE", raising=False)
+    assert warm_up_search(explainer, probability).startswith("numpy search while a child process compiles")
+    service = Service(ServeSettings(explainer="unused", access_log=str(tmp_path / "access.log")))
+    service.switch_search()
+    assert not service.search_switched  # still compiling: the requests go on in the numpy search
+    gate.touch()
+    compiled.background_compile().wait(30)
+    service.switch_search()
+    expected = ("compiled search loaded (compiled in the background)" if status == 0
+                else "numpy search (the background compile failed: no compiler)")  # fmt: skip
+    assert service.search_switched and service.search_warm_up == expected
+    logged = json.loads((tmp_path / "access.log").read_text().splitlines()[-1])
+    assert logged["event"] == "search" and logged["search"] == expected

@@ -1,0 +1,90 @@
+"""Fill numba's disk cache with the compiled search's kernels, then exit.
+
+What the child process of :func:`geco.search.compiled.compile_in_background` runs, so that no
+explanation waits the twenty-odd seconds numba spends compiling the kernels once per install:
+it explains a few rows of the bundled Adult data with the compiled search (a small decision
+tree as the model), which calls every kernel a search calls. The process lowers its own
+priority, and a lock file serialises such processes (several ``geco serve`` workers starting
+together compile once; the ones that wait then load the kernels from the cache in a second).
+
+    python -m geco.search.warm_kernels
+
+Exit status 0: the kernels are in the cache; 1: something failed (the reason on stderr).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["lock_path", "main"]
+
+#: undesired rows of the bundled Adult data explained to reach every kernel
+ROWS = 3
+
+
+def lock_path() -> Path:
+    """The lock file of this installation's kernels (one per package directory and Python)."""
+    here = str(Path(__file__).resolve().parent)
+    key = hashlib.sha1(f"{here}|{sys.version}".encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"geco-kernels-{key}.lock"
+
+
+@contextlib.contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (POSIX ``flock``; elsewhere no lock: the processes then
+    compile side by side, as numba's cache allows)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path, "a+b") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+def _explain_a_few_rows() -> None:
+    import numpy as np
+    from sklearn.tree import DecisionTreeClassifier
+
+    from geco.datasets import load_adult
+    from geco.explainer import Explainer
+    from geco.models import one_hot_pipeline
+
+    data = load_adult()
+    X, y = data.X.iloc[:3000], data.y.iloc[:3000]
+    model = one_hot_pipeline(X, DecisionTreeClassifier(max_depth=5, random_state=0)).fit(X, y)
+    explainer = Explainer(model, X, constraints=data.constraints, desired_class=1)
+    undesired = np.flatnonzero(model.predict_proba(X)[:, list(model.classes_).index(1)] <= 0.5)[:ROWS]
+    for r in undesired.tolist():
+        explainer.explain(X.iloc[[r]], random_state=r, native=True)
+
+
+def main() -> int:
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(10)
+    warnings.simplefilter("ignore")
+    try:
+        with _exclusive(lock_path()):
+            _explain_a_few_rows()
+        if "geco.search.kernels" not in sys.modules:
+            raise ImportError("the compiled search did not load (numba missing, or GECO_SEARCH_NATIVE=0)")
+    except Exception as exc:  # the parent reads this line and keeps the numpy search
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

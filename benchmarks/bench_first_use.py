@@ -1,0 +1,154 @@
+"""A fresh install's first use of the compiled search: how long `geco serve` takes to get ready
+and when its requests run the compiled search, with numba's cache empty.
+
+Two starts of one worker over the same saved Explainer (Adult, the default RF-100 model and the
+bundled rules), each with an empty ``NUMBA_CACHE_DIR``: the compile in the foreground
+(``GECO_SEARCH_NATIVE=1``: the worker compiles the kernels before it is ready, as every start
+did before the background compile) and the default (a child process compiles them while the
+worker serves with the numpy search). One client on 127.0.0.1 sends undesired rows one at a
+time for ``--seconds`` from the start; the table gives when the worker got ready, when its
+answers began to come from the compiled search, and the median latency before and after. A
+third line times the child alone (``python -m geco.search.warm_kernels`` with an empty cache):
+the compile's CPU, which the background start still spends, on another core.
+
+    python benchmarks/bench_first_use.py [--seconds 45] [--no-readme]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _call(url: str, body: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return json.loads(r.read())
+
+
+def serve_run(explainer: Path, records: list[dict], seconds: float, foreground: bool, tmp: Path) -> dict:
+    """One worker started with an empty numba cache, one client for ``seconds``."""
+    cache = Path(tempfile.mkdtemp(dir=tmp))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    env.pop("GECO_SEARCH_NATIVE", None)
+    if foreground:
+        env["GECO_SEARCH_NATIVE"] = "1"
+    port, log = _free_port(), tmp / f"access-{'fg' if foreground else 'bg'}.jsonl"
+    url = f"http://127.0.0.1:{port}"
+    t0 = time.perf_counter()
+    server = subprocess.Popen([sys.executable, "-m", "geco", "serve", str(explainer), "--port", str(port), "--access-log",
+                               str(log)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        while True:
+            try:
+                _call(f"{url}/ready")
+                break
+            except OSError:
+                if time.perf_counter() - t0 > 300:
+                    raise RuntimeError("geco serve did not get ready in 300 s") from None
+                time.sleep(0.05)
+        ready = time.perf_counter() - t0
+        answers = []
+        i = 0
+        while time.perf_counter() - t0 < seconds:
+            t = time.perf_counter()
+            out = _call(f"{url}/explain", {"rows": records[i % len(records)], "random_state": i})
+            answers.append((t - t0, time.perf_counter() - t, bool(out.get("stats", {}).get("compiled_search"))))
+            i += 1
+    finally:
+        server.terminate()
+        server.wait(60)
+    compiled = [a for a in answers if a[2]]
+    numpy_search = [a for a in answers if not a[2]]
+    return {
+        "ready": ready,
+        "compiled_from": compiled[0][0] if compiled else None,
+        "before_ms": 1e3 * float(np.median([a[1] for a in numpy_search])) if numpy_search else None,
+        "after_ms": 1e3 * float(np.median([a[1] for a in compiled[1:]])) if len(compiled) > 1 else None,
+        "requests": len(answers),
+    }
+
+
+def child_alone(tmp: Path) -> tuple[float, float]:
+    """CPU and wall seconds of ``python -m geco.search.warm_kernels`` with an empty cache."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": tempfile.mkdtemp(dir=tmp)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "geco.search.warm_kernels"], env=env, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), wall
+
+
+def _s(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=45.0, help="how long the client sends requests from each start")
+    ap.add_argument("--no-readme", action="store_true", help="print the table only")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    import geco
+    from geco.models import default_model
+
+    data = geco.datasets.load_adult()
+    model = default_model(data.X, data.y, cache=True)
+    explainer = geco.Explainer(model, data.X, constraints=data.constraints, desired_class=1)
+    undesired = np.flatnonzero(model.predict_proba(data.X.iloc[:4000])[:, 1] <= 0.5)[:200]
+    records = [json.loads(data.X.iloc[[int(r)]].to_json(orient="records"))[0] for r in undesired]
+    with tempfile.TemporaryDirectory(prefix="geco-first-use-") as t:
+        tmp = Path(t)
+        path = tmp / "adult.joblib"
+        explainer.save(path)
+        runs = {
+            "compile before ready (GECO_SEARCH_NATIVE=1)": serve_run(path, records, args.seconds, True, tmp),
+            "compile in a child process (default)": serve_run(path, records, args.seconds, False, tmp),
+        }
+        cpu, wall = child_alone(tmp)
+    lines = [
+        "| start, numba's cache empty | ready after s | compiled answers from s | numpy search ms (median) | compiled ms (median) | requests |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, r in runs.items():
+        lines.append(f"| {name} | {_s(r['ready'])} | {_s(r['compiled_from'])} | {_s(r['before_ms'])} | {_s(r['after_ms'])} | {r['requests']} |")
+    table = "\n".join(lines)
+    note = (f"The child alone (`python -m geco.search.warm_kernels`, empty cache, nothing else running): {cpu:.1f} s CPU, "
+            f"{wall:.1f} s wall.")  # fmt: skip
+    print(table + "\n\n" + note)
+    if args.no_readme:
+        return
+    sys.path.insert(0, str(HERE))
+    from readme_table import write_section
+
+    body = (
+        "One `geco serve` worker (Adult, default RF-100 model, bundled rules), one client on 127.0.0.1 sending "
+        f"undesired rows one at a time for {args.seconds:g} s from the start; seconds from the start.\n\n" + table + "\n\n" + note
+    )
+    write_section("First use on a fresh install", body, f"python benchmarks/bench_first_use.py --seconds {args.seconds:g}")
+
+
+if __name__ == "__main__":
+    main()

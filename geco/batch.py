@@ -382,7 +382,10 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         f"left on {cores} free core(s) saves more than their start-up (~{start:.1f} s)"
     )  # fmt: skip
     if not warm and overrides.get("native") is None and kernels_pay((n - i) / min(workers, cores), per_row):
-        overrides = {**overrides, "native": True}  # each worker loads the compiled search once
+        if kernels_cached():
+            overrides = {**overrides, "native": True}  # each worker loads the compiled search once
+        else:  # compiled once, here in a child, not in every worker: they load it from the cache once
+            compile_in_background()  # it is filled, as their own searches earn it
     for e in _run_loky(explainer, X.iloc[i:], seeds[i:], overrides, workers, chunk_size, bar, warm):
         e.stats["batch"] = {"worker_pool": True, "why": why}
         yield e

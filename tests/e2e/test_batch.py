@@ -273,6 +273,7 @@ def test_loky_two_workers_match_one_and_ship_the_explainer_once(trees, monkeypat
     one = explainer.explain_many(batch, random_state=4, progress=False, native=False)
     monkeypatch.setattr(geco.batch, "pool_pays", lambda *args: True)
     monkeypatch.setattr(geco.batch, "kernels_pay", lambda *args: kernels_available())
+    monkeypatch.setattr(geco.batch, "kernels_cached", lambda: True)  # a load in each worker, not a compile
     try:
         two = explainer.explain_many(batch, random_state=4, n_jobs=2, chunk_size=1, progress=False)
     finally:

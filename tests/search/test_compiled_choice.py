@@ -199,6 +199,23 @@ print(json.dumps(out))
 """
 
 
+# the same fresh install, a batch that pays for a pool of two workers: the child compiles once
+# for all of them; the workers are not told to compile too
+POOL = BACKGROUND.split("first = ")[0] + """
+geco.batch.pool_pays = lambda *args: True
+try:
+    batch = explainer.explain_many(rows, random_state=1, n_jobs=2, chunk_size=1, progress=False)
+finally:
+    geco.batch.shutdown_pool()
+out["batch"] = [e.counterfactuals.to_csv() for e in batch]
+out["on_workers"] = [e.stats["batch"]["worker_pool"] for e in batch]
+out["batch_compiled"] = [e.stats["compiled_search"] for e in batch]
+out["child"] = compiled.background_compile() is not None
+open(gate, "w").close()
+print(json.dumps(out))
+"""
+
+
 def _fresh_process(script: str, *args: str) -> dict:
     if not compiled.kernels_available():
         pytest.skip("numba is not installed")
@@ -228,6 +245,13 @@ def test_a_batch_compiles_in_a_child_and_loads_the_kernels_once_it_is_done(tmp_p
     assert out["state_while"] == "running" and out["state"] == "done" and out["reason"] == ""
     timed = geco.batch._TIMED_ROWS
     assert out["batch_compiled"] == [False] * timed + [True] * (len(out["batch"]) - timed)
+    assert out["batch"] == out["reference"]
+
+
+def test_a_pool_on_a_fresh_install_leaves_the_compile_to_one_child(tmp_path):
+    out = _fresh_process(POOL, str(tmp_path / "gate"), "0")
+    assert out["child"] and any(out["on_workers"])
+    assert not any(out["batch_compiled"])  # the workers were not handed native=True (each would compile)
     assert out["batch"] == out["reference"]
 
 

@@ -35,6 +35,7 @@ from geco.search.compiled import (
     background_compile,
     compile_in_background,
     kernels_available,
+    kernels_loaded,
     load_kernels,
     load_kernels_if_compiled,
 )
@@ -243,9 +244,15 @@ def create_app(settings: ServeSettings) -> FastAPI:
 
     @app.get("/ready", summary="The Explainer is loaded and the worker takes requests")
     async def ready() -> JSONResponse:
+        """Also which search the worker's requests run ("compiled" or "numpy"), and whether a
+        child process is compiling the compiled search (the worker switches once it is done)."""
         if service.explainer is None or service.draining:
             return JSONResponse({"ready": False}, status_code=503)
-        return JSONResponse({"ready": True, "engine": service.explainer.engine})
+        job = background_compile()
+        return JSONResponse({
+            "ready": True, "engine": service.explainer.engine, "search": "compiled" if kernels_loaded() else "numpy",
+            "compiling": job is not None and job.state() == "running",
+        })  # fmt: skip
 
     @app.get("/model", summary="Schema, PLAF program, engine and fingerprints of the served model")
     async def model(request: Request) -> dict[str, Any]:

@@ -75,7 +75,17 @@ def test_health_ready_docs(server):
         health = c.get("/health")
         assert health.status_code == 200 and health.json()["status"] == "ok"
         ready = c.get("/ready")
-        assert ready.status_code == 200 and ready.json() == {"ready": True, "engine": "trees-auto"}
+        assert ready.status_code == 200
+        body = ready.json()
+        assert set(body) == {"ready", "engine", "search", "compiling"}
+        assert body["ready"] is True and body["engine"] == "trees-auto" and body["search"] in ("compiled", "numpy")
+        # what the warm-up did: loaded the compiled search, or left it to a child (then the
+        # worker may have switched since, on a request)
+        started = next(line for line in server.log_lines() if line.get("event") == "ready")["search"]
+        if started.startswith("compiled"):
+            assert body["search"] == "compiled" and body["compiling"] is False
+        elif not started.startswith("numpy search while a child"):
+            assert body["search"] == "numpy" and body["compiling"] is False
         docs = c.get("/docs")
         assert docs.status_code == 200 and "swagger" in docs.text.lower()
         spec = c.get("/openapi.json").json()

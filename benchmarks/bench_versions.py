@@ -17,8 +17,9 @@ and gap).
 (default: this checkout) is the tree under test. The compiled search of a tree that has not run
 before compiles its kernels first (about twenty seconds, outside the timings). Settings:
 ``adult-rf`` (Adult RF-100, the default model), ``credit-xgb`` (Credit XGBoost 120x4),
-``credit-rf`` (Credit RF-100), ``adult-lgbm`` (Adult LightGBM 200); the XGBoost and LightGBM
-ones need those libraries (``geco[bench]``).
+``credit-rf`` (Credit RF-100), ``adult-lgbm`` (Adult LightGBM 200), ``wide`` (``make_wide.py``'s
+table of ``--wide-rows`` x 115 with ``bench_wide.py``'s RF-50 and rules); the XGBoost and
+LightGBM ones need those libraries (``geco[bench]``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ SETTINGS = {
     "credit-xgb": ("credit", "xgb120x4", "Credit XGBoost 120x4"),
     "credit-rf": ("credit", "rf100", "Credit RF-100"),
     "adult-lgbm": ("adult", "lgbm200", "Adult LightGBM 200"),
+    "wide": ("wide", "rf50", "wide table x 115, RF-50 depth 8"),
 }
 
 
@@ -89,23 +91,33 @@ def bootstrap_median(ratios: np.ndarray, seed: int = 0, draws: int = 2000) -> tu
     return float(np.quantile(meds, 0.05)), float(np.quantile(meds, 0.95))
 
 
-def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool) -> dict[str, Any]:
-    """Both trees on the first ``n`` undesired rows of ``setting`` (after three warm-up rows)."""
+def workload(setting: str, head: Tree, wide_rows: int) -> tuple[Any, Any, Any]:
+    """(model, X, constraints) of ``setting``, fitted with the head tree's code (the same fitted
+    model then serves both trees)."""
     dataset, kind, _ = SETTINGS[setting]
-    head = trees["head"]
     head.enter()
+    sys.path.insert(0, str(HERE))
     try:
-        sys.path.insert(0, str(HERE))
+        if dataset == "wide":
+            from bench_wide import model_for
+            from make_wide import make_wide
+
+            X, y, plaf = make_wide(wide_rows, 115)
+            return model_for(X, y, 50, min(200_000, wide_rows)), X, plaf
         import bench_phases
 
         import geco
 
         data = getattr(geco.datasets, f"load_{dataset}")()
-        model = bench_phases.fitted(data, kind)
+        return bench_phases.fitted(data, kind), data.X, data.constraints
     finally:
         sys.path.remove(str(HERE))
         head.leave()
-    X = data.X
+
+
+def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide_rows: int) -> dict[str, Any]:
+    """Both trees on the first ``n`` undesired rows of ``setting`` (after three warm-up rows)."""
+    model, X, constraints = workload(setting, trees["head"], wide_rows)
     col = list(model.classes_).index(1)
     rows = np.flatnonzero(model.predict_proba(X.iloc[:5000])[:, col] <= 0.5)[: n + 3]
     explainers = {}
@@ -114,7 +126,7 @@ def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool) -> d
         try:
             import geco
 
-            ex = geco.Explainer(model, X, constraints=data.constraints, desired_class=1)
+            ex = geco.Explainer(model, X, constraints=constraints, desired_class=1)
             for r in rows[:3]:
                 ex.explain(X.iloc[[int(r)]], random_state=int(r), native=native)
             explainers[name] = ex
@@ -158,6 +170,7 @@ def main() -> None:
     ap.add_argument("--settings", default="adult-rf,credit-xgb")
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--search", choices=("compiled", "numpy"), default="compiled")
+    ap.add_argument("--wide-rows", type=int, default=200_000, help="rows of the wide table (make_wide.py)")
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
     args = ap.parse_args()
     unknown = sorted(set(args.settings.split(",")) - set(SETTINGS))
@@ -177,7 +190,7 @@ def main() -> None:
             for tree in trees.values():
                 tree.load()
             native = args.search == "compiled"
-            results = {s: run_setting(s, trees, args.n, native) for s in args.settings.split(",")}
+            results = {s: run_setting(s, trees, args.n, native, args.wide_rows) for s in args.settings.split(",")}
         finally:
             subprocess.run(["git", "-C", str(head_path), "worktree", "remove", "--force", str(base_path)],
                            capture_output=True)  # fmt: skip
@@ -199,9 +212,11 @@ def main() -> None:
 
     body = (
         f"base = {base_rev}, head = {_revision(head_path)}; {args.search} search, one process, the two "
-        "trees alternating row by row (seed = row), CPU seconds per explanation (every thread's).\n\n" + table
+        "trees alternating row by row (seed = row), CPU seconds per explanation (every thread's)"
+        + (f"; the wide table has {args.wide_rows:,} rows" if "wide" in results else "") + ".\n\n" + table
     )
     command = f"python benchmarks/bench_versions.py --base {args.base} --n {args.n} --settings {args.settings}"
+    command += f" --wide-rows {args.wide_rows}" if "wide" in results else ""
     write_section("Versions", body, command + (" --search numpy" if args.search == "numpy" else ""))
 
 

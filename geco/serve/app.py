@@ -110,6 +110,8 @@ class Service:
         self.search_switched = True
         if load_kernels_if_compiled() is not None:
             self.search_warm_up = "compiled search loaded (compiled in the background)"
+        elif job.state() == "done":
+            self.search_warm_up = "numpy search (numba failed to import)"
         else:
             self.search_warm_up = f"numpy search (the background compile failed: {job.reason})"
         self.log.write(event="search", search=self.search_warm_up)

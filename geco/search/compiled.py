@@ -31,6 +31,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 import weakref
 from pathlib import Path
 from types import ModuleType
@@ -68,13 +69,21 @@ def kernels_loaded() -> bool:
 
 
 def load_kernels() -> ModuleType | None:
-    """Import the kernels (numba with them); None where they cannot run."""
+    """Import the kernels (numba with them); None where they cannot run. An import that fails
+    (numba broken; or no writable directory for numba's cache, where numba refuses to define
+    the kernels) is not tried again, and says why once (a RuntimeWarning): the numpy search
+    then runs, with the same explanations."""
     if not kernels_available():
         return None
     try:
         return importlib.import_module(_MODULE)
-    except ImportError:
+    except Exception as exc:  # ImportError; numba's RuntimeError when it has nowhere to cache
         _import_failed[0] = True
+        warnings.warn(
+            f"the compiled search could not be loaded ({type(exc).__name__}: {exc}); the numpy search runs "
+            "instead, with the same explanations (where numba has no writable cache directory, set NUMBA_CACHE_DIR)",
+            RuntimeWarning, stacklevel=2,
+        )  # fmt: skip
         return None
 
 

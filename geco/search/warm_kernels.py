@@ -54,6 +54,7 @@ def _exclusive(path: Path) -> Iterator[None]:
 
 
 def _explain_a_few_rows() -> None:
+    warnings.simplefilter("ignore", UserWarning)
     import numpy as np
     from sklearn.tree import DecisionTreeClassifier
 
@@ -74,12 +75,13 @@ def main() -> int:
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(10)
-    warnings.simplefilter("ignore")
     try:
-        with _exclusive(lock_path()):
+        with _exclusive(lock_path()), warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", RuntimeWarning)
             _explain_a_few_rows()
         if "geco.search.kernels" not in sys.modules:
-            raise ImportError("the compiled search did not load (numba missing, or GECO_SEARCH_NATIVE=0)")
+            why = [str(w.message) for w in said if issubclass(w.category, RuntimeWarning)]
+            raise ImportError(why[-1] if why else "the compiled search did not load (numba missing, or GECO_SEARCH_NATIVE=0)")
     except Exception as exc:  # the parent reads this line and keeps the numpy search
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return 1

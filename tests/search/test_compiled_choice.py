@@ -289,9 +289,25 @@ def test_a_failed_import_runs_the_reference_and_is_not_retried(monkeypatch):
     monkeypatch.setattr(compiled, "_import_failed", [False])
     monkeypatch.setitem(sys.modules, "geco.search.kernels", None)  # importing it raises ImportError
     monkeypatch.delenv("GECO_SEARCH_NATIVE", raising=False)
-    assert compiled.load_kernels() is None
+    with pytest.warns(RuntimeWarning, match="could not be loaded .ModuleNotFoundError"):
+        assert compiled.load_kernels() is None
     assert not compiled.kernels_available() and not compiled.kernels_pay(1e6, 1.0)
     assert compiled_kernels(True) is None and compiled_kernels(None, may_load=True) is None
+
+
+def test_numba_without_a_cache_directory_runs_the_reference_and_says_why(monkeypatch):
+    """numba refuses to define cached functions where no cache directory is writable (a
+    RuntimeError at import): the numpy search runs, with a warning naming the remedy, once."""
+    def no_locator(name):
+        raise RuntimeError("cannot cache function '_selection': no locator available for file 'bookkeeping.py'")
+
+    monkeypatch.setattr(compiled, "_import_failed", [False])
+    monkeypatch.setattr(compiled.importlib, "import_module", no_locator)
+    monkeypatch.delitem(sys.modules, "geco.search.kernels")
+    monkeypatch.delenv("GECO_SEARCH_NATIVE", raising=False)
+    with pytest.warns(RuntimeWarning, match="no locator available.*set NUMBA_CACHE_DIR"):
+        assert compiled_kernels(True) is None
+    assert compiled_kernels(True) is None and not compiled.kernels_available()  # not tried again, no warning
 
 
 def test_serve_warm_up_runs_the_compiled_search(monkeypatch):

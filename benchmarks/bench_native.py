@@ -193,7 +193,8 @@ def main() -> None:
         f"First use of the kernels in a fresh process (what they add to its first compiled explanation: every "
         f"kernel a search runs): {cold['cold_cpu']:.1f} s CPU ({cold['cold_wall']:.1f} s wall) with an empty numba "
         f"cache (compiling), {cold['warm_cpu']:.2f} s CPU ({cold['warm_wall']:.2f} s wall) with the cache filled "
-        "(import numba and load), once per process.",
+        "(import numba and load), once per process; batches and `geco serve` leave the compile to a child "
+        "process and go on meanwhile (`bench_first_use.py`).",
         f"`import geco`: {cold['import_geco']:.2f} s CPU; imports numba: {'yes' if cold['numba_with_geco'] else 'no'} "
         "(the kernels are imported where a search starts).",
     ]  # fmt: skip

@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["lock_path", "main"]
+__all__ = ["held_lock", "lock_path", "main"]
 
 #: undesired rows of the bundled Adult data explained to reach every kernel
 ROWS = 3
@@ -37,15 +37,18 @@ def lock_path() -> Path:
 
 
 @contextlib.contextmanager
-def _exclusive(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (POSIX ``flock``; elsewhere no lock: the processes then
-    compile side by side, as numba's cache allows)."""
+def held_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (POSIX ``flock``; elsewhere, or where the file cannot be
+    opened - another user's - no lock: the processes then compile side by side, as numba's cache
+    allows)."""
     try:
         import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
+
+        f = open(path, "a+b")  # noqa: SIM115 - closed below, after the lock's release
+    except (ImportError, OSError):
         yield
         return
-    with open(path, "a+b") as f:
+    with f:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX)
         try:
             yield
@@ -76,7 +79,7 @@ def main() -> int:
         with contextlib.suppress(OSError):
             os.nice(10)
     try:
-        with _exclusive(lock_path()), warnings.catch_warnings(record=True) as said:
+        with held_lock(lock_path()), warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always", RuntimeWarning)
             _explain_a_few_rows()
         if "geco.search.kernels" not in sys.modules:

@@ -107,6 +107,24 @@ def test_a_process_leaving_before_its_child_leaves_no_file():
     assert errors.name.startswith("geco-kernels-") and not errors.exists()
 
 
+def test_children_take_turns_on_the_lock(tmp_path):
+    """Workers starting together: the second child compiles (loads) only once the first is done."""
+    import time
+
+    from geco.search.warm_kernels import held_lock
+
+    path = tmp_path / "kernels.lock"
+    code = ("import time; from pathlib import Path; from geco.search.warm_kernels import held_lock\n"
+            f"with held_lock(Path({str(path)!r})): print(time.time())")  # fmt: skip
+    with held_lock(path):
+        child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        released = time.time()
+    assert float(child.communicate(timeout=60)[0]) >= released
+    with held_lock(tmp_path / "no such directory" / "kernels.lock"):  # cannot be opened: no lock, no error
+        pass
+
+
 def test_no_background_compile_where_the_kernels_cannot_run_or_are_cached(monkeypatch):
     monkeypatch.setattr(compiled, "_background", [None])
     monkeypatch.setattr(compiled, "kernels_loaded", lambda: False)

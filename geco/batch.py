@@ -49,6 +49,7 @@ import pandas as pd
 from geco.answers import constraints_record
 from geco.result import RESERVED_COLUMNS, Explanation, drop_partial_last_line
 from geco.search.compiled import (
+    background_compile,
     compile_in_background,
     kernels_cached,
     kernels_loaded,
@@ -322,6 +323,8 @@ def _load_kernels_if_they_pay(overrides: dict, rows_left: int, per_row: float) -
     search, and loaded once it is done."""
     if overrides.get("native") is not None or kernels_loaded() or load_kernels_if_compiled() is not None:
         return
+    if background_compile() is not None:  # a child compiles them (or failed to): never compile here
+        return
     if kernels_pay(rows_left, per_row):
         if kernels_cached():
             load_kernels()
@@ -382,10 +385,11 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         f"left on {cores} free core(s) saves more than their start-up (~{start:.1f} s)"
     )  # fmt: skip
     if not warm and overrides.get("native") is None and kernels_pay((n - i) / min(workers, cores), per_row):
-        if kernels_cached():
+        job = background_compile()
+        if (job.state() == "done") if job is not None else kernels_cached():
             overrides = {**overrides, "native": True}  # each worker loads the compiled search once
-        else:  # compiled once, here in a child, not in every worker: they load it from the cache once
-            compile_in_background()  # it is filled, as their own searches earn it
+        elif job is None:  # compiled once, here in a child, not in every worker: they load it from
+            compile_in_background()  # the cache once it is filled, as their own searches earn it
     for e in _run_loky(explainer, X.iloc[i:], seeds[i:], overrides, workers, chunk_size, bar, warm):
         e.stats["batch"] = {"worker_pool": True, "why": why}
         yield e

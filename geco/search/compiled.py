@@ -144,9 +144,13 @@ def kernels_cache_dir() -> Path | None:
 def first_use_seconds(cache: Path | None = None) -> float:
     """What loading the kernels into this process is expected to cost: a load from numba's
     disk cache when ``cache`` (default: where numba keeps them, :func:`kernels_cache_dir`)
-    holds them or a background compile of this process has filled it, else a compile."""
-    if cache is None and _background[0] is not None and _background[0].state() == "done":
-        return FIRST_USE_SECONDS[0]
+    holds them or a background compile of this process has filled it, else a compile (also
+    while this process's background compile runs: the cache then holds only some of them)."""
+    if cache is None and _background[0] is not None:
+        # done: the cache is full; running: it is filling, and what it lacks would compile here
+        state = _background[0].state()
+        if state != "failed":
+            return FIRST_USE_SECONDS[0 if state == "done" else 1]
     if cache is None:
         cache = kernels_cache_dir()
         if cache is None:

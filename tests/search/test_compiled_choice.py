@@ -234,10 +234,42 @@ print(json.dumps(out))
 """
 
 
-def _fresh_process(script: str, *args: str) -> dict:
+# numba's cache of its own (NUMBA_CACHE_DIR), empty; the child writes the index of one kernel
+# there at once, as a real compile does, then waits for the test: the cache holds some kernels
+PARTIAL = SETUP + """
+import os
+from pathlib import Path
+gate = sys.argv[1]
+geco.batch.kernels_pay = lambda rows_left, per_row: True
+where = str(compiled.kernels_cache_dir())
+out["cached_before"] = compiled.kernels_cached()
+child = [sys.executable, "-c", f"import os, pathlib, time\\np = pathlib.Path({where!r}); p.mkdir(parents=True)\\n"
+         f"(p / 'bookkeeping._gather-300.py311.nbi').write_bytes(b'')\\n"
+         f"while not os.path.exists({gate!r}): time.sleep(0.01)"]
+init = compiled.BackgroundCompile.__init__
+compiled.BackgroundCompile.__init__ = lambda self, command=None: init(self, child)
+first = []
+for e in geco.batch.iter_explain(explainer, rows, random_state=1, progress=False):
+    first.append(e.stats["compiled_search"])
+    if len(first) == 4:  # the batch started the child after its third row: let it write into the cache
+        import time
+        t0 = time.time()
+        while not any(Path(where).glob("*.nbi")) and time.time() - t0 < 30:
+            time.sleep(0.01)
+out["while_compiling"] = first
+out["numba_while_compiling"] = "numba" in sys.modules
+out["cached_while"] = compiled.kernels_cached()
+out["state"] = compiled.background_compile().state()
+open(gate, "w").close()
+compiled.background_compile().wait(60)
+print(json.dumps(out))
+"""
+
+
+def _fresh_process(script: str, *args: str, **env_more: str) -> dict:
     if not compiled.kernels_available():
         pytest.skip("numba is not installed")
-    env = {k: v for k, v in os.environ.items() if k != "GECO_SEARCH_NATIVE"}
+    env = {k: v for k, v in os.environ.items() if k != "GECO_SEARCH_NATIVE"} | env_more
     done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
@@ -264,6 +296,14 @@ def test_a_batch_compiles_in_a_child_and_loads_the_kernels_once_it_is_done(tmp_p
     timed = geco.batch._TIMED_ROWS
     assert out["batch_compiled"] == [False] * timed + [True] * (len(out["batch"]) - timed)
     assert out["batch"] == out["reference"]
+
+
+def test_a_cache_the_child_is_still_filling_is_not_taken_for_a_full_one(tmp_path):
+    """The child writes each kernel to the cache as it compiles it: a batch that loaded the
+    kernels then would compile the rest itself (measured: an 18 s row in a CLI batch)."""
+    out = _fresh_process(PARTIAL, str(tmp_path / "gate"), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    assert not out["cached_before"] and out["state"] == "running" and not out["cached_while"]
+    assert not any(out["while_compiling"]) and not out["numba_while_compiling"]
 
 
 def test_a_pool_on_a_fresh_install_leaves_the_compile_to_one_child(tmp_path):

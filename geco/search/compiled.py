@@ -36,6 +36,8 @@ import weakref
 from pathlib import Path
 from types import ModuleType
 
+from geco.search.kernel_lock import compile_running
+
 __all__ = ["FIRST_USE_SECONDS", "KERNELS_SAVE", "BackgroundCompile", "background_compile", "compile_in_background",
            "compiled_kernels", "first_use_seconds", "kernels_available", "kernels_cache_dir", "kernels_cached", "kernels_earned",
            "kernels_loaded", "kernels_pay", "load_kernels", "load_kernels_if_compiled", "note_reference_search"]
@@ -145,17 +147,19 @@ def first_use_seconds(cache: Path | None = None) -> float:
     """What loading the kernels into this process is expected to cost: a load from numba's
     disk cache when ``cache`` (default: where numba keeps them, :func:`kernels_cache_dir`)
     holds them or a background compile of this process has filled it, else a compile (also
-    while this process's background compile runs: the cache then holds only some of them)."""
+    while a background compile runs, this process's or another's: the cache then holds only
+    some of them)."""
     if cache is None and _background[0] is not None:
         # done: the cache is full; running: it is filling, and what it lacks would compile here
         state = _background[0].state()
         if state != "failed":
             return FIRST_USE_SECONDS[0 if state == "done" else 1]
-    if cache is None:
-        cache = kernels_cache_dir()
-        if cache is None:
-            return FIRST_USE_SECONDS[1]
-    return FIRST_USE_SECONDS[0] if any(cache.glob("*.nbi")) else FIRST_USE_SECONDS[1]
+    if cache is not None:
+        return FIRST_USE_SECONDS[0] if any(cache.glob("*.nbi")) else FIRST_USE_SECONDS[1]
+    cache = kernels_cache_dir()
+    if cache is None or not any(cache.glob("*.nbi")):
+        return FIRST_USE_SECONDS[1]
+    return FIRST_USE_SECONDS[1] if compile_running() else FIRST_USE_SECONDS[0]  # another's child filling it
 
 
 def kernels_pay(rows_left: float, seconds_per_row: float) -> bool:

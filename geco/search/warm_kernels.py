@@ -15,45 +15,16 @@ Exit status 0: the kernels are in the cache; 1: something failed (the reason on 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
-import tempfile
 import warnings
-from collections.abc import Iterator
-from pathlib import Path
 
-__all__ = ["held_lock", "lock_path", "main"]
+from geco.search.kernel_lock import held_lock, lock_path
+
+__all__ = ["main"]
 
 #: undesired rows of the bundled Adult data explained to reach every kernel
 ROWS = 3
-
-
-def lock_path() -> Path:
-    """The lock file of this installation's kernels (one per package directory and Python)."""
-    here = str(Path(__file__).resolve().parent)
-    key = hashlib.sha1(f"{here}|{sys.version}".encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"geco-kernels-{key}.lock"
-
-
-@contextlib.contextmanager
-def held_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (POSIX ``flock``; elsewhere, or where the file cannot be
-    opened - another user's - no lock: the processes then compile side by side, as numba's cache
-    allows)."""
-    try:
-        import fcntl
-
-        f = open(path, "a+b")  # noqa: SIM115 - closed below, after the lock's release
-    except (ImportError, OSError):
-        yield
-        return
-    with f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def _explain_a_few_rows() -> None:

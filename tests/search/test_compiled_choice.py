@@ -56,6 +56,11 @@ def test_the_cache_is_looked_for_where_numba_keeps_it(monkeypatch, tmp_path):
     where.mkdir()
     (where / "bookkeeping._gather-300.py311.nbi").write_bytes(b"")
     assert first_use_seconds() == compiled.FIRST_USE_SECONDS[0] and compiled.kernels_cached()
+    from geco.search.kernel_lock import compile_running, held_lock, lock_path
+
+    with held_lock(lock_path()):  # a child of another process compiling: the cache is filling
+        assert compile_running() and not compiled.kernels_cached()
+    assert not compile_running() and compiled.kernels_cached()
     monkeypatch.delenv("NUMBA_CACHE_DIR")
     assert compiled.kernels_cache_dir() == Path(kernels.__file__).parent / "__pycache__"  # writable here
 
@@ -92,7 +97,7 @@ def test_the_real_child_explains_with_the_kernels_and_exits_0():
     make anyway)."""
     if not compiled.kernels_available():
         pytest.skip("numba is not installed")
-    from geco.search.warm_kernels import lock_path
+    from geco.search.kernel_lock import lock_path
 
     job = compiled.BackgroundCompile()
     assert job.wait(300) == "done", job.reason
@@ -111,10 +116,10 @@ def test_children_take_turns_on_the_lock(tmp_path):
     """Workers starting together: the second child compiles (loads) only once the first is done."""
     import time
 
-    from geco.search.warm_kernels import held_lock
+    from geco.search.kernel_lock import held_lock
 
     path = tmp_path / "kernels.lock"
-    code = ("import time; from pathlib import Path; from geco.search.warm_kernels import held_lock\n"
+    code = ("import time; from pathlib import Path; from geco.search.kernel_lock import held_lock\n"
             f"with held_lock(Path({str(path)!r})): print(time.time())")  # fmt: skip
     with held_lock(path):
         child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)

@@ -31,6 +31,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import warnings
 import weakref
 from pathlib import Path
@@ -194,18 +195,20 @@ class BackgroundCompile:
             self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                             stderr=err, env=env, start_new_session=True)  # fmt: skip
         self.reason = ""
+        self._lock = threading.Lock()  # geco serve asks from its request thread and its event loop
 
     def state(self) -> str:
-        code = self.process.poll()
-        if code is None:
-            return "running"
-        if self.errors is not None:  # finished: keep its last word, drop the file
-            text = self.errors.read_text(errors="replace").strip() if self.errors.exists() else ""
-            self._drop_errors()
-            self.errors = None
-            if code != 0:
-                self.reason = text.splitlines()[-1] if text else f"exit status {code}"
-        return "done" if code == 0 else "failed"
+        with self._lock:
+            code = self.process.poll()
+            if code is None:
+                return "running"
+            if self.errors is not None:  # finished: keep its last word, drop the file
+                text = self.errors.read_text(errors="replace").strip() if self.errors.exists() else ""
+                self._drop_errors()
+                self.errors = None
+                if code != 0:
+                    self.reason = text.splitlines()[-1] if text else f"exit status {code}"
+            return "done" if code == 0 else "failed"
 
     def wait(self, timeout: float | None = None) -> str:
         """Wait for the child (at most ``timeout`` seconds); its state then."""

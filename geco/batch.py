@@ -325,11 +325,9 @@ def _load_kernels_if_they_pay(overrides: dict, rows_left: int, per_row: float) -
         return
     if background_compile() is not None:  # a child compiles them (or failed to): never compile here
         return
-    if kernels_pay(rows_left, per_row):
-        if kernels_cached():
-            load_kernels()
-        else:
-            compile_in_background()
+    # a load from the cache; or, where no child process can start, the compile here as it was
+    if kernels_pay(rows_left, per_row) and (kernels_cached() or compile_in_background() is None):
+        load_kernels()
 
 
 def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar):

@@ -208,6 +208,9 @@ class BackgroundCompile:
                 self.errors = None
                 if code != 0:
                     self.reason = text.splitlines()[-1] if text else f"exit status {code}"
+                    warnings.warn(f"the compiled search could not be compiled in a child process ({self.reason}); "
+                                  "the numpy search runs instead, with the same explanations", RuntimeWarning,
+                                  stacklevel=2)  # fmt: skip
             return "done" if code == 0 else "failed"
 
     def wait(self, timeout: float | None = None) -> str:

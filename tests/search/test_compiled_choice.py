@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -79,12 +80,15 @@ def test_background_compile_states_and_reason(monkeypatch):
         assert slow.state() == "running" and slow.wait(0.05) == "running"
     finally:
         slow.process.kill()
-        slow.wait(10)
-    assert slow.state() == "failed"  # killed
+        with pytest.warns(RuntimeWarning, match="could not be compiled in a child process .exit status -9"):
+            slow.wait(10)
+    assert slow.state() == "failed"  # killed; said once
     bad = compiled.BackgroundCompile([sys.executable, "-c", "import sys; print('a'); sys.stderr.write('x\\ny: why'); sys.exit(2)"])
-    assert bad.wait(30) == "failed" and bad.reason == "y: why"
+    with pytest.warns(RuntimeWarning, match=r"\(y: why\); the numpy search runs instead"):
+        assert bad.wait(30) == "failed" and bad.reason == "y: why"
     silent = compiled.BackgroundCompile([sys.executable, "-c", "raise SystemExit(5)"])
-    assert silent.wait(30) == "failed" and silent.reason == "exit status 5"
+    with pytest.warns(RuntimeWarning, match="exit status 5"):
+        assert silent.wait(30) == "failed" and silent.reason == "exit status 5"
     # one per process: a later call returns the job started, whatever became of it
     monkeypatch.setattr(compiled, "_background", [bad])
     assert compiled.compile_in_background() is bad
@@ -128,6 +132,23 @@ def test_children_take_turns_on_the_lock(tmp_path):
     assert float(child.communicate(timeout=60)[0]) >= released
     with held_lock(tmp_path / "no such directory" / "kernels.lock"):  # cannot be opened: no lock, no error
         pass
+
+
+def test_where_no_child_can_start_a_batch_compiles_here_as_before(monkeypatch):
+    loads = []
+
+    def no_process(*args, **kwargs):
+        raise OSError("no new processes here")
+
+    monkeypatch.setattr(compiled, "_background", [None])
+    monkeypatch.setattr(compiled, "BackgroundCompile", no_process)
+    for module in (compiled, geco.batch):
+        monkeypatch.setattr(module, "kernels_loaded", lambda: False)
+        monkeypatch.setattr(module, "kernels_cached", lambda: False)
+    monkeypatch.setattr(geco.batch, "kernels_pay", lambda rows_left, per_row: True)
+    monkeypatch.setattr(geco.batch, "load_kernels", lambda: loads.append("here"))
+    geco.batch._load_kernels_if_they_pay({}, 1000, 0.05)
+    assert loads == ["here"] and compiled.background_compile() is None
 
 
 def test_no_background_compile_where_the_kernels_cannot_run_or_are_cached(monkeypatch):
@@ -422,7 +443,12 @@ def test_serve_does_not_wait_for_the_compile_and_switches_once_it_is_done(monkey
     service.switch_search()
     assert not service.search_switched  # still compiling: the requests go on in the numpy search
     gate.touch()
-    compiled.background_compile().wait(30)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        compiled.background_compile().wait(30)
+    assert [str(w.message) for w in said if w.category is RuntimeWarning] == (
+        [] if status == 0 else ["the compiled search could not be compiled in a child process (no compiler); "
+                                "the numpy search runs instead, with the same explanations"])  # fmt: skip
     service.switch_search()
     expected = ("compiled search loaded (compiled in the background)" if status == 0
                 else "numpy search (the background compile failed: no compiler)")  # fmt: skip

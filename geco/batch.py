@@ -49,7 +49,6 @@ import pandas as pd
 from geco.answers import constraints_record
 from geco.result import RESERVED_COLUMNS, Explanation, drop_partial_last_line
 from geco.search.compiled import (
-    background_compile,
     compile_in_background,
     kernels_cached,
     kernels_loaded,
@@ -323,9 +322,9 @@ def _load_kernels_if_they_pay(overrides: dict, rows_left: int, per_row: float) -
     search, and loaded once it is done."""
     if overrides.get("native") is not None or kernels_loaded() or load_kernels_if_compiled() is not None:
         return
-    if background_compile() is not None:  # a child compiles them (or failed to): never compile here
-        return
-    # a load from the cache; or, where no child process can start, the compile here as it was
+    # a load from the cache; else a child compiles them (one per process: while it runs, or if it
+    # failed, it is returned again and nothing compiles here); where none can start, the compile
+    # here as it was
     if kernels_pay(rows_left, per_row) and (kernels_cached() or compile_in_background() is None):
         load_kernels()
 
@@ -383,11 +382,10 @@ def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar)
         f"left on {cores} free core(s) saves more than their start-up (~{start:.1f} s)"
     )  # fmt: skip
     if not warm and overrides.get("native") is None and kernels_pay((n - i) / min(workers, cores), per_row):
-        job = background_compile()
-        if (job.state() == "done") if job is not None else kernels_cached():
+        if kernels_cached():
             overrides = {**overrides, "native": True}  # each worker loads the compiled search once
-        elif job is None:  # compiled once, here in a child, not in every worker: they load it from
-            compile_in_background()  # the cache once it is filled, as their own searches earn it
+        else:  # compiled once, here in a child, not in every worker: they load it from the cache
+            compile_in_background()  # once it is filled, as their own searches earn it
     for e in _run_loky(explainer, X.iloc[i:], seeds[i:], overrides, workers, chunk_size, bar, warm):
         e.stats["batch"] = {"worker_pool": True, "why": why}
         yield e

@@ -148,13 +148,12 @@ def first_use_seconds(cache: Path | None = None) -> float:
     """What loading the kernels into this process is expected to cost: a load from numba's
     disk cache when ``cache`` (default: where numba keeps them, :func:`kernels_cache_dir`)
     holds them or a background compile of this process has filled it, else a compile (also
-    while a background compile runs, this process's or another's: the cache then holds only
-    some of them)."""
+    while a background compile runs, this process's or another's, or after this process's
+    failed: the cache then holds only some of them)."""
     if cache is None and _background[0] is not None:
-        # done: the cache is full; running: it is filling, and what it lacks would compile here
-        state = _background[0].state()
-        if state != "failed":
-            return FIRST_USE_SECONDS[0 if state == "done" else 1]
+        # done: the cache is full; running: it is filling, and what it lacks would compile here;
+        # failed: what it left would compile here too
+        return FIRST_USE_SECONDS[0 if _background[0].state() == "done" else 1]
     if cache is not None:
         return FIRST_USE_SECONDS[0] if any(cache.glob("*.nbi")) else FIRST_USE_SECONDS[1]
     cache = kernels_cache_dir()

@@ -105,12 +105,13 @@ class Service:
         """Load the compiled search once the child compiling it at start-up is done (on the
         explanation thread, before a request: half a second, once), and log what became of it."""
         job = background_compile()
-        if job is None or self.search_switched or job.state() == "running":
+        state = job.state() if job is not None and not self.search_switched else "running"
+        if state == "running":
             return
         self.search_switched = True
         if load_kernels_if_compiled() is not None:
             self.search_warm_up = "compiled search loaded (compiled in the background)"
-        elif job.state() == "done":
+        elif state == "done":
             self.search_warm_up = "numpy search (numba failed to import)"
         else:
             self.search_warm_up = f"numpy search (the background compile failed: {job.reason})"
@@ -141,9 +142,10 @@ def warm_up_search(explainer: Explainer, probability: np.ndarray) -> str:
     if not kernels_available():
         return "numpy search (numba is not installed, or GECO_SEARCH_NATIVE=0)"
     job = compile_in_background() if os.environ.get("GECO_SEARCH_NATIVE") != "1" else None
-    if job is not None and job.state() == "running":
+    state = job.state() if job is not None else None
+    if state == "running":
         return "numpy search while a child process compiles the compiled search (once per install)"
-    if job is not None and job.state() == "failed":
+    if state == "failed":
         return f"numpy search (the background compile failed: {job.reason})"
     if load_kernels() is None:
         return "numpy search (numba failed to import)"

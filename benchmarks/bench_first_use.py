@@ -23,65 +23,43 @@ import argparse
 import json
 import os
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 import warnings
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _call(url: str, body: dict | None = None) -> dict:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.loads(r.read())
+from bench_serve import start  # noqa: E402
+from readme_table import write_section  # noqa: E402
 
 
 def serve_run(explainer: Path, records: list[dict], seconds: float, foreground: bool, tmp: Path) -> dict:
     """One worker started with an empty numba cache, one client for ``seconds``."""
-    cache = Path(tempfile.mkdtemp(dir=tmp))
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
-    env.pop("GECO_SEARCH_NATIVE", None)
-    if foreground:
-        env["GECO_SEARCH_NATIVE"] = "1"
-    port, log = _free_port(), tmp / f"access-{'fg' if foreground else 'bg'}.jsonl"
-    url = f"http://127.0.0.1:{port}"
+    import httpx
+
+    cache = str(Path(tempfile.mkdtemp(dir=tmp)))
     t0 = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "geco", "serve", str(explainer), "--port", str(port), "--access-log",
-                               str(log)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    server = start(explainer, 1, tmp, 1_000_000, {"NUMBA_CACHE_DIR": cache, "GECO_SEARCH_NATIVE": "1" if foreground else None})
+    ready = time.perf_counter() - t0
+    answers = []
     try:
-        while True:
-            try:
-                _call(f"{url}/ready")
-                break
-            except OSError:
-                if time.perf_counter() - t0 > 300:
-                    raise RuntimeError("geco serve did not get ready in 300 s") from None
-                time.sleep(0.05)
-        ready = time.perf_counter() - t0
-        answers = []
-        i = 0
-        while time.perf_counter() - t0 < seconds:
-            t = time.perf_counter()
-            out = _call(f"{url}/explain", {"rows": records[i % len(records)], "random_state": i})
-            answers.append((t - t0, time.perf_counter() - t, bool(out.get("stats", {}).get("compiled_search"))))
-            i += 1
+        with httpx.Client(timeout=120) as client:
+            i = 0
+            while time.perf_counter() - t0 < seconds:
+                t = time.perf_counter()
+                out = client.post(f"{server.url}/explain", json={"rows": records[i % len(records)], "random_state": i})
+                out.raise_for_status()
+                by_kernels = bool(out.json().get("stats", {}).get("compiled_search"))
+                answers.append((t - t0, time.perf_counter() - t, by_kernels))
+                i += 1
     finally:
-        server.terminate()
-        server.wait(60)
+        server.stop()
     compiled = [a for a in answers if a[2]]
     numpy_search = [a for a in answers if not a[2]]
     return {
@@ -185,9 +163,6 @@ def main() -> None:
     print(table + "\n\n" + note)
     if args.no_readme:
         return
-    sys.path.insert(0, str(HERE))
-    from readme_table import write_section
-
     body = (
         "One `geco serve` worker (Adult, default RF-100 model, bundled rules), one client on 127.0.0.1 sending "
         f"undesired rows one at a time for {args.seconds:g} s from the start; seconds from the start.\n\n" + table + "\n\n" + note

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from readme_table import avx512, cpu_name
 
 import geco
 import geco.search.timing as phase_timing
@@ -140,23 +140,6 @@ def cold_costs() -> dict[str, float]:
             "numba_with_geco": bool(imported[1])}  # fmt: skip
 
 
-def _cpu_name() -> str:
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def _avx512() -> bool:
-    try:
-        return "avx512f" in Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=10)
@@ -181,8 +164,8 @@ def main() -> None:
         print("\n".join(lines[-2:]), flush=True)
     load_end = os.getloadavg()
     header = (
-        f"Last run: {time.strftime('%Y-%m-%d')}, CPU {_cpu_name()} ({os.cpu_count()} cores, AVX-512: "
-        f"{'yes' if _avx512() else 'no'}), Python {sys.version.split()[0]}; `python benchmarks/bench_native.py "
+        f"Last run: {time.strftime('%Y-%m-%d')}, CPU {cpu_name()} ({os.cpu_count()} cores, AVX-512: "
+        f"{avx512()}), Python {sys.version.split()[0]}; `python benchmarks/bench_native.py "
         f"--rows {args.rows} --repeat {args.repeat}`; load average {load_start[0]:.1f} at the start, "
         f"{load_end[0]:.1f} at the end (shared cores: read the ratios, not the milliseconds)."
     )  # fmt: skip

@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import re
 import sys
 import time
 import types
@@ -54,7 +53,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from readme_table import write_block
+from readme_table import avx512, cpu_name, write_block
 
 # one thread for the native libraries imported below (threadpoolctl limits the loaded ones)
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
@@ -532,16 +531,7 @@ def load_line() -> str:
 
 def cpu_line() -> str:
     """The CPU's model name and whether it has AVX-512."""
-    name, avx512 = "unknown CPU", "unknown"
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-        m = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
-        name = m.group(1).strip() if m else name
-        flags = re.search(r"^flags\s*:\s*(.+)$", text, re.M)
-        avx512 = ("yes" if " avx512f" in f" {flags.group(1)}" else "no") if flags else avx512
-    except OSError:
-        pass
-    return f"{name}, {os.cpu_count()} CPUs, AVX-512 {avx512}"
+    return f"{cpu_name()}, {os.cpu_count()} CPUs, AVX-512 {avx512()}"
 
 
 def write_readme(body: str) -> None:

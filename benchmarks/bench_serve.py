@@ -45,6 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_batch import model_path
+from readme_table import avx512, cpu_name
 
 README = Path(__file__).with_name("README.md")
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +118,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(explainer: Path, workers: int, tmp: Path, max_body: int) -> Server:
+def start(explainer: Path, workers: int, tmp: Path, max_body: int, env_changes: dict[str, str | None] | None = None) -> Server:
+    """``geco serve`` on a free loopback port, returned once every worker is ready;
+    ``env_changes``: environment variables to set for it (None: to unset)."""
     import httpx
 
     port = free_port()
@@ -125,6 +128,11 @@ def start(explainer: Path, workers: int, tmp: Path, max_body: int) -> Server:
     env = dict(
         os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     )
+    for name, value in (env_changes or {}).items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
     proc = subprocess.Popen(
         [sys.executable, "-m", "geco", "serve", str(explainer), "--host", HOST, "--port", str(port),
          "--workers", str(workers), "--access-log", str(log), "--max-body", str(max_body)],
@@ -493,33 +501,15 @@ def memory_run(args, tmp: Path, max_body: int) -> tuple[str, list[str]]:
     return "\n".join(rows), notes
 
 
-def lscpu() -> tuple[str, bool]:
-    """The CPU's model name and whether it has AVX-512 (avx512f)."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        out = Path("/proc/cpuinfo").read_text()
-    name = next(
-        (
-            ln.split(":", 1)[1].strip()
-            for ln in out.splitlines()
-            if ln.lower().startswith("model name")
-        ),
-        "?",
-    )
-    return name, "avx512f" in out
-
-
 def fmt(v: float, digits: int = 1) -> str:
     return "-" if v != v else f"{v:,.{digits}f}"
 
 
 def header(command: str, t_start: float, load_start, what: str) -> str:
-    cpu, avx512 = lscpu()
     load_end = os.getloadavg()
     return (
-        f"Last run: {time.strftime('%Y-%m-%d')}, CPU {cpu} ({os.cpu_count()} cores, AVX-512: "
-        f"{'yes' if avx512 else 'no'}), Python {sys.version.split()[0]}; `{command}` ({what}, "
+        f"Last run: {time.strftime('%Y-%m-%d')}, CPU {cpu_name()} ({os.cpu_count()} cores, AVX-512: "
+        f"{avx512()}), Python {sys.version.split()[0]}; `{command}` ({what}, "
         f"{time.perf_counter() - t_start:.0f} s in all); load average {load_start[0]:.1f} at the "
         f"start, {load_end[0]:.1f} at the end (the client shares the cores)."
     )  # fmt: skip

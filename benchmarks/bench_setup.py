@@ -114,12 +114,6 @@ def run_tree(tree: Path, setting: str, n: int, wide_rows: int) -> list[dict]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _commit(tree: Path) -> str:
-    """The commit a source tree is at (its path when it is not a git checkout)."""
-    done = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return f"commit {done.stdout.strip()}" if done.returncode == 0 else str(tree)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, help="source tree of the code before (a checkout of main)")
@@ -159,7 +153,7 @@ def main() -> None:
     if args.no_readme:
         return
     sys.path.insert(0, str(HERE))
-    from readme_table import write_section
+    from readme_table import revision, write_section
 
     wide = f"wide = make_wide({args.wide_rows}, 115)"
     body = (
@@ -168,7 +162,7 @@ def main() -> None:
         "tree (trees alternating, one process each); AVX-512: yes. instance = `_frame` + "
         "`Setting.instance`, problem = `Setting.problem` (grounding, feasible spaces), seeds = "
         "`seed_candidates`, answer = `answers.explanation`; set-up = the sum of those four (the "
-        f"rest of explain is the search). {wide}. before = {_commit(trees['before'])}, after = {_commit(trees['after'])}.\n\n"
+        f"rest of explain is the search). {wide}. before = {revision(trees['before'])}, after = {revision(trees['after'])}.\n\n"
         + table
     )
     write_section("Set-up", body, "python benchmarks/bench_setup.py --before <main checkout>")

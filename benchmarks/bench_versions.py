@@ -37,6 +37,10 @@ from typing import Any
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from readme_table import revision, write_section  # noqa: E402
+
 ROOTS = ("geco", "codegen", "plaf_grammar")
 SETTINGS = {
     "adult-rf": ("adult", "rf100", "Adult RF-100"),
@@ -156,13 +160,6 @@ def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide
     }  # fmt: skip
 
 
-def _revision(path: Path) -> str:
-    done = subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(path), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()  # fmt: skip
-    return (done.stdout.strip() or str(path)) + (" with uncommitted changes" if dirty else "")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", required=True, help="git revision of the version to compare against")
@@ -185,7 +182,7 @@ def main() -> None:
         if added.returncode != 0:
             ap.error(f"cannot check out --base {args.base!r}: {added.stderr.strip()}")
         try:
-            base_rev = _revision(base_path)
+            base_rev = revision(base_path)
             trees = {"base": Tree(base_path), "head": Tree(head_path)}
             for tree in trees.values():
                 tree.load()
@@ -207,11 +204,8 @@ def main() -> None:
     print(table)
     if args.no_readme:
         return
-    sys.path.insert(0, str(HERE))
-    from readme_table import write_section
-
     body = (
-        f"base = {base_rev}, head = {_revision(head_path)}; {args.search} search, one process, the two "
+        f"base = {base_rev}, head = {revision(head_path)}; {args.search} search, one process, the two "
         "trees alternating row by row (seed = row), CPU seconds per explanation (every thread's)"
         + (f"; the wide table has {args.wide_rows:,} rows" if "wide" in results else "") + ".\n\n" + table
     )

@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from readme_table import write_section
+from readme_table import avx512, write_section
 
 SECTION = "bench_walker.py"
 CHANGED = (1, 2, 3, 6, None)  # None: every column
@@ -67,15 +67,6 @@ def explainers():
     est = xgb.XGBClassifier(n_estimators=120, max_depth=4, n_jobs=1, random_state=0)
     out["credit XGBoost 120x4"] = geco.Explainer(one_hot_pipeline(credit.X, est).fit(credit.X, credit.y), credit.X)
     return out
-
-
-def avx512() -> str:
-    """Whether this CPU has AVX-512 (the walker's 8-lane gathers are one instruction there)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return "unknown"
-    return "yes" if "avx512f" in flags else "no"
 
 
 def cpu_us(f, n: int, repeats: int) -> tuple[np.ndarray, float]:

@@ -14,22 +14,43 @@ from pathlib import Path
 README = Path(__file__).with_name("README.md")
 
 
+def _cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
+
+
+def cpu_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo``; else what ``platform`` knows)."""
+    m = re.search(r"^model name\s*:\s*(.+)$", _cpuinfo(), re.M)
+    return m.group(1).strip() if m else (platform.processor() or platform.machine() or "unknown CPU")
+
+
+def avx512() -> str:
+    """Whether the CPU has AVX-512 (avx512f): "yes", "no", or "unknown" without ``/proc/cpuinfo``."""
+    info = _cpuinfo()
+    return ("yes" if "avx512f" in info else "no") if info else "unknown"
+
+
 def machine() -> str:
     """One line saying where a table was measured."""
     import os
 
-    cpu = platform.processor() or platform.machine()
-    avx512 = "AVX-512 unknown"
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-        for line in info.splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-        avx512 = "AVX-512 " + ("yes" if "avx512f" in info else "no")
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, {avx512}, Python {platform.python_version()}, {date.today()}"
+    return f"{cpu_name()}, {os.cpu_count()} cores, AVX-512 {avx512()}, Python {platform.python_version()}, {date.today()}"
+
+
+def revision(tree: Path) -> str:
+    """The commit a source tree is at ("commit abc1234", "with uncommitted changes" when its
+    tracked files differ from it); its path when it is not a git checkout."""
+    import subprocess
+
+    head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return str(tree)
+    dirty = subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()  # fmt: skip
+    return f"commit {head.stdout.strip()}" + (" with uncommitted changes" if dirty else "")
 
 
 def write_section(title: str, body: str, command: str) -> None:

@@ -87,3 +87,17 @@ def test_answers_differ_when_a_counterfactual_or_the_certificate_differs():
     assert same != bench_versions.answer(_result({"age": [41]}))
     assert same != bench_versions.answer(_result({"age": [40]}, bound=0.41))
     assert same != bench_versions.answer(_result({"age": [40]}, gap=0.1))
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--base", "HEAD", "--settings", "adult-rf,nope"], "unknown setting(s) nope; known: adult-rf"),
+        (["--base", "no-such-revision-here"], "cannot check out --base 'no-such-revision-here'"),
+    ],
+)
+def test_bad_arguments_are_refused_with_the_reason(monkeypatch, capsys, argv, message):
+    monkeypatch.setattr(sys, "argv", ["bench_versions.py", *argv])
+    with pytest.raises(SystemExit) as exit_:
+        bench_versions.main()
+    assert exit_.value.code == 2 and message in capsys.readouterr().err

@@ -12,9 +12,12 @@ third line times the child alone (``python -m geco.search.warm_kernels`` with an
 the compile's CPU, which the background start still spends, on another core. Last, a CLI batch
 of ``--batch-rows`` undesired Adult rows on an empty cache (the batch finds the compiled search
 pays, a child compiles it, the batch switches when it is done), then again on the cache it
-filled: the slowest row says whether any row waited for a compile.
+filled: the slowest row says whether any row waited for a compile. And ``--loop-rows`` single
+``explain`` calls in a loop in one fresh process on an empty cache: the searches earn the
+kernels (rent or buy) after ~95 s of numpy searches, a child compiles them meanwhile, and the
+slowest call says whether one waited for it.
 
-    python benchmarks/bench_first_use.py [--seconds 45] [--batch-rows 2500] [--no-readme]
+    python benchmarks/bench_first_use.py [--seconds 45] [--batch-rows 2500] [--loop-rows 4000] [--no-readme]
 """
 
 from __future__ import annotations
@@ -108,6 +111,51 @@ def batch_run(rows: int, tmp: Path, cache: Path) -> dict:
     }  # fmt: skip
 
 
+LOOP = """
+import json, sys, time, warnings
+import numpy as np
+import geco
+from geco.models import default_model
+warnings.simplefilter("ignore")
+n = int(sys.argv[1])
+data = geco.datasets.load_adult()
+model = default_model(data.X, data.y, cache=True)
+explainer = geco.Explainer(model, data.X, constraints=data.constraints, desired_class=1)
+undesired = np.flatnonzero(model.predict_proba(data.X)[:, 1] <= 0.5)
+rows = [int(undesired[i % len(undesired)]) for i in range(n)]
+seconds, compiled = [], []
+t0 = time.perf_counter()
+for i, r in enumerate(rows):
+    t = time.perf_counter()
+    e = explainer.explain(data.X.iloc[[r]], random_state=i)
+    seconds.append(time.perf_counter() - t)
+    compiled.append(bool(e.stats.get("compiled_search")))
+print(json.dumps({"wall": time.perf_counter() - t0, "seconds": seconds, "compiled": compiled}))
+"""
+
+
+def loop_run(rows: int, cache: Path) -> dict:
+    """``rows`` single ``explain`` calls in one fresh process (Adult, default model) with
+    ``cache`` as numba's cache: wall seconds, the first call the compiled search ran, the
+    slowest call, the median call before and after that one."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    env.pop("GECO_SEARCH_NATIVE", None)
+    done = subprocess.run([sys.executable, "-c", LOOP, str(rows)], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the loop failed: {done.stderr.strip()}")
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    seconds, compiled = np.array(out["seconds"]), out["compiled"]
+    first = next((i for i, c in enumerate(compiled) if c), None)
+    before = seconds[:first] if first is not None else seconds
+    after = seconds[first + 1 :] if first is not None else seconds[:0]
+    return {
+        "rows": len(seconds), "wall": out["wall"], "first": first, "slowest": float(seconds.max()),
+        "slowest_at": int(seconds.argmax()),
+        "before_ms": 1e3 * float(np.median(before)) if len(before) else None,
+        "after_ms": 1e3 * float(np.median(after)) if len(after) else None,
+    }  # fmt: skip
+
+
 def _s(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
@@ -116,6 +164,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=45.0, help="how long the client sends requests from each start")
     ap.add_argument("--batch-rows", type=int, default=2500, help="rows of the CLI batch run on an empty cache (0: none)")
+    ap.add_argument("--loop-rows", type=int, default=4000,
+                    help="single explain calls in one process on an empty cache (0: none)")
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
@@ -141,6 +191,7 @@ def main() -> None:
             empty = Path(tempfile.mkdtemp(dir=tmp))
             batches["numba's cache empty"] = batch_run(args.batch_rows, tmp, empty)
             batches["numba's cache filled (the run above)"] = batch_run(args.batch_rows, tmp, empty)
+        loop = loop_run(args.loop_rows, Path(tempfile.mkdtemp(dir=tmp))) if args.loop_rows else None
     lines = [
         "| start, numba's cache empty | ready after s | compiled answers from s | numpy search ms (median) | compiled ms (median) | requests |",
         "|---|---|---|---|---|---|",
@@ -160,6 +211,13 @@ def main() -> None:
             rows.append(f"| {name} | {b['rows']} | {b['wall']:.1f} | {'-' if b['first'] is None else b['first']} | "
                         f"{b['slowest']:.2f} | {_s(b['before_ms'])} | {_s(b['after_ms'])} |")  # fmt: skip
         note += "\n\n" + "\n".join(rows)
+    if loop is not None:
+        note += (
+            "\n\n| single `explain` calls in a loop, one process | calls | wall s | first compiled call | slowest call s (at) "
+            "| numpy search ms (median) | compiled ms (median) |\n|---|---|---|---|---|---|---|\n"
+            f"| numba's cache empty | {loop['rows']} | {loop['wall']:.1f} | {'-' if loop['first'] is None else loop['first']} | "
+            f"{loop['slowest']:.2f} ({loop['slowest_at']}) | {_s(loop['before_ms'])} | {_s(loop['after_ms'])} |"
+        )  # fmt: skip
     print(table + "\n\n" + note)
     if args.no_readme:
         return
@@ -167,7 +225,8 @@ def main() -> None:
         "One `geco serve` worker (Adult, default RF-100 model, bundled rules), one client on 127.0.0.1 sending "
         f"undesired rows one at a time for {args.seconds:g} s from the start; seconds from the start.\n\n" + table + "\n\n" + note
     )
-    command = f"python benchmarks/bench_first_use.py --seconds {args.seconds:g} --batch-rows {args.batch_rows}"
+    command = (f"python benchmarks/bench_first_use.py --seconds {args.seconds:g} --batch-rows {args.batch_rows} "
+               f"--loop-rows {args.loop_rows}")  # fmt: skip
     write_section("First use on a fresh install", body, command)
 
 

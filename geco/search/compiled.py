@@ -16,7 +16,8 @@ them the first time after an install, about twenty). ``SearchConfig.native``:
 Where the kernels are not in numba's cache yet, a long job does not stop for the compile: it
 starts it in a child process (:func:`compile_in_background`, :mod:`geco.search.warm_kernels`)
 and goes on with the reference until the child has filled the cache, then loads them in half a
-second (:func:`load_kernels_if_compiled`): ``geco serve`` at start-up, a batch once they pay.
+second (:func:`load_kernels_if_compiled`): ``geco serve`` at start-up, a batch once they pay,
+single searches once they have earned them (a Dask worker's among them).
 
 The environment variable ``GECO_SEARCH_NATIVE=1`` turns the kernels on for every search, ``0``
 off.
@@ -111,17 +112,25 @@ def kernels_earned() -> bool:
 def compiled_kernels(native: bool | None = True, may_load: bool = False) -> ModuleType | None:
     """The kernels a search with ``SearchConfig.native`` = ``native`` runs, or None for the
     numpy reference (see the module docstring); under the default, ``may_load``: load them
-    here when this process has earned them (:func:`kernels_earned`)."""
+    here when this process has earned them (:func:`kernels_earned`), from numba's cache. Earned
+    but not in the cache, they are compiled in a child process (:func:`compile_in_background`)
+    while the searches go on in the reference, and loaded by the first search after it is done:
+    a loop of single explanations never stops ~20 s for the compile."""
     switch = _switch()
     if switch == "0" or (native is False and switch != "1"):
         return None
     if native is None and switch != "1":
         loaded = sys.modules.get(_MODULE)
-        if loaded is None and may_load and _background[0] is not None and _background[0].state() != "done":
-            return None  # a child compiles them (or failed to): never compile here meanwhile
-        if loaded is None and may_load and kernels_earned():
-            return load_kernels()
-        return loaded
+        if loaded is not None or not may_load:
+            return loaded
+        job = _background[0]
+        if job is not None:  # a child compiles them (or failed to): never compile here; loaded once done
+            return load_kernels() if job.state() == "done" and kernels_earned() else None
+        if not kernels_earned():
+            return None
+        if kernels_cached() or compile_in_background() is None:
+            return load_kernels()  # from the cache; or, where no child process can start, compiled here
+        return None  # earned, not in the cache: a child compiles them while the searches go on
     return load_kernels()
 
 

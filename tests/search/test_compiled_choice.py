@@ -217,6 +217,32 @@ print(json.dumps(out))
 """
 
 
+# single explanations that have earned the kernels on a fresh install (not in numba's cache): a
+# child compiles them, gated by a file as below, while the searches go on in the reference
+SINGLES_BACKGROUND = SETUP + """
+gate, status = sys.argv[1], int(sys.argv[2])
+compiled.FIRST_USE_SECONDS = (0.01, 0.01)
+compiled.kernels_cached = lambda: False
+child = [sys.executable, "-c", f"import os, sys, time\\nwhile not os.path.exists({gate!r}): time.sleep(0.01)\\n"
+         f"print('numba: no compiler here', file=sys.stderr)\\nsys.exit({status})"]
+init = compiled.BackgroundCompile.__init__
+compiled.BackgroundCompile.__init__ = lambda self, command=None: init(self, child)
+seeds = geco.batch.row_seeds(1, len(rows))
+first = [explainer.explain(rows.iloc[[i]], random_state=seeds[i]) for i in range(4)]
+out["while_compiling"] = [e.stats["compiled_search"] for e in first]
+out["numba_while_compiling"] = "numba" in sys.modules
+out["state_while"] = compiled.background_compile().state()
+open(gate, "w").close()
+with warnings.catch_warnings(record=True) as said:
+    warnings.simplefilter("always")
+    out["state"] = compiled.background_compile().wait(60)
+    singles = [explainer.explain(rows.iloc[[i]], random_state=seeds[i]) for i in range(len(rows))]
+out["warnings"] = [str(w.message) for w in said]
+out["singles"] = [e.counterfactuals.to_csv() for e in singles]
+out["singles_compiled"] = [e.stats["compiled_search"] for e in singles]
+print(json.dumps(out))
+"""
+
 # a fresh install: the kernels not in numba's cache; the child that would compile them waits for
 # a file instead (the test decides when it is done) and exits with ``status``
 BACKGROUND = SETUP + """
@@ -354,6 +380,38 @@ def test_single_explanations_load_it_once_earned_never_under_a_budget():
     assert all(out["singles_compiled"])  # the first search without a budget loaded them
     assert out["singles"] == out["reference"]
 
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_single_explanations_that_earned_the_kernels_do_not_stop_for_the_compile(tmp_path, status):
+    """Earned on a fresh install, the kernels compile in a child while the searches go on in
+    the reference (numba not even imported); the first search after the child is done loads
+    them; a failed child leaves the reference, said once."""
+    out = _fresh_process(SINGLES_BACKGROUND, str(tmp_path / "gate"), str(status))
+    assert out["while_compiling"] == [False] * 4 and not out["numba_while_compiling"]
+    assert out["state_while"] == "running"
+    if status == 0:
+        assert out["state"] == "done" and all(out["singles_compiled"]) and out["warnings"] == []
+    else:
+        assert out["state"] == "failed" and not any(out["singles_compiled"])
+        assert len(out["warnings"]) == 1 and "numba: no compiler here" in out["warnings"][0]
+    assert out["singles"] == out["reference"]
+
+
+def test_earned_where_no_child_can_start_compiles_here_as_before(monkeypatch):
+    def no_process(*args, **kwargs):
+        raise OSError("no new processes here")
+
+    monkeypatch.setattr(compiled, "_background", [None])
+    monkeypatch.setattr(compiled, "BackgroundCompile", no_process)
+    monkeypatch.setattr(compiled, "kernels_loaded", lambda: False)
+    monkeypatch.setattr(compiled, "kernels_cached", lambda: False)
+    monkeypatch.setattr(compiled, "kernels_earned", lambda: True)
+    monkeypatch.delitem(sys.modules, "geco.search.kernels")  # restored after the test
+    monkeypatch.setattr(compiled, "load_kernels", lambda: "loaded here")
+    monkeypatch.delenv("GECO_SEARCH_NATIVE", raising=False)
+    assert compiled_kernels(None, may_load=True) == "loaded here" and compiled.background_compile() is None
+    monkeypatch.setattr(compiled, "kernels_earned", lambda: False)
+    assert compiled_kernels(None, may_load=True) is None
 
 def test_rent_or_buy_rule(monkeypatch):
     monkeypatch.setattr(compiled, "_reference_seconds", [0.0])

@@ -166,7 +166,8 @@ class Explainer:
         counterfactual.
     patience : generations without improvement (of the best score while no counterfactual is
         found, else of the top k) after which the search stops or, without a counterfactual,
-        restarts at most twice (5).
+        restarts at most twice (5); at most 2 once the top k are settled counterfactuals and only
+        more distinct options are missing.
     diversity : the k counterfactuals returned differ in what they change: a candidate that
         changes the same features as a better one (or those and more) is skipped unless one of
         those features differs from it by at least this fraction of the feature's range (a

@@ -268,3 +268,37 @@ def test_stored_columns_count_each_rows_delta_columns():
     assert len(pool.starts()) > 10
     assert search.stored_columns(pool) == int((pool.changed @ search.row_cols).sum())
     assert search.stored_columns(search.empty()) == 0
+
+
+@pytest.mark.parametrize("patience", [1, 5])
+def test_settled_top_k_short_of_options_stops_after_settled_patience(monkeypatch, patience):
+    """a + b > 22 has two distinct options (a alone, b alone), fewer than k = 5: once the top k
+    are settled counterfactuals the search seeks only more options, and stops after
+    SETTLED_PATIENCE (at most ``patience``) generations without a better one, not ``patience``."""
+    log = []
+    select, update = GeneticSearch.select, Stagnation.update
+
+    def logged_select(self, population, new):
+        out, converged = select(self, population, new)
+        log.append({"converged": converged})
+        return out, converged
+
+    def logged_update(self, top, options):
+        found = update(self, top, options)
+        log[-1].update(found=found, stalled=self.stalled)
+        return found
+
+    monkeypatch.setattr(GeneticSearch, "select", logged_select)
+    monkeypatch.setattr(Stagnation, "update", logged_update)
+    out = make_search(seed=3, k=5, patience=patience).run()
+    generations = [g for g in log if "stalled" in g]  # the loop's selections (not polishing's)
+    assert out.stop == "stagnated" and np.isfinite(out.score[0]) and len(generations) == out.generations
+    limit = min(patience, geco.search.loop.SETTLED_PATIENCE)
+
+    def stops(i, g):
+        settled = g["converged"] and g["found"]
+        return i + 1 >= 3 and g["stalled"] >= (limit if settled else patience)
+
+    assert [stops(i, g) for i, g in enumerate(generations)] == [False] * (out.generations - 1) + [True]
+    last = generations[-1]
+    assert last["converged"] and limit <= last["stalled"] and (patience == 1 or last["stalled"] < patience)

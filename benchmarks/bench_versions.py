@@ -9,7 +9,9 @@ explanations alternate row by row (the order flips every row). Each row gives a 
 seconds (``time.process_time``, every thread's) of the two trees on the same instance and seed;
 the table gives the median ratio with a bootstrap 90 % interval, the ratio of the totals, and on
 how many rows both trees returned the same explanation (counterfactual tables, outcome, bound
-and gap).
+and gap). Where a change is meant to change answers, a second table judges them row by row:
+found, the best counterfactual's distance, the mean distance over the options returned, how
+many options, the features the best one changes.
 
     python benchmarks/bench_versions.py --base <git revision> [--n 60] [--settings adult-rf,credit-xgb] [--search compiled] [--no-readme]
 
@@ -17,7 +19,7 @@ and gap).
 (default: this checkout) is the tree under test. The compiled search of a tree that has not run
 before compiles its kernels first (about twenty seconds, outside the timings). Settings:
 ``adult-rf`` (Adult RF-100, the default model), ``credit-xgb`` (Credit XGBoost 120x4),
-``credit-rf`` (Credit RF-100), ``adult-lgbm`` (Adult LightGBM 200), ``wide`` (``make_wide.py``'s
+``credit-rf`` (Credit RF-100), ``adult-lgbm`` (Adult LightGBM 200), ``adult-xgb``, ``credit-lgbm``, ``wide`` (``make_wide.py``'s
 table of ``--wide-rows`` x 115 with ``bench_wide.py``'s RF-50 and rules); the XGBoost and
 LightGBM ones need those libraries (``geco[bench]``).
 """
@@ -47,6 +49,8 @@ SETTINGS = {
     "credit-xgb": ("credit", "xgb120x4", "Credit XGBoost 120x4"),
     "credit-rf": ("credit", "rf100", "Credit RF-100"),
     "adult-lgbm": ("adult", "lgbm200", "Adult LightGBM 200"),
+    "adult-xgb": ("adult", "xgb120x4", "Adult XGBoost 120x4"),
+    "credit-lgbm": ("credit", "lgbm200", "Credit LightGBM 200"),
     "wide": ("wide", "rf50", "wide table x 115, RF-50 depth 8"),
 }
 
@@ -86,6 +90,35 @@ def answer(result: Any) -> str:
     """What must be equal for two explanations to be the same."""
     text = result.counterfactuals.to_csv() + repr((result.outcome, result.bound, result.gap, result.x_probability))
     return hashlib.sha1(text.encode()).hexdigest()
+
+
+def quality(result: Any) -> dict[str, float]:
+    """What an explanation's quality is judged by: found or not, the best counterfactual's
+    distance and features changed, the mean distance over the options returned, their count."""
+    cfs = result.counterfactuals
+    cfs = cfs[cfs["counterfactual"].astype(bool)] if len(cfs) else cfs
+    if not result.success or len(cfs) == 0:
+        return {"found": 0.0, "best": np.inf, "mean": np.inf, "options": 0.0, "changed": np.nan}
+    d = cfs["distance"].to_numpy(dtype=float)
+    return {"found": 1.0, "best": float(d.min()), "mean": float(d.mean()), "options": float(len(d)),
+            "changed": float(cfs["n_changed"].iloc[0])}  # fmt: skip
+
+
+def compare_quality(base: list[dict[str, float]], head: list[dict[str, float]]) -> dict[str, Any]:
+    """Head's explanations against base's, row by row: found; rows whose best (mean over the
+    options) distance is worse / better by more than 1e-9 relative, the largest ratio and the
+    geometric mean ratio over rows both found; mean options and features changed."""
+    b = {k: np.array([q[k] for q in base]) for k in base[0]}
+    h = {k: np.array([q[k] for q in head]) for k in head[0]}
+    both = (b["found"] > 0) & (h["found"] > 0)
+    out: dict[str, Any] = {"found": (int(b["found"].sum()), int(h["found"].sum()))}
+    for k in ("best", "mean"):
+        ratio = h[k][both] / b[k][both] if both.any() else np.ones(1)
+        out[k] = {"worse": int((ratio > 1 + 1e-9).sum()), "better": int((ratio < 1 - 1e-9).sum()),
+                  "max": float(ratio.max()), "geo": float(np.exp(np.mean(np.log(ratio))))}  # fmt: skip
+    for k in ("options", "changed"):
+        out[k] = (float(np.nanmean(b[k][both])), float(np.nanmean(h[k][both]))) if both.any() else (np.nan, np.nan)
+    return out
 
 
 def bootstrap_median(ratios: np.ndarray, seed: int = 0, draws: int = 2000) -> tuple[float, float]:
@@ -137,6 +170,7 @@ def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide
         finally:
             tree.leave()
     cpu: dict[str, list[float]] = {name: [] for name in trees}
+    judged: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     same = 0
     for i, r in enumerate(rows[3:]):
         frame = X.iloc[[int(r)]]
@@ -150,6 +184,7 @@ def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide
             finally:
                 trees[name].leave()
             digests[name] = answer(res)
+            judged[name].append(quality(res))
         same += digests["base"] == digests["head"]
     base, new = np.array(cpu["base"]), np.array(cpu["head"])
     ratios = new / base
@@ -157,6 +192,7 @@ def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide
     return {
         "rows": len(ratios), "base_ms": 1e3 * float(np.median(base)), "head_ms": 1e3 * float(np.median(new)),
         "ratio": float(np.median(ratios)), "lo": lo, "hi": hi, "total": float(new.sum() / base.sum()), "same": same,
+        "quality": compare_quality(judged["base"], judged["head"]),
     }  # fmt: skip
 
 
@@ -200,6 +236,20 @@ def main() -> None:
             f"| {SETTINGS[s][2]} | {r['rows']} | {r['base_ms']:.1f} | {r['head_ms']:.1f} | "
             f"{r['ratio']:.3f} ({r['lo']:.3f}-{r['hi']:.3f}) | {r['total']:.3f} | {r['same']}/{r['rows']} |"
         )
+    lines += [
+        "",
+        "| setting | found base / head | best distance: rows worse / better (largest ratio) | mean distance of the options: "
+        "rows worse / better (largest ratio), geometric mean ratio | options base / head | features changed (best) base / head |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s, r in results.items():
+        q = r["quality"]
+        lines.append(
+            f"| {SETTINGS[s][2]} | {q['found'][0]} / {q['found'][1]} | {q['best']['worse']} / {q['best']['better']} "
+            f"({q['best']['max']:.3f}) | {q['mean']['worse']} / {q['mean']['better']} ({q['mean']['max']:.3f}), "
+            f"{q['mean']['geo']:.4f} | {q['options'][0]:.2f} / {q['options'][1]:.2f} | "
+            f"{q['changed'][0]:.2f} / {q['changed'][1]:.2f} |"
+        )  # fmt: skip
     table = "\n".join(lines)
     print(table)
     if args.no_readme:

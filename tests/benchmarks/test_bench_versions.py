@@ -89,6 +89,23 @@ def test_answers_differ_when_a_counterfactual_or_the_certificate_differs():
     assert same != bench_versions.answer(_result({"age": [40]}, gap=0.1))
 
 
+def _found(distances, changed=1, success=True):
+    table = {"distance": distances, "counterfactual": [True] * len(distances), "n_changed": [changed] * len(distances)}
+    return SimpleNamespace(counterfactuals=pd.DataFrame(table), success=success)
+
+
+def test_quality_is_compared_row_by_row():
+    q = bench_versions.quality
+    base = [q(_found([0.1, 0.3])), q(_found([0.2, 0.4, 0.6], changed=2)), q(_found([0.5])), q(_found([], success=False))]
+    head = [q(_found([0.1, 0.5])), q(_found([0.1, 0.4, 0.6], changed=1)), q(_found([0.5])), q(_found([0.9]))]
+    out = bench_versions.compare_quality(base, head)
+    assert out["found"] == (3, 4)
+    assert (out["best"]["worse"], out["best"]["better"], out["best"]["max"]) == (0, 1, 1.0)
+    assert (out["mean"]["worse"], out["mean"]["better"]) == (1, 1)  # 0.2 -> 0.3; 0.4 -> 0.3667
+    assert out["mean"]["max"] == pytest.approx(1.5)
+    assert out["mean"]["geo"] == pytest.approx((1.5 * (1.1 / 1.2)) ** (1 / 3))
+    assert out["options"] == (2.0, 2.0) and out["changed"] == (4 / 3, 1.0)  # over the rows both found
+
 @pytest.mark.parametrize(
     "argv, message",
     [

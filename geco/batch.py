@@ -49,11 +49,11 @@ import pandas as pd
 from geco.answers import constraints_record
 from geco.result import RESERVED_COLUMNS, Explanation, drop_partial_last_line
 from geco.search.compiled import (
+    buy_kernels,
     compile_in_background,
     kernels_cached,
     kernels_loaded,
     kernels_pay,
-    load_kernels,
     load_kernels_if_compiled,
 )
 from plaf_grammar import SchemaError
@@ -322,11 +322,8 @@ def _load_kernels_if_they_pay(overrides: dict, rows_left: int, per_row: float) -
     search, and loaded once it is done."""
     if overrides.get("native") is not None or kernels_loaded() or load_kernels_if_compiled() is not None:
         return
-    # a load from the cache; else a child compiles them (one per process: while it runs, or if it
-    # failed, it is returned again and nothing compiles here); where none can start, the compile
-    # here as it was
-    if kernels_pay(rows_left, per_row) and (kernels_cached() or compile_in_background() is None):
-        load_kernels()
+    if kernels_pay(rows_left, per_row):
+        buy_kernels()
 
 
 def _run_local(explainer, X, seeds, overrides, workers, client, chunk_size, bar):

@@ -40,7 +40,7 @@ from types import ModuleType
 
 from geco.search.kernel_lock import compile_running
 
-__all__ = ["FIRST_USE_SECONDS", "KERNELS_SAVE", "BackgroundCompile", "background_compile", "compile_in_background",
+__all__ = ["FIRST_USE_SECONDS", "KERNELS_SAVE", "BackgroundCompile", "background_compile", "buy_kernels", "compile_in_background",
            "compiled_kernels", "first_use_seconds", "kernels_available", "kernels_cache_dir", "kernels_cached", "kernels_earned",
            "kernels_loaded", "kernels_pay", "load_kernels", "load_kernels_if_compiled", "note_reference_search"]
 
@@ -121,16 +121,9 @@ def compiled_kernels(native: bool | None = True, may_load: bool = False) -> Modu
         return None
     if native is None and switch != "1":
         loaded = sys.modules.get(_MODULE)
-        if loaded is not None or not may_load:
+        if loaded is not None or not may_load or not kernels_earned():
             return loaded
-        job = _background[0]
-        if job is not None:  # a child compiles them (or failed to): never compile here; loaded once done
-            return load_kernels() if job.state() == "done" and kernels_earned() else None
-        if not kernels_earned():
-            return None
-        if kernels_cached() or compile_in_background() is None:
-            return load_kernels()  # from the cache; or, where no child process can start, compiled here
-        return None  # earned, not in the cache: a child compiles them while the searches go on
+        return buy_kernels()
     return load_kernels()
 
 
@@ -250,6 +243,16 @@ def compile_in_background() -> BackgroundCompile | None:
     except OSError:  # no child process here: the kernels load (and compile) when a job buys them
         return None
     return _background[0]
+
+
+def buy_kernels() -> ModuleType | None:
+    """The kernels for a job that has found they pay: loaded now from numba's cache (also once
+    this process's background compile is done); not in it, None while a child process compiles
+    them (:func:`compile_in_background`, one per process; a failed one is not retried) and the
+    job goes on in the reference; where no child process can start, compiled here."""
+    if kernels_cached() or compile_in_background() is None:
+        return load_kernels()
+    return None
 
 
 def load_kernels_if_compiled() -> ModuleType | None:

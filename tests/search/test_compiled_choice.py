@@ -146,7 +146,7 @@ def test_where_no_child_can_start_a_batch_compiles_here_as_before(monkeypatch):
         monkeypatch.setattr(module, "kernels_loaded", lambda: False)
         monkeypatch.setattr(module, "kernels_cached", lambda: False)
     monkeypatch.setattr(geco.batch, "kernels_pay", lambda rows_left, per_row: True)
-    monkeypatch.setattr(geco.batch, "load_kernels", lambda: loads.append("here"))
+    monkeypatch.setattr(compiled, "load_kernels", lambda: loads.append("here"))
     geco.batch._load_kernels_if_they_pay({}, 1000, 0.05)
     assert loads == ["here"] and compiled.background_compile() is None
 
@@ -196,7 +196,7 @@ single = explainer.explain(rows.iloc[[0]], random_state=5)
 out["single_compiled"] = single.stats["compiled_search"]
 out["numba_after_single"] = "numba" in sys.modules
 geco.batch.kernels_pay = lambda rows_left, per_row: True  # this batch pays from its first check on
-geco.batch.kernels_cached = lambda: True  # numba's cache holds them: a load here, not a child's compile
+geco.batch.kernels_cached = compiled.kernels_cached = lambda: True  # in numba's cache: a load, not a child's compile
 batch = explainer.explain_many(rows, random_state=1, progress=False)
 out["batch"] = [e.counterfactuals.to_csv() for e in batch]
 out["batch_compiled"] = [e.stats["compiled_search"] for e in batch]
@@ -217,16 +217,23 @@ print(json.dumps(out))
 """
 
 
-# single explanations that have earned the kernels on a fresh install (not in numba's cache): a
-# child compiles them, gated by a file as below, while the searches go on in the reference
-SINGLES_BACKGROUND = SETUP + """
+# a fresh install: the kernels not in numba's cache; the child that would compile them waits for
+# a file instead (the test decides when it is done) and exits with ``status``
+GATED_CHILD = """
+import pathlib, tempfile
 gate, status = sys.argv[1], int(sys.argv[2])
-compiled.FIRST_USE_SECONDS = (0.01, 0.01)
-compiled.kernels_cached = lambda: False
+empty = pathlib.Path(tempfile.mkdtemp())
+compiled.kernels_cache_dir = lambda: empty  # geco's estimate sees an empty cache; numba keeps its own
 child = [sys.executable, "-c", f"import os, sys, time\\nwhile not os.path.exists({gate!r}): time.sleep(0.01)\\n"
          f"print('numba: no compiler here', file=sys.stderr)\\nsys.exit({status})"]
 init = compiled.BackgroundCompile.__init__
 compiled.BackgroundCompile.__init__ = lambda self, command=None: init(self, child)
+"""
+
+# single explanations that have earned the kernels on a fresh install (not in numba's cache): a
+# child compiles them, gated by a file as below, while the searches go on in the reference
+SINGLES_BACKGROUND = SETUP + GATED_CHILD + """
+compiled.FIRST_USE_SECONDS = (0.005, 0.01)  # earned after about 0.05 s of reference searches
 seeds = geco.batch.row_seeds(1, len(rows))
 first = [explainer.explain(rows.iloc[[i]], random_state=seeds[i]) for i in range(4)]
 out["while_compiling"] = [e.stats["compiled_search"] for e in first]
@@ -243,17 +250,9 @@ out["singles_compiled"] = [e.stats["compiled_search"] for e in singles]
 print(json.dumps(out))
 """
 
-# a fresh install: the kernels not in numba's cache; the child that would compile them waits for
-# a file instead (the test decides when it is done) and exits with ``status``
-BACKGROUND = SETUP + """
-import os
-gate, status = sys.argv[1], int(sys.argv[2])
+# a batch on that fresh install
+BACKGROUND = SETUP + GATED_CHILD + """
 geco.batch.kernels_pay = lambda rows_left, per_row: True
-geco.batch.kernels_cached = compiled.kernels_cached = lambda: False
-child = [sys.executable, "-c", f"import os, sys, time\\nwhile not os.path.exists({gate!r}): time.sleep(0.01)\\n"
-         f"print('numba: no compiler here', file=sys.stderr)\\nsys.exit({status})"]
-init = compiled.BackgroundCompile.__init__
-compiled.BackgroundCompile.__init__ = lambda self, command=None: init(self, child)
 first = explainer.explain_many(rows.iloc[:4], random_state=1, progress=False)
 out["while_compiling"] = [e.stats["compiled_search"] for e in first]
 out["numba_while_compiling"] = "numba" in sys.modules

@@ -85,30 +85,44 @@ def child_alone(tmp: Path) -> tuple[float, float]:
     return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), wall
 
 
+def default_search_env(cache: Path) -> dict[str, str]:
+    """This process's environment with ``cache`` as numba's cache and the search left to its
+    default (no ``GECO_SEARCH_NATIVE``)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    env.pop("GECO_SEARCH_NATIVE", None)
+    return env
+
+
+def switch_summary(seconds: list[float], compiled: list[bool], wall: float) -> dict:
+    """Explanations in order (``seconds`` each, whether the ``compiled`` search ran each): their
+    count, ``wall``, the first the compiled search ran (None: none), the slowest and where it
+    sits, and the median before and after the first compiled one (None where there is none)."""
+    seconds = np.asarray(seconds, dtype=float)
+    first = next((i for i, c in enumerate(compiled) if c), None)
+    before = seconds[:first] if first is not None else seconds
+    after = seconds[first + 1 :] if first is not None else seconds[:0]
+    return {
+        "rows": len(seconds), "wall": wall, "first": first, "slowest": float(seconds.max()),
+        "slowest_at": int(seconds.argmax()),
+        "before_ms": 1e3 * float(np.median(before)) if len(before) else None,
+        "after_ms": 1e3 * float(np.median(after)) if len(after) else None,
+    }  # fmt: skip
+
+
 def batch_run(rows: int, tmp: Path, cache: Path) -> dict:
     """``geco explain --dataset adult --all-undesired --limit rows`` with ``cache`` as numba's
     cache: wall seconds, the first row the compiled search ran, the slowest row, and the median
     row before and after that one."""
     out = tmp / f"batch-{cache.name}.jsonl"
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
-    env.pop("GECO_SEARCH_NATIVE", None)
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "geco", "explain", "--dataset", "adult", "--all-undesired", "--limit",
-                           str(rows), "--out", str(out)], env=env, capture_output=True, text=True)  # fmt: skip
+                           str(rows), "--out", str(out)], env=default_search_env(cache), capture_output=True, text=True)  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"the batch failed: {done.stderr.strip()}")
     wall = time.perf_counter() - t0
     stats = [json.loads(line).get("stats", {}) for line in out.read_text().splitlines()]
     stats = [s for s in stats if "seconds_total" in s]
-    seconds = np.array([s["seconds_total"] for s in stats])
-    first = next((i for i, s in enumerate(stats) if s.get("compiled_search")), None)
-    before = seconds[:first] if first is not None else seconds
-    after = seconds[first + 1 :] if first is not None else seconds[:0]
-    return {
-        "rows": len(stats), "wall": wall, "first": first, "slowest": float(seconds.max()),
-        "before_ms": 1e3 * float(np.median(before)) if len(before) else None,
-        "after_ms": 1e3 * float(np.median(after)) if len(after) else None,
-    }  # fmt: skip
+    return switch_summary([s["seconds_total"] for s in stats], [bool(s.get("compiled_search")) for s in stats], wall)
 
 
 LOOP = """
@@ -138,22 +152,12 @@ def loop_run(rows: int, cache: Path) -> dict:
     """``rows`` single ``explain`` calls in one fresh process (Adult, default model) with
     ``cache`` as numba's cache: wall seconds, the first call the compiled search ran, the
     slowest call, the median call before and after that one."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
-    env.pop("GECO_SEARCH_NATIVE", None)
-    done = subprocess.run([sys.executable, "-c", LOOP, str(rows)], env=env, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", LOOP, str(rows)], env=default_search_env(cache), capture_output=True,
+                          text=True)  # fmt: skip
     if done.returncode != 0:
         raise RuntimeError(f"the loop failed: {done.stderr.strip()}")
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    seconds, compiled = np.array(out["seconds"]), out["compiled"]
-    first = next((i for i, c in enumerate(compiled) if c), None)
-    before = seconds[:first] if first is not None else seconds
-    after = seconds[first + 1 :] if first is not None else seconds[:0]
-    return {
-        "rows": len(seconds), "wall": out["wall"], "first": first, "slowest": float(seconds.max()),
-        "slowest_at": int(seconds.argmax()),
-        "before_ms": 1e3 * float(np.median(before)) if len(before) else None,
-        "after_ms": 1e3 * float(np.median(after)) if len(after) else None,
-    }  # fmt: skip
+    return switch_summary(out["seconds"], out["compiled"], out["wall"])
 
 
 def _s(v: float | None) -> str:
@@ -168,6 +172,9 @@ def main() -> None:
                     help="single explain calls in one process on an empty cache (0: none)")
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
     args = ap.parse_args()
+    if args.seconds <= 0 or args.batch_rows < 0 or args.loop_rows < 0:
+        ap.error(f"--seconds must be above 0 and --batch-rows, --loop-rows at least 0, got {args.seconds:g}, "
+                 f"{args.batch_rows} and {args.loop_rows}")  # fmt: skip
     warnings.simplefilter("ignore")
     import geco
     from geco.models import default_model

@@ -206,6 +206,8 @@ def main() -> None:
     ap.add_argument("--wide-rows", type=int, default=200_000, help="rows of the wide table (make_wide.py)")
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
     args = ap.parse_args()
+    if args.n < 1:
+        ap.error(f"--n must be at least 1, got {args.n}")
     unknown = sorted(set(args.settings.split(",")) - set(SETTINGS))
     if unknown:
         ap.error(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(SETTINGS)}")

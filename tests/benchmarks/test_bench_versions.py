@@ -106,11 +106,13 @@ def test_quality_is_compared_row_by_row():
     assert out["mean"]["geo"] == pytest.approx((1.5 * (1.1 / 1.2)) ** (1 / 3))
     assert out["options"] == (2.0, 2.0) and out["changed"] == (4 / 3, 1.0)  # over the rows both found
 
+
 @pytest.mark.parametrize(
     "argv, message",
     [
         (["--base", "HEAD", "--settings", "adult-rf,nope"], "unknown setting(s) nope; known: adult-rf"),
         (["--base", "no-such-revision-here"], "cannot check out --base 'no-such-revision-here'"),
+        (["--base", "HEAD", "--n", "0"], "--n must be at least 1, got 0"),
     ],
 )
 def test_bad_arguments_are_refused_with_the_reason(monkeypatch, capsys, argv, message):

@@ -20,8 +20,8 @@ The loop stops
 * on stagnation: ``patience`` generations without improvement of the best score (no
   counterfactual yet) or of the top ``k`` scores; ``SETTLED_PATIENCE`` (fewer) while the top
   ``k`` are settled, the paper's rule met but fewer than ``k`` distinct options archived, as
-  then only more options are sought (measured on 620 explanations: the same best answers, the
-  options as close, 3-22 % fewer candidates where options are few). Without a counterfactual it
+  then only more options are sought, and where options are few (Adult) most do not exist
+  (``benchmarks/README.md``, "Versions"). Without a counterfactual it
   first restarts (up to twice): the next seeds, a fresh initial population, and mutants that
   change twice as many groups at once; or
 * after ``max_generations``, or

@@ -152,8 +152,9 @@ def workload(setting: str, head: Tree, wide_rows: int) -> tuple[Any, Any, Any]:
         head.leave()
 
 
-def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide_rows: int) -> dict[str, Any]:
-    """Both trees on the first ``n`` undesired rows of ``setting`` (after three warm-up rows)."""
+def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide_rows: int, k: int = 5) -> dict[str, Any]:
+    """Both trees on the first ``n`` undesired rows of ``setting`` (after three warm-up rows),
+    ``k`` counterfactuals asked."""
     model, X, constraints = workload(setting, trees["head"], wide_rows)
     col = list(model.classes_).index(1)
     rows = np.flatnonzero(model.predict_proba(X.iloc[:5000])[:, col] <= 0.5)[: n + 3]
@@ -165,7 +166,7 @@ def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide
 
             ex = geco.Explainer(model, X, constraints=constraints, desired_class=1)
             for r in rows[:3]:
-                ex.explain(X.iloc[[int(r)]], random_state=int(r), native=native)
+                ex.explain(X.iloc[[int(r)]], random_state=int(r), native=native, k=k)
             explainers[name] = ex
         finally:
             tree.leave()
@@ -179,7 +180,7 @@ def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide
             trees[name].enter()
             try:
                 t0 = time.process_time()
-                res = explainers[name].explain(frame, random_state=int(r), native=native)
+                res = explainers[name].explain(frame, random_state=int(r), native=native, k=k)
                 cpu[name].append(time.process_time() - t0)
             finally:
                 trees[name].leave()
@@ -202,12 +203,14 @@ def main() -> None:
     ap.add_argument("--head", type=Path, default=HERE.parent, help="source tree under test (default: this checkout)")
     ap.add_argument("--settings", default="adult-rf,credit-xgb")
     ap.add_argument("--n", type=int, default=60)
+    ap.add_argument("--k", type=int, default=5, help="counterfactuals asked per explanation (the Explainer's default: 5)")
     ap.add_argument("--search", choices=("compiled", "numpy"), default="compiled")
     ap.add_argument("--wide-rows", type=int, default=200_000, help="rows of the wide table (make_wide.py)")
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
     args = ap.parse_args()
-    if args.n < 1:
-        ap.error(f"--n must be at least 1, got {args.n}")
+    for name in ("n", "k"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name} must be at least 1, got {getattr(args, name)}")
     unknown = sorted(set(args.settings.split(",")) - set(SETTINGS))
     if unknown:
         ap.error(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(SETTINGS)}")
@@ -225,7 +228,7 @@ def main() -> None:
             for tree in trees.values():
                 tree.load()
             native = args.search == "compiled"
-            results = {s: run_setting(s, trees, args.n, native, args.wide_rows) for s in args.settings.split(",")}
+            results = {s: run_setting(s, trees, args.n, native, args.wide_rows, args.k) for s in args.settings.split(",")}
         finally:
             subprocess.run(["git", "-C", str(head_path), "worktree", "remove", "--force", str(base_path)],
                            capture_output=True)  # fmt: skip
@@ -258,12 +261,13 @@ def main() -> None:
         return
     body = (
         f"base = {base_rev}, head = {revision(head_path)}; {args.search} search, one process, the two "
-        "trees alternating row by row (seed = row), CPU seconds per explanation (every thread's)"
+        f"trees alternating row by row (seed = row), k = {args.k}, CPU seconds per explanation (every thread's)"
         + (f"; the wide table has {args.wide_rows:,} rows" if "wide" in results else "") + ".\n\n" + table
     )
-    command = f"python benchmarks/bench_versions.py --base {args.base} --n {args.n} --settings {args.settings}"
+    command = f"python benchmarks/bench_versions.py --base {args.base} --n {args.n} --k {args.k} --settings {args.settings}"
     command += f" --wide-rows {args.wide_rows}" if "wide" in results else ""
-    write_section("Versions", body, command + (" --search numpy" if args.search == "numpy" else ""))
+    title = "Versions" if args.k == 5 else f"Versions, k = {args.k}"
+    write_section(title, body, command + (" --search numpy" if args.search == "numpy" else ""))
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@ The loop stops
 * on stagnation: ``patience`` generations without improvement of the best score (no
   counterfactual yet) or of the top ``k`` scores; ``SETTLED_PATIENCE`` (fewer) while the top
   ``k`` are settled, the paper's rule met but fewer than ``k`` distinct options archived, as
-  then only more options are sought, and where options are few (Adult) most do not exist
-  (``benchmarks/README.md``, "Versions"). Without a counterfactual it
+  then only more options are sought, and where options are few (Adult: about four a row)
+  most do not exist. Without a counterfactual it
   first restarts (up to twice): the next seeds, a fresh initial population, and mutants that
   change twice as many groups at once; or
 * after ``max_generations``, or
@@ -31,6 +31,9 @@ The loop stops
 
 Besides the population (the ``q`` best) the loop keeps an archive of the best counterfactual of
 every Δ it has seen, from which distinct options are picked (:mod:`geco.search.diversity`).
+Once it holds ``k`` of them, a generation leaves unscored the candidates at least
+``REACH_SLACK`` times the k-th option's distance from ``x``, which no later step could make one
+of the ``k`` (only their children moved towards ``x`` could, and nearer ones are kept for that).
 
 All new candidates of a generation are scored in one pass (``score_blocks``), one block per Δ, so
 a black-box model is called once per generation and a compiled model once per Δ.
@@ -104,6 +107,12 @@ MUTATION_BREADTH = 8
 #: crossover pairs the best rows of at most this many Δ (the best ones): a child per pair, and
 #: nearly every child is a Δ of its own
 CROSSOVER_PARENTS = 32
+#: once k distinct options are archived, a generation's candidates at least REACH_SLACK times the
+#: k-th option's distance from x are not scored: none of them can become one of the k options
+#: (the archive only gets better), so they would serve only as stepping stones, and those within
+#: the slack are kept for that (at k = 1 a quarter of the candidates are left to score; quality:
+#: ``benchmarks/README.md``, "Versions" and "Versions, k = 1")
+REACH_SLACK = 2.0
 
 #: polishing, once the search has stopped with a counterfactual: trade children (geco.search.trade)
 #: and selective mutation of the best TRADE_PARENTS counterfactuals, TRADE_CHILDREN trades each,
@@ -252,6 +261,8 @@ class GeneticSearch:
         self.budget_cuts: list[str] = []
         ctx.kernels = self.kernels
         self.cell_terms = dist_spec.cell_terms()
+        #: a generation's candidates at least this far from x are not scored (:data:`REACH_SLACK`)
+        self.reach = np.inf
 
     def out_of_time(self, step: float = 0.0, what: str = "") -> bool:
         """Whether what is left of the run's time budget is less than ``step`` seconds, the
@@ -276,6 +287,7 @@ class GeneticSearch:
         step = time.perf_counter() - t0  # the initial population's cost predicts the first generation's
         generation, stop, restarts, growth = 0, "max_generations", 0, 1
         progress = Stagnation(self.top_scores(population), self.options(cfg.k)[0])
+        self.reach = REACH_SLACK * progress.best_options[-1]
         if len(population) == 0:
             stop = "no_candidates"
         while len(population) and generation < max(cfg.min_generations, cfg.max_generations):
@@ -283,10 +295,11 @@ class GeneticSearch:
                 stop = "time_budget"
                 break
             t0 = time.perf_counter()
-            new = self.evaluate(self.to_pool(self.breed(population, growth), population))
+            new = self.evaluate(self.to_pool(self.breed(population, growth), population, self.reach))
             population, converged = self.select(population, new)
             generation += 1
             population, option_scores = self.keep_options(population)
+            self.reach = REACH_SLACK * option_scores[-1]
             step = time.perf_counter() - t0
             if converged and generation >= cfg.min_generations and np.isfinite(option_scores[-1]):
                 stop = "converged"
@@ -338,20 +351,24 @@ class GeneticSearch:
     def mutation_parents(self, population: Pool, parents: Candidates, parent_is_cf: np.ndarray) -> Candidates:
         """The rows mutation starts from: the best ``mutate_top`` of each Δ, or by default every
         row short of the desired class and, of the counterfactuals, only the best of each Δ (an
-        added change makes a counterfactual farther, so near-copies of one add nothing but cost)."""
+        added change makes a counterfactual farther, so near-copies of one add nothing but cost);
+        none within :attr:`reach` of the k-th option's distance, as a mutant is farther from x
+        than its parent."""
         if self.config.mutate_top is not None:
             return self.best_per_delta(population, self.config.mutate_top)[0]
-        short = population.take(np.flatnonzero(population.score != population.dist))
-        best_cf = parents.take(np.flatnonzero(parent_is_cf))
+        short = population.take(np.flatnonzero((population.score != population.dist) & (population.dist < self.reach)))
+        near = parent_is_cf if np.isinf(self.reach) else parent_is_cf & (self.best_scores(population) < self.reach)
+        best_cf = parents.take(np.flatnonzero(near))  # a counterfactual's score is its distance
         return Candidates.concat([Candidates(short.rows, short.changed), best_cf], self.d, self.g)
 
-    def to_pool(self, cands: Candidates, population: Pool) -> Pool:
+    def to_pool(self, cands: Candidates, population: Pool, reach: float = np.inf) -> Pool:
         """New candidates as an unscored pool: repaired by the action cascade, without those
-        equal to an earlier new one or to a population member, with their distances, in Δ order."""
+        equal to an earlier new one or to a population member and those at least ``reach`` from
+        ``x``, with their distances, in Δ order."""
         with self.timer("cascade"):
             cands = action_cascade(self.ctx, cands)
         if self.kernels is not None and not self.full:
-            return self.to_pool_compiled(cands, population)
+            return self.to_pool_compiled(cands, population, reach)
         with self.timer("dedupe"):
             r, c, v, diff = self.differing_cells(cands.rows, cands.changed)
             n = len(cands)
@@ -365,6 +382,7 @@ class GeneticSearch:
             dist = self.dist_spec.of_cells(r, diff, n)
         with self.timer("blocks"):
             words = key_words(cands.changed)
+            first = first[dist[first] < reach]
             keep = first[key_order(words[first])]
             # rows hold x outside their changed groups, as the Δ-representation stores them: every
             # operator builds them so (tests/search check each), so no pass restores it here
@@ -372,7 +390,7 @@ class GeneticSearch:
             return Pool(cands.rows[keep], cands.changed[keep], words[keep], hashes[keep], np.empty(m), dist[keep],
                         np.empty(m), np.zeros(m, dtype=bool))  # fmt: skip
 
-    def to_pool_compiled(self, cands: Candidates, population: Pool) -> Pool:
+    def to_pool_compiled(self, cands: Candidates, population: Pool, reach: float = np.inf) -> Pool:
         """:meth:`to_pool` after the cascade, hashes, distances and key words in one compiled
         pass (the "dedupe" phase then holds the distances too)."""
         with self.timer("dedupe"):
@@ -381,6 +399,7 @@ class GeneticSearch:
                 cands.rows, cands.changed, gof, self.cell_terms, population.hashes
             )
         with self.timer("blocks"):
+            first = first[dist[first] < reach]
             keep = first[key_order(words[first])]
             m = len(keep)
             return Pool(cands.rows[keep], cands.changed[keep], words[keep], hashes[keep], np.empty(m), dist[keep],

@@ -113,6 +113,7 @@ def test_quality_is_compared_row_by_row():
         (["--base", "HEAD", "--settings", "adult-rf,nope"], "unknown setting(s) nope; known: adult-rf"),
         (["--base", "no-such-revision-here"], "cannot check out --base 'no-such-revision-here'"),
         (["--base", "HEAD", "--n", "0"], "--n must be at least 1, got 0"),
+        (["--base", "HEAD", "--k", "0"], "--k must be at least 1, got 0"),
     ],
 )
 def test_bad_arguments_are_refused_with_the_reason(monkeypatch, capsys, argv, message):

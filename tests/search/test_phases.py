@@ -302,3 +302,38 @@ def test_settled_top_k_short_of_options_stops_after_settled_patience(monkeypatch
     assert [stops(i, g) for i, g in enumerate(generations)] == [False] * (out.generations - 1) + [True]
     last = generations[-1]
     assert last["converged"] and limit <= last["stalled"] and (patience == 1 or last["stalled"] < patience)
+
+
+def test_candidates_beyond_reach_of_the_kth_option_are_not_scored(monkeypatch):
+    """a + b > 22 (x = 10 everywhere): once k = 1 option is archived, a generation scores no
+    candidate at least REACH_SLACK times its distance from x, and mutates no parent that far (a
+    mutant is farther than its parent); the search still ends on the optimum, a or b moved to 13."""
+    made, seen = [], []
+    to_pool, mutation_parents = GeneticSearch.to_pool, GeneticSearch.mutation_parents
+
+    def logged_to_pool(self, cands, population, reach=np.inf):
+        pool = to_pool(self, cands, population, reach)
+        full = to_pool(self, Candidates(cands.rows.copy(), cands.changed.copy()), population)
+        made.append((reach, self.options(1)[0][0], pool.dist, full.dist))
+        return pool
+
+    def logged_parents(self, population, parents, parent_is_cf):
+        kept = mutation_parents(self, population, parents, parent_is_cf)
+        seen.append((self.reach, self.dist_spec(np.arange(G), kept.rows)))
+        return kept
+
+    monkeypatch.setattr(GeneticSearch, "to_pool", logged_to_pool)
+    monkeypatch.setattr(GeneticSearch, "mutation_parents", logged_parents)
+    search = make_search(seed=0, k=1)
+    out = search.run()
+    slack = geco.search.loop.REACH_SLACK
+    bounded = [(reach, best, dist, full) for reach, best, dist, full in made if np.isfinite(reach)]
+    assert bounded, "no generation ran with an option archived"
+    for reach, best, dist, full in bounded:
+        assert reach == pytest.approx(slack * best) and np.all(dist < reach)
+        assert np.array_equal(dist, full[full < reach])  # the same candidates, less the far ones
+    assert any(np.any(full >= reach) for reach, _, _, full in bounded), "nothing was beyond reach"
+    assert all(np.all(d < reach) for reach, d in seen)
+    best = X.copy()
+    best[0] = 13.0
+    assert out.dist[0] == pytest.approx(search.dist_spec(np.arange(G), best[None, :])[0])

@@ -92,27 +92,36 @@ def answer(result: Any) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
 
 
-def quality(result: Any) -> dict[str, float]:
+def quality(result: Any) -> dict[str, Any]:
     """What an explanation's quality is judged by: found or not, the best counterfactual's
-    distance and features changed, the mean distance over the options returned, their count."""
+    distance and features changed, the mean distance over the options returned, their count,
+    and their distances in rank order (``ranked``)."""
     cfs = result.counterfactuals
     cfs = cfs[cfs["counterfactual"].astype(bool)] if len(cfs) else cfs
     if not result.success or len(cfs) == 0:
-        return {"found": 0.0, "best": np.inf, "mean": np.inf, "options": 0.0, "changed": np.nan}
+        return {"found": 0.0, "best": np.inf, "mean": np.inf, "options": 0.0, "changed": np.nan, "ranked": ()}
     d = cfs["distance"].to_numpy(dtype=float)
     return {"found": 1.0, "best": float(d.min()), "mean": float(d.mean()), "options": float(len(d)),
-            "changed": float(cfs["n_changed"].iloc[0])}  # fmt: skip
+            "changed": float(cfs["n_changed"].iloc[0]), "ranked": tuple(d.tolist())}  # fmt: skip
 
 
-def compare_quality(base: list[dict[str, float]], head: list[dict[str, float]]) -> dict[str, Any]:
+def compare_quality(base: list[dict[str, Any]], head: list[dict[str, Any]]) -> dict[str, Any]:
     """Head's explanations against base's, row by row: found; rows whose best (mean over the
-    options) distance is worse / better by more than 1e-9 relative, the largest ratio and the
-    geometric mean ratio over rows both found; mean options and features changed."""
-    b = {k: np.array([q[k] for q in base]) for k in base[0]}
-    h = {k: np.array([q[k] for q in head]) for k in head[0]}
+    options; mean over as many options as the one with fewer returns, ``shared``) distance is
+    worse / better by more than 1e-9 relative, the largest ratio and the geometric mean ratio
+    over rows both found; mean options and features changed. A version that finds more options
+    returns farther ones too, which raise its mean but not its ``shared`` mean."""
+    def shared(q: dict[str, Any], other: dict[str, Any]) -> float:
+        m = min(len(q["ranked"]), len(other["ranked"]))
+        return float(np.mean(q["ranked"][:m])) if m else np.inf
+
+    b = {k: np.array([q[k] for q in base]) for k in base[0] if k != "ranked"}
+    h = {k: np.array([q[k] for q in head]) for k in head[0] if k != "ranked"}
+    b["shared"] = np.array([shared(qb, qh) for qb, qh in zip(base, head)])
+    h["shared"] = np.array([shared(qh, qb) for qb, qh in zip(base, head)])
     both = (b["found"] > 0) & (h["found"] > 0)
     out: dict[str, Any] = {"found": (int(b["found"].sum()), int(h["found"].sum()))}
-    for k in ("best", "mean"):
+    for k in ("best", "mean", "shared"):
         ratio = h[k][both] / b[k][both] if both.any() else np.ones(1)
         out[k] = {"worse": int((ratio > 1 + 1e-9).sum()), "better": int((ratio < 1 - 1e-9).sum()),
                   "max": float(ratio.max()), "geo": float(np.exp(np.mean(np.log(ratio))))}  # fmt: skip
@@ -244,15 +253,17 @@ def main() -> None:
     lines += [
         "",
         "| setting | found base / head | best distance: rows worse / better (largest ratio) | mean distance of the options: "
-        "rows worse / better (largest ratio), geometric mean ratio | options base / head | features changed (best) base / head |",
-        "|---|---|---|---|---|---|",
+        "rows worse / better (largest ratio), geometric mean ratio | the same over as many options as the fewer "
+        "returns | options base / head | features changed (best) base / head |",
+        "|---|---|---|---|---|---|---|",
     ]
     for s, r in results.items():
         q = r["quality"]
         lines.append(
             f"| {SETTINGS[s][2]} | {q['found'][0]} / {q['found'][1]} | {q['best']['worse']} / {q['best']['better']} "
             f"({q['best']['max']:.3f}) | {q['mean']['worse']} / {q['mean']['better']} ({q['mean']['max']:.3f}), "
-            f"{q['mean']['geo']:.4f} | {q['options'][0]:.2f} / {q['options'][1]:.2f} | "
+            f"{q['mean']['geo']:.4f} | {q['shared']['worse']} / {q['shared']['better']} ({q['shared']['max']:.3f}), "
+            f"{q['shared']['geo']:.4f} | {q['options'][0]:.2f} / {q['options'][1]:.2f} | "
             f"{q['changed'][0]:.2f} / {q['changed'][1]:.2f} |"
         )  # fmt: skip
     table = "\n".join(lines)

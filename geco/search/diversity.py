@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pick_distinct"]
+__all__ = ["pick_distinct", "repeats"]
 
 
 def pick_distinct(
@@ -29,28 +29,33 @@ def pick_distinct(
     n = len(rows)
     if gap <= 0 or n <= 1:
         return np.arange(min(k, n))
-    changed = rows != x
     alive = np.ones(n, dtype=bool)
     chosen = [0]
     alive[0] = False
     while len(chosen) < k:
-        s = chosen[-1]
-        feats = np.flatnonzero(changed[s])
-        covers = np.all(changed[:, feats], axis=1)
-        diff = np.abs(rows[:, feats] - rows[s, feats]) / ranges[feats]
-        cat = categorical[feats]
-        if cat.any():
-            diff[:, cat] = (rows[:, feats[cat]] != rows[s, feats[cat]]).astype(np.float64)
-        # on each of the pick's features: within the gap, or the same change carried farther
-        # (same side of x, at least as far)
-        toward = rows[:, feats] - x[feats]
-        mine = rows[s, feats] - x[feats]
-        farther = (np.sign(toward) == np.sign(mine)) & (np.abs(toward) >= np.abs(mine)) & ~cat
-        near = np.all((diff < gap) | farther, axis=1)
-        alive &= ~(covers & near)
+        alive &= ~repeats(rows, rows[chosen[-1]], x, gap, ranges, categorical)
         left = np.flatnonzero(alive)
         if len(left) == 0:
             break
         chosen.append(int(left[0]))
         alive[left[0]] = False
     return np.asarray(chosen, dtype=np.intp)
+
+
+def repeats(rows: np.ndarray, pick: np.ndarray, x: np.ndarray, gap: float, ranges: np.ndarray,
+            categorical: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Per row of ``rows``: whether it repeats the option ``pick`` (one row, or one per row of
+    ``rows``), as the module docstring says: it changes every feature its pick changes and on
+    each of them lies within ``gap`` of the pick's value or carries the pick's change farther.
+    Read on the columns some pick changes only."""
+    cols = np.flatnonzero(np.any(np.atleast_2d(pick) != x, axis=0))
+    x, cat = x[cols], categorical[cols]
+    rows, pick = rows[:, cols], np.broadcast_to(pick[..., cols], (len(rows), len(cols)))
+    toward, mine = rows - x, pick - x
+    diff = np.abs(rows - pick) / ranges[cols]
+    if cat.any():
+        diff[:, cat] = (rows[:, cat] != pick[:, cat]).astype(np.float64)
+    # on each of its pick's features: changed, and within the gap or the same change carried
+    # farther (same side of x, at least as far)
+    farther = (np.sign(toward) == np.sign(mine)) & (np.abs(toward) >= np.abs(mine)) & ~cat
+    return np.all((mine == 0) | ((toward != 0) & ((diff < gap) | farther)), axis=1)

@@ -31,9 +31,10 @@ The loop stops
 
 Besides the population (the ``q`` best) the loop keeps an archive of the best counterfactual of
 every Δ it has seen, from which distinct options are picked (:mod:`geco.search.diversity`).
-Once it holds ``k`` of them, a generation leaves unscored the candidates at least
-``REACH_SLACK`` times the k-th option's distance from ``x``, which no later step could make one
-of the ``k`` (only their children moved towards ``x`` could, and nearer ones are kept for that).
+Once it holds options, a generation leaves unscored the candidates out of their reach
+(:mod:`geco.search.reach`): those that could never be one of the ``k`` answers (as far from
+``x`` as the k-th option, or repeating a nearer option) and lie beyond ``REACH_SLACK`` (or
+``REPEAT_SLACK``) times that bound, past where a stepping stone is worth its score.
 
 All new candidates of a generation are scored in one pass (``score_blocks``), one block per Δ, so
 a black-box model is called once per generation and a compiled model once per Δ.
@@ -47,7 +48,7 @@ can be replaced on its own. :func:`run_search` is the functional entry point.
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +78,7 @@ from geco.search.population import (
     key_order,
     key_words,
 )
+from geco.search.reach import Reach
 from geco.search.timing import PhaseTimer
 from geco.search.trade import (
     REGROUP_MIN_CHANGED,
@@ -107,12 +109,13 @@ MUTATION_BREADTH = 8
 #: crossover pairs the best rows of at most this many Δ (the best ones): a child per pair, and
 #: nearly every child is a Δ of its own
 CROSSOVER_PARENTS = 32
-#: once k distinct options are archived, a generation's candidates at least REACH_SLACK times the
-#: k-th option's distance from x are not scored: none of them can become one of the k options
-#: (the archive only gets better), so they would serve only as stepping stones, and those within
-#: the slack are kept for that (at k = 1 a quarter of the candidates are left to score; quality:
-#: ``benchmarks/README.md``, "Versions" and "Versions, k = 1")
+#: a generation leaves unscored the candidates that could be one of the k answers only as
+#: stepping stones (:mod:`geco.search.reach`), except those within REACH_SLACK times the k-th
+#: option's distance and, of those that repeat an option, within REPEAT_SLACK times its distance
+#: (a tighter one left the first answer farther on more rows). At k = 1 about a quarter of the
+#: candidates are left to score; quality: ``benchmarks/README.md``, "Versions" and "Versions, k = 1"
 REACH_SLACK = 2.0
+REPEAT_SLACK = 3.0
 
 #: polishing, once the search has stopped with a counterfactual: trade children (geco.search.trade)
 #: and selective mutation of the best TRADE_PARENTS counterfactuals, TRADE_CHILDREN trades each,
@@ -223,7 +226,9 @@ class GeneticSearch:
     ``seeds``: candidates built from data rows of the desired class, nearest first; the first
     ``config.seeds`` join the initial population, later ones each restart. ``merge_below``,
     ``merge_min_blocks``: see :func:`~geco.search.pool_scoring.score_pool` (``merge_below=0``:
-    every block is scored under its own Δ).
+    every block is scored under its own Δ). ``error_bound``: per full row, how far the scorer's
+    number may lie from the model's own (``ModelScorer.error_bound``; None: nowhere, an exact
+    engine); only options the model is sure to accept bound what is worth scoring (:attr:`reach`).
 
     The run's state: the archive, the seeds handed out so far, the phase timer and the counters
     reported in :class:`SearchOutcome`."""
@@ -238,11 +243,13 @@ class GeneticSearch:
         seeds: Candidates | None = None,
         merge_below: int = 0,
         merge_min_blocks: int = 0,
+        error_bound: Callable[[np.ndarray], np.ndarray] | None = None,
     ):
         self.ctx, self.scorer, self.dist_spec, self.config = ctx, scorer, dist_spec, config
         self.goal = config.goal
         self.required_groups = required_groups
         self.merge_below, self.merge_min_blocks = merge_below, merge_min_blocks
+        self.error_bound = error_bound
         self.full = config.representation == "full"
         self.d, self.g = len(ctx.x), ctx.n_groups
         # bytes a row takes in the Δ-representation: its Δ's columns, prob, dist, score, established
@@ -261,8 +268,8 @@ class GeneticSearch:
         self.budget_cuts: list[str] = []
         ctx.kernels = self.kernels
         self.cell_terms = dist_spec.cell_terms()
-        #: a generation's candidates at least this far from x are not scored (:data:`REACH_SLACK`)
-        self.reach = np.inf
+        #: which of a generation's candidates are worth scoring (:data:`REACH_SLACK`)
+        self.reach = Reach.unbounded(ctx.x)
 
     def out_of_time(self, step: float = 0.0, what: str = "") -> bool:
         """Whether what is left of the run's time budget is less than ``step`` seconds, the
@@ -287,7 +294,7 @@ class GeneticSearch:
         step = time.perf_counter() - t0  # the initial population's cost predicts the first generation's
         generation, stop, restarts, growth = 0, "max_generations", 0, 1
         progress = Stagnation(self.top_scores(population), self.options(cfg.k)[0])
-        self.reach = REACH_SLACK * progress.best_options[-1]
+        self.reach = self.reach_of_options()
         if len(population) == 0:
             stop = "no_candidates"
         while len(population) and generation < max(cfg.min_generations, cfg.max_generations):
@@ -299,7 +306,7 @@ class GeneticSearch:
             population, converged = self.select(population, new)
             generation += 1
             population, option_scores = self.keep_options(population)
-            self.reach = REACH_SLACK * option_scores[-1]
+            self.reach = self.reach_of_options()
             step = time.perf_counter() - t0
             if converged and generation >= cfg.min_generations and np.isfinite(option_scores[-1]):
                 stop = "converged"
@@ -352,19 +359,22 @@ class GeneticSearch:
         """The rows mutation starts from: the best ``mutate_top`` of each Δ, or by default every
         row short of the desired class and, of the counterfactuals, only the best of each Δ (an
         added change makes a counterfactual farther, so near-copies of one add nothing but cost);
-        none within :attr:`reach` of the k-th option's distance, as a mutant is farther from x
-        than its parent."""
+        none out of :attr:`reach`, as a mutant changes what its parent changes and more, farther
+        from x."""
         if self.config.mutate_top is not None:
             return self.best_per_delta(population, self.config.mutate_top)[0]
-        short = population.take(np.flatnonzero((population.score != population.dist) & (population.dist < self.reach)))
-        near = parent_is_cf if np.isinf(self.reach) else parent_is_cf & (self.best_scores(population) < self.reach)
-        best_cf = parents.take(np.flatnonzero(near))  # a counterfactual's score is its distance
-        return Candidates.concat([Candidates(short.rows, short.changed), best_cf], self.d, self.g)
+        short, near = population.score != population.dist, parent_is_cf
+        if self.reach.bounded:  # a counterfactual's score is its distance
+            short = short & self.reach.within(population.dist, population.rows, population.words)
+            near = near & self.reach.within(self.best_scores(population), parents.rows, key_words(parents.changed))
+        short_rows = population.take(np.flatnonzero(short))
+        best_cf = parents.take(np.flatnonzero(near))
+        return Candidates.concat([Candidates(short_rows.rows, short_rows.changed), best_cf], self.d, self.g)
 
-    def to_pool(self, cands: Candidates, population: Pool, reach: float = np.inf) -> Pool:
+    def to_pool(self, cands: Candidates, population: Pool, reach: Reach | None = None) -> Pool:
         """New candidates as an unscored pool: repaired by the action cascade, without those
-        equal to an earlier new one or to a population member and those at least ``reach`` from
-        ``x``, with their distances, in Δ order."""
+        equal to an earlier new one or to a population member and those out of ``reach`` (None:
+        none is), with their distances, in Δ order."""
         with self.timer("cascade"):
             cands = action_cascade(self.ctx, cands)
         if self.kernels is not None and not self.full:
@@ -382,7 +392,7 @@ class GeneticSearch:
             dist = self.dist_spec.of_cells(r, diff, n)
         with self.timer("blocks"):
             words = key_words(cands.changed)
-            first = first[dist[first] < reach]
+            first = self.within(reach, first, dist, cands.rows, words)
             keep = first[key_order(words[first])]
             # rows hold x outside their changed groups, as the Δ-representation stores them: every
             # operator builds them so (tests/search check each), so no pass restores it here
@@ -390,7 +400,7 @@ class GeneticSearch:
             return Pool(cands.rows[keep], cands.changed[keep], words[keep], hashes[keep], np.empty(m), dist[keep],
                         np.empty(m), np.zeros(m, dtype=bool))  # fmt: skip
 
-    def to_pool_compiled(self, cands: Candidates, population: Pool, reach: float = np.inf) -> Pool:
+    def to_pool_compiled(self, cands: Candidates, population: Pool, reach: Reach | None = None) -> Pool:
         """:meth:`to_pool` after the cascade, hashes, distances and key words in one compiled
         pass (the "dedupe" phase then holds the distances too)."""
         with self.timer("dedupe"):
@@ -399,11 +409,35 @@ class GeneticSearch:
                 cands.rows, cands.changed, gof, self.cell_terms, population.hashes
             )
         with self.timer("blocks"):
-            first = first[dist[first] < reach]
+            first = self.within(reach, first, dist, cands.rows, words)
             keep = first[key_order(words[first])]
             m = len(keep)
             return Pool(cands.rows[keep], cands.changed[keep], words[keep], hashes[keep], np.empty(m), dist[keep],
                         np.empty(m), np.zeros(m, dtype=bool))  # fmt: skip
+
+    @staticmethod
+    def within(reach: Reach | None, first: np.ndarray, dist: np.ndarray, rows: np.ndarray,
+               words: np.ndarray) -> np.ndarray:  # fmt: skip
+        """The candidates ``first`` (indices) that ``reach`` keeps."""
+        if reach is None or not reach.bounded:
+            return first
+        return first[reach.within(dist[first], rows[first], words[first])]
+
+    def reach_of_options(self) -> Reach:
+        """The reach of the best ``k`` options archived (:data:`REACH_SLACK`), of those the model
+        is sure to accept: one whose score lies within the engine's error bound of the target's
+        edge counts as missing (a looser bound)."""
+        k = self.config.k
+        scores, slots = self.archive.option_slots(k)
+        a = self.archive
+        if self.error_bound is not None and len(slots):
+            unsure = ~(self.goal.edge_distance(a.prob[slots]) > self.error_bound(a.rows[slots]))
+            keep = np.flatnonzero(~unsure)
+            slots = slots[keep]
+            scores = np.concatenate([scores[keep], np.full(k - len(keep), np.inf)])
+        spec = self.dist_spec
+        return Reach.of_options(scores, a.rows[slots], a.words[slots], k, REACH_SLACK, REPEAT_SLACK, self.ctx.x,
+                                self.config.diversity, spec.ranges, spec.categorical)  # fmt: skip
 
     def evaluate(self, new: Pool) -> Pool:
         """Score ``new`` (its ``prob`` and ``score``, set in place; returned) and offer each Δ's
@@ -697,8 +731,10 @@ def run_search(
     seeds: Candidates | None = None,
     merge_below: int = 0,
     merge_min_blocks: int = 0,
+    error_bound: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> SearchOutcome:
     """Run GeCo for one instance; ``scorer`` is bound to ``ctx.x``. The arguments are those of
     :class:`GeneticSearch`."""
-    search = GeneticSearch(ctx, scorer, dist_spec, config, required_groups, seeds, merge_below, merge_min_blocks)
+    search = GeneticSearch(ctx, scorer, dist_spec, config, required_groups, seeds, merge_below, merge_min_blocks,
+                           error_bound)  # fmt: skip
     return search.run()

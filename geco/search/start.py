@@ -223,6 +223,7 @@ def search(problem: Problem, config: SearchConfig, rng: np.random.Generator) -> 
     outcome = run_search(
         ctx, problem.scorer, problem.distance, config, problem.required, seeds,
         merge_below=scorer.merge_below, merge_min_blocks=scorer.merge_min_blocks,
+        error_bound=None if scorer.exact else scorer.error_bound,
     )  # fmt: skip
     if auto and kernels is None:
         note_reference_search(time.perf_counter() - t0)

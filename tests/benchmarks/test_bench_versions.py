@@ -121,3 +121,17 @@ def test_bad_arguments_are_refused_with_the_reason(monkeypatch, capsys, argv, me
     with pytest.raises(SystemExit) as exit_:
         bench_versions.main()
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_more_options_raise_the_mean_but_not_the_shared_mean():
+    """Head finds a third, farther option on the first row: its mean over the options rises,
+    the mean over the two both return does not; on the second row head's second option is
+    nearer, but its third (farther) raises its mean: only the shared mean shows the gain."""
+    q = bench_versions.quality
+    base = [q(_found([0.1, 0.2])), q(_found([0.1, 0.4]))]
+    head = [q(_found([0.1, 0.2, 0.9])), q(_found([0.1, 0.3, 0.5]))]
+    out = bench_versions.compare_quality(base, head)
+    assert (out["mean"]["worse"], out["mean"]["better"]) == (2, 0)  # 0.15 -> 0.4; 0.25 -> 0.3
+    assert (out["shared"]["worse"], out["shared"]["better"]) == (0, 1)  # 0.15 -> 0.15; 0.25 -> 0.2
+    assert out["shared"]["geo"] == pytest.approx((0.2 / 0.25) ** 0.5)
+    assert out["options"] == (2.0, 3.0)

@@ -304,22 +304,23 @@ def test_settled_top_k_short_of_options_stops_after_settled_patience(monkeypatch
     assert last["converged"] and limit <= last["stalled"] and (patience == 1 or last["stalled"] < patience)
 
 
-def test_candidates_beyond_reach_of_the_kth_option_are_not_scored(monkeypatch):
-    """a + b > 22 (x = 10 everywhere): once k = 1 option is archived, a generation scores no
-    candidate at least REACH_SLACK times its distance from x, and mutates no parent that far (a
-    mutant is farther than its parent); the search still ends on the optimum, a or b moved to 13."""
+def test_candidates_out_of_reach_of_the_options_are_not_scored(monkeypatch):
+    """a + b > 22 (x = 10 everywhere): once an option is archived, a generation scores no
+    candidate out of reach (as far as REACH_SLACK times the k-th option, or REPEAT_SLACK times an
+    option it repeats) and mutates no parent out of reach (a mutant is farther than its parent
+    and repeats what it repeats); the search still ends on the optimum, a or b moved to 13."""
     made, seen = [], []
     to_pool, mutation_parents = GeneticSearch.to_pool, GeneticSearch.mutation_parents
 
-    def logged_to_pool(self, cands, population, reach=np.inf):
+    def logged_to_pool(self, cands, population, reach=None):
         pool = to_pool(self, cands, population, reach)
-        full = to_pool(self, Candidates(cands.rows.copy(), cands.changed.copy()), population)
-        made.append((reach, self.options(1)[0][0], pool.dist, full.dist))
+        everything = to_pool(self, Candidates(cands.rows.copy(), cands.changed.copy()), population)
+        made.append((reach, self.options(1)[0][0], pool, everything))
         return pool
 
     def logged_parents(self, population, parents, parent_is_cf):
         kept = mutation_parents(self, population, parents, parent_is_cf)
-        seen.append((self.reach, self.dist_spec(np.arange(G), kept.rows)))
+        seen.append((self.reach, self.dist_spec(np.arange(G), kept.rows), kept.rows, key_words(kept.changed)))
         return kept
 
     monkeypatch.setattr(GeneticSearch, "to_pool", logged_to_pool)
@@ -327,13 +328,45 @@ def test_candidates_beyond_reach_of_the_kth_option_are_not_scored(monkeypatch):
     search = make_search(seed=0, k=1)
     out = search.run()
     slack = geco.search.loop.REACH_SLACK
-    bounded = [(reach, best, dist, full) for reach, best, dist, full in made if np.isfinite(reach)]
+    bounded = [(reach, best, pool, everything) for reach, best, pool, everything in made
+               if reach is not None and reach.bounded]  # fmt: skip
     assert bounded, "no generation ran with an option archived"
-    for reach, best, dist, full in bounded:
-        assert reach == pytest.approx(slack * best) and np.all(dist < reach)
-        assert np.array_equal(dist, full[full < reach])  # the same candidates, less the far ones
-    assert any(np.any(full >= reach) for reach, _, _, full in bounded), "nothing was beyond reach"
-    assert all(np.all(d < reach) for reach, d in seen)
+    for reach, best, pool, everything in bounded:
+        assert reach.kth == pytest.approx(slack * best) and np.all(reach.within(pool.dist, pool.rows, pool.words))
+        kept = reach.within(everything.dist, everything.rows, everything.words)
+        assert np.array_equal(np.sort(pool.hashes), np.sort(everything.hashes[kept]))  # the same, less those out of reach
+    assert any(not np.all(reach.within(e.dist, e.rows, e.words)) for reach, _, _, e in bounded), "nothing was out of reach"
+    assert all(np.all(reach.within(d, r, w)) for reach, d, r, w in seen)
     best = X.copy()
     best[0] = 13.0
     assert out.dist[0] == pytest.approx(search.dist_spec(np.arange(G), best[None, :])[0])
+
+
+def test_only_options_the_model_is_sure_to_accept_bound_the_reach(monkeypatch):
+    """An engine without an error bound (whose options the model may refuse) bounds nothing: the
+    run scores what it makes; one whose bound keeps every option clear of the threshold bounds
+    as an exact one does."""
+    reaches = []
+    to_pool = GeneticSearch.to_pool
+
+    def logged(self, cands, population, reach=None):
+        reaches.append(reach)
+        return to_pool(self, cands, population, reach)
+
+    monkeypatch.setattr(GeneticSearch, "to_pool", logged)
+    exact = make_search(seed=0, k=1)
+    exact.run()
+    bounded = [r for r in reaches if r is not None and r.bounded]
+    assert bounded
+    reaches.clear()
+    unbound = make_search(seed=0, k=1)
+    unbound.error_bound = lambda rows: np.full(len(rows), np.inf)
+    out = unbound.run()
+    assert reaches and all(r is None or not r.bounded for r in reaches)
+    assert np.isfinite(out.dist[0])
+    reaches.clear()
+    tight = make_search(seed=0, k=1)
+    tight.error_bound = lambda rows: np.zeros(len(rows))
+    tight.run()
+    again = [r for r in reaches if r is not None and r.bounded]
+    assert [r.kth for r in again] == [r.kth for r in bounded]

@@ -437,7 +437,7 @@ class GeneticSearch:
             scores = np.concatenate([scores[keep], np.full(k - len(keep), np.inf)])
         spec = self.dist_spec
         return Reach.of_options(scores, a.rows[slots], a.words[slots], k, REACH_SLACK, REPEAT_SLACK, self.ctx.x,
-                                self.config.diversity, spec.ranges, spec.categorical)  # fmt: skip
+                                self.config.diversity, spec.ranges, spec.categorical, self.kernels)  # fmt: skip
 
     def evaluate(self, new: Pool) -> Pool:
         """Score ``new`` (its ``prob`` and ``score``, set in place; returned) and offer each Δ's

@@ -13,6 +13,7 @@ that (``slack``, ``repeat_slack``) and leaves the others unscored.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,9 @@ class Reach:
     k options are archived), and ``bounds[j]`` for those that repeat ``options[j]`` (an
     option's row; ``words[j]`` its changed groups as :func:`geco.search.population.key_words`
     makes them, which a row that repeats it changes too) under the diversity ``gap`` (with
-    ``x``, ``ranges`` and ``categorical`` as :func:`geco.search.diversity.repeats` takes them)."""
+    ``x``, ``ranges`` and ``categorical`` as :func:`geco.search.diversity.repeats` takes them).
+    ``kernels``: :mod:`geco.search.kernels` to test the candidates with in one compiled pass (the
+    same answers), or None."""
 
     kth: float
     options: np.ndarray
@@ -37,6 +40,7 @@ class Reach:
     gap: float
     ranges: np.ndarray
     categorical: np.ndarray
+    kernels: Any = None
 
     @classmethod
     def unbounded(cls, x: np.ndarray) -> Reach:
@@ -48,7 +52,7 @@ class Reach:
     @classmethod
     def of_options(cls, distances: np.ndarray, rows: np.ndarray, words: np.ndarray, k: int, slack: float,
                    repeat_slack: float, x: np.ndarray, gap: float, ranges: np.ndarray,
-                   categorical: np.ndarray) -> Reach:  # fmt: skip
+                   categorical: np.ndarray, kernels: Any = None) -> Reach:  # fmt: skip
         """The reach of the best options archived, best first: their ``distances`` (inf-padded
         past the last one), ``rows`` and changed-group ``words``; ``k`` options asked. The k-th
         option bounds at ``slack`` times its distance, an option at ``repeat_slack`` times its
@@ -57,7 +61,8 @@ class Reach:
         kth = slack * float(distances[k - 1]) if len(found) == k else np.inf
         if gap <= 0:  # the plain top k: nothing repeats
             found = found[:0]
-        return cls(kth, rows[found], words[found], repeat_slack * distances[found], x, float(gap), ranges, categorical)
+        return cls(kth, rows[found], words[found], repeat_slack * distances[found], x, float(gap), ranges, categorical,
+                   kernels)  # fmt: skip
 
     @property
     def bounded(self) -> bool:
@@ -68,6 +73,9 @@ class Reach:
         """Per candidate (its distance from ``x``, its row and changed-group words): still worth
         scoring. The options are tested all at once, each only against the candidates past its
         bound that change all its groups (:func:`geco.search.diversity.repeats`)."""
+        if self.kernels is not None and len(self.bounds) and len(dist):
+            return self.kernels.reach_within(dist, rows, words, self.kth, self.options, self.words, self.bounds, self.x,
+                                             self.gap, self.ranges, self.categorical)  # fmt: skip
         ok = dist < self.kth if np.isfinite(self.kth) else np.ones(len(dist), dtype=bool)
         if not len(self.bounds) or not len(dist):
             return ok

@@ -563,3 +563,36 @@ def test_merge_order_equals_the_stable_sort_of_both_pools(n_groups):
         wa, wb = wa[key_order(wa)], wb[key_order(wb)]
         expected = key_order(np.concatenate([wa, wb]))
         _same(kernels.merge_order(wa, wb), expected, f"{na} + {nb} rows")
+
+
+@pytest.mark.parametrize("gap", [0.1, 0.5])
+def test_reach_within_equals_the_reference(gap):
+    """The compiled reach test against Reach.within's numpy one, on random candidates and
+    options (categorical columns, several key words, ties with the bounds included)."""
+    from geco.search.reach import Reach
+
+    rng = np.random.default_rng(3)
+    d = 70
+    x = rng.integers(0, 4, d).astype(float)
+    ranges = rng.uniform(1.0, 5.0, d)
+    categorical = rng.random(d) < 0.3
+    for _ in range(30):
+        n, m = 300, int(rng.integers(1, 6))
+        rows = np.tile(x, (n, 1))
+        moved = rng.random((n, d)) < 0.1
+        rows[moved] = rng.integers(0, 4, int(moved.sum()))
+        options = np.tile(x, (m, 1))
+        moved = rng.random((m, d)) < 0.05
+        options[moved] = rng.integers(0, 4, int(moved.sum()))
+        col = rng.integers(0, d, m)  # an option changes something
+        options[np.arange(m), col] = x[col] + 1
+        rows[: 3 * m] = np.repeat(options, 3, axis=0)  # some candidates on an option, some past it
+        rows[1 : 3 * m : 3, 0] = rng.integers(0, 4, m)
+        dist = rng.choice([0.1, 0.2, 0.3, 0.4], n)
+        bounds = rng.choice([0.1, 0.2, 0.3], m)
+        kth = float(rng.choice([0.3, np.inf]))
+        reach = Reach(kth, options, key_words(options != x), bounds, x, gap, ranges, categorical)
+        want = reach.within(dist, rows, key_words(rows != x))
+        assert 0 < want.sum() < n
+        compiled = Reach(kth, options, key_words(options != x), bounds, x, gap, ranges, categorical, kernels)
+        np.testing.assert_array_equal(compiled.within(dist, rows, key_words(rows != x)), want)

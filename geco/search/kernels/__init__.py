@@ -27,6 +27,7 @@ from geco.search.kernels.bookkeeping import (
     merge_order,
     new_rows,
     offer_blocks,
+    reach_within,
     row_statuses,
     selection,
 )
@@ -44,6 +45,6 @@ from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
     "absent", "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather",
-    "greedy_options", "group_distances", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "row_statuses", "row_tables",
+    "greedy_options", "group_distances", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "reach_within", "row_statuses", "row_tables",
     "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
 ]  # fmt: skip

@@ -1,6 +1,6 @@
 """The generation's bookkeeping compiled: a pool's new rows (hashes, distances, first
-occurrences) in one pass, the selection with its niches, each Δ's best rows, and the archive's
-distinct options."""
+occurrences) in one pass, which of them are within reach of the options, the selection with its
+niches, each Δ's best rows, and the archive's distinct options."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from geco.search.kernels.common import (
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
 __all__ = ["absent", "archive_slots", "block_best", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
-           "new_rows", "offer_blocks", "row_statuses", "selection"]
+           "new_rows", "offer_blocks", "reach_within", "row_statuses", "selection"]
 
 
 @jit
@@ -683,3 +683,59 @@ def merge_order(a_words: np.ndarray, b_words: np.ndarray) -> np.ndarray:
     pools are): one merge of the two runs, ``a``'s rows first among equal keys, instead of a
     sort of both (the same order: a stable sort of the concatenation)."""
     return _merge_order(np.ascontiguousarray(a_words, dtype=np.uint64), np.ascontiguousarray(b_words, dtype=np.uint64))
+
+
+@jit
+def _repeats_one(row, option, x, gap, ranges, categorical):
+    """Whether ``row`` repeats ``option`` (as :func:`geco.search.diversity.repeats`)."""
+    for c in range(len(x)):
+        mine = option[c] - x[c]
+        if mine == 0:
+            continue
+        toward = row[c] - x[c]
+        if toward == 0:
+            return False
+        if categorical[c]:
+            diff = 1.0 if row[c] != option[c] else 0.0
+            farther = False
+        else:
+            diff = abs(row[c] - option[c]) / ranges[c]
+            farther = np.sign(toward) == np.sign(mine) and abs(toward) >= abs(mine)
+        if not (diff < gap or farther):
+            return False
+    return True
+
+
+@jit
+def _reach_within(dist, rows, words, kth, bounded_kth, options, option_words, bounds, x, gap, ranges, categorical):
+    n, n_words = words.shape
+    ok = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        keep = dist[i] < kth if bounded_kth else True
+        j = 0
+        while keep and j < len(bounds):
+            if dist[i] >= bounds[j]:
+                covers = True
+                for w in range(n_words):
+                    if words[i, w] & option_words[j, w] != option_words[j, w]:
+                        covers = False
+                        break
+                if covers and _repeats_one(rows[i], options[j], x, gap, ranges, categorical):
+                    keep = False
+            j += 1
+        ok[i] = keep
+    return ok
+
+
+def reach_within(dist: np.ndarray, rows: np.ndarray, words: np.ndarray, kth: float, options: np.ndarray,
+                 option_words: np.ndarray, bounds: np.ndarray, x: np.ndarray, gap: float, ranges: np.ndarray,
+                 categorical: np.ndarray) -> np.ndarray:  # fmt: skip
+    """What :meth:`geco.search.reach.Reach.within` gives, in one pass: per candidate, whether
+    it is nearer than ``kth`` and repeats no option it is at least that option's bound from."""
+    return _reach_within(
+        np.ascontiguousarray(dist, dtype=np.float64), np.ascontiguousarray(rows, dtype=np.float64),
+        np.ascontiguousarray(words, dtype=np.uint64), float(kth), bool(np.isfinite(kth)),
+        np.ascontiguousarray(options, dtype=np.float64), np.ascontiguousarray(option_words, dtype=np.uint64),
+        np.ascontiguousarray(bounds, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64), float(gap),
+        np.ascontiguousarray(ranges, dtype=np.float64), np.ascontiguousarray(categorical, dtype=np.bool_),
+    )  # fmt: skip

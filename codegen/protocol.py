@@ -15,7 +15,7 @@ generation need no per-block copies; the search uses it where present.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import chain, pairwise
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -30,6 +30,7 @@ __all__ = [
     "InstanceScorer",
     "ModelScorer",
     "checked_delta",
+    "checked_deltas",
     "checked_engine",
     "checked_instance",
 ]
@@ -138,6 +139,27 @@ def checked_instance(x: np.ndarray, d: int) -> np.ndarray:
     if arr.shape != (d,):
         raise ValueError(f"x: expected an encoded vector of {d} values, got shape {arr.shape}")
     return arr
+
+
+def checked_deltas(deltas: Sequence[Sequence[int]], d: int) -> list[tuple[int, ...]]:
+    """Every Δ of ``deltas`` as a tuple, checked as :func:`checked_delta` checks one but in one
+    numpy pass (a generation brings hundreds of new Δ); raises its ValueError for the first bad
+    one (a non-integer index too)."""
+    out = [delta if type(delta) is tuple else tuple(delta) for delta in deltas]
+    lens = np.fromiter(map(len, out), dtype=np.int64, count=len(out))
+    flat = np.fromiter(chain.from_iterable(out), dtype=np.float64, count=int(lens.sum()))
+    ok = bool(np.all((flat >= 0) & (flat < d) & (flat == np.floor(flat))))
+    if ok and len(flat) > 1:
+        rising = np.diff(flat) > 0
+        starts = np.cumsum(lens)[:-1]  # where a Δ starts after another: no step into it
+        rising[starts[(starts > 0) & (starts < len(flat))] - 1] = True
+        ok = bool(rising.all())
+    if not ok:
+        for delta in out:
+            if len(delta) and not all(float(j).is_integer() for j in delta):
+                raise ValueError(f"delta must be strictly increasing feature indices in [0, {d}), got {delta}")
+            checked_delta(delta, d)  # raises, naming the first bad one
+    return out
 
 
 def checked_delta(delta: Sequence[int], d: int) -> tuple[int, ...]:

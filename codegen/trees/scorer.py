@@ -53,6 +53,7 @@ from codegen.protocol import (
     Allowed,
     Block,
     checked_delta,
+    checked_deltas,
     checked_engine,
     checked_instance,
 )
@@ -399,9 +400,10 @@ class BoundTreeScorer:
         p = self.parent
         rows = np.asarray(rows, dtype=np.float64)
         width = len(self.x)
-        for delta in deltas:
-            if delta not in self._checked:
-                self._checked.add(checked_delta(delta, width))
+        checked = self._checked
+        new = [delta for delta in deltas if delta not in checked]
+        if new:
+            checked.update(checked_deltas(new, width))
         if p.engine == "numpy" or p.native is None or len(rows) == 0:
             return self.score_delta_rows_by_tiers(rows, starts, deltas)
         if self._delta_rows_route is None:
@@ -445,10 +447,24 @@ class BoundTreeScorer:
         planned: list[int] = []
         plans: list[_DeltaState] = []
         costs = self._tier_costs()
+        gain, compile_rows = costs
+        plan_costs = [c.value for c in p.c_plan]  # by |Δ|, as plan_cost reads them
+        states, width = self._states, len(self.x)
         for i, (delta, k) in enumerate(zip(deltas, sizes.tolist())):
             if k == 0:
                 continue
-            tier = self._tier(delta, k, costs)
+            st = states.get(delta)
+            if st is None or st.compiled is not None or st.future is not None or len(delta) >= width:
+                tier = self._tier(delta, k, costs)
+            else:  # what _tier decides for a known Δ without a compile, without its calls
+                states.move_to_end(delta)
+                st.rows += k
+                if st.plan is None:
+                    tier = "xwalk" if st.rows * gain < plan_costs[min(max(len(delta), 1), _SIZES) - 1] else "new"
+                else:
+                    if st.rows > compile_rows:
+                        self._maybe_compile(delta, st)
+                    tier = "plan"
             if tier == "xwalk":
                 walked[i] = True
             elif tier == "plan" or tier == "new":

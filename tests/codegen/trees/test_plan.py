@@ -504,6 +504,21 @@ def test_full_rows_by_delta_refuse_a_bad_delta(fitted):
             b.score_delta_rows(rows, np.array([0]), [bad])
 
 
+def test_many_deltas_are_checked_at_once_as_one_by_one():
+    """``checked_deltas`` (a generation's new Δ in one pass) accepts what ``checked_delta``
+    accepts, a Δ that starts below the one before it included, and refuses the first bad one by
+    name, wherever it sits, with ``checked_delta``'s error."""
+    from codegen.protocol import checked_delta, checked_deltas
+
+    good = [(3, 4), (0, 1), (), (2,), (0, 5), (5,)]
+    assert checked_deltas(good, 6) == [checked_delta(dl, 6) for dl in good]
+    for bad in [(1, 0), (0, 0), (-1,), (6,), (0.5,), (2, 7)]:
+        for at in range(len(good) + 1):
+            deltas = [*good[:at], bad, *good[at:]]
+            with pytest.raises(ValueError, match=r"strictly increasing feature indices in \[0, 6\), got"):
+                checked_deltas(deltas, 6)
+
+
 def test_x_own_score_does_not_wait_for_the_binding(fitted, monkeypatch):
     """Scoring x itself right after ``bind`` (what an Explainer does first) walks the whole
     forest instead of waiting for x's binding, which goes on beside the caller; the number is

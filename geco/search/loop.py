@@ -31,10 +31,10 @@ The loop stops
 
 Besides the population (the ``q`` best) the loop keeps an archive of the best counterfactual of
 every Δ it has seen, from which distinct options are picked (:mod:`geco.search.diversity`).
-Once it holds options, a generation leaves unscored the candidates out of their reach
-(:mod:`geco.search.reach`): those that could never be one of the ``k`` answers (as far from
-``x`` as the k-th option, or repeating a nearer option) and lie beyond ``REACH_SLACK`` (or
-``REPEAT_SLACK``) times that bound, past where a stepping stone is worth its score.
+Once it holds options, a generation or polishing round leaves unscored the candidates out of
+their reach (:mod:`geco.search.reach`): those that could never be one of the ``k`` answers (as
+far from ``x`` as the k-th option, or repeating a nearer option) and lie beyond ``REACH_SLACK``
+(or ``REPEAT_SLACK``) times that bound, past where a stepping stone is worth its score.
 
 All new candidates of a generation are scored in one pass (``score_blocks``), one block per Δ, so
 a black-box model is called once per generation and a compiled model once per Δ.
@@ -109,11 +109,12 @@ MUTATION_BREADTH = 8
 #: crossover pairs the best rows of at most this many Δ (the best ones): a child per pair, and
 #: nearly every child is a Δ of its own
 CROSSOVER_PARENTS = 32
-#: a generation leaves unscored the candidates that could be one of the k answers only as
-#: stepping stones (:mod:`geco.search.reach`), except those within REACH_SLACK times the k-th
-#: option's distance and, of those that repeat an option, within REPEAT_SLACK times its distance
-#: (a tighter one left the first answer farther on more rows). At k = 1 about a quarter of the
-#: candidates are left to score; quality: ``benchmarks/README.md``, "Versions" and "Versions, k = 1"
+#: a generation or polishing round leaves unscored the candidates that could be one of the k
+#: answers only as stepping stones (:mod:`geco.search.reach`), except those within REACH_SLACK
+#: times the k-th option's distance and, of those that repeat an option, within REPEAT_SLACK
+#: times its distance (a tighter one left the first answer farther on more rows). At k = 1 about
+#: a quarter of the candidates are left to score; quality: ``benchmarks/README.md``, "Versions"
+#: and "Versions, k = 1"
 REACH_SLACK = 2.0
 REPEAT_SLACK = 3.0
 
@@ -371,14 +372,15 @@ class GeneticSearch:
         best_cf = parents.take(np.flatnonzero(near))
         return Candidates.concat([Candidates(short_rows.rows, short_rows.changed), best_cf], self.d, self.g)
 
-    def to_pool(self, cands: Candidates, population: Pool, reach: Reach | None = None) -> Pool:
+    def to_pool(self, cands: Candidates, population: Pool, reach: Reach | None = None,
+                keep: np.ndarray | None = None) -> Pool:  # fmt: skip
         """New candidates as an unscored pool: repaired by the action cascade, without those
         equal to an earlier new one or to a population member and those out of ``reach`` (None:
-        none is), with their distances, in Δ order."""
+        none is) but for those whose hash is one of ``keep``, with their distances, in Δ order."""
         with self.timer("cascade"):
             cands = action_cascade(self.ctx, cands)
         if self.kernels is not None and not self.full:
-            return self.to_pool_compiled(cands, population, reach)
+            return self.to_pool_compiled(cands, population, reach, keep)
         with self.timer("dedupe"):
             r, c, v, diff = self.differing_cells(cands.rows, cands.changed)
             n = len(cands)
@@ -392,15 +394,16 @@ class GeneticSearch:
             dist = self.dist_spec.of_cells(r, diff, n)
         with self.timer("blocks"):
             words = key_words(cands.changed)
-            first = self.within(reach, first, dist, cands.rows, words)
-            keep = first[key_order(words[first])]
+            first = self.within(reach, first, dist, cands.rows, words, hashes, keep)
+            kept = first[key_order(words[first])]
             # rows hold x outside their changed groups, as the Δ-representation stores them: every
             # operator builds them so (tests/search check each), so no pass restores it here
-            m = len(keep)
-            return Pool(cands.rows[keep], cands.changed[keep], words[keep], hashes[keep], np.empty(m), dist[keep],
+            m = len(kept)
+            return Pool(cands.rows[kept], cands.changed[kept], words[kept], hashes[kept], np.empty(m), dist[kept],
                         np.empty(m), np.zeros(m, dtype=bool))  # fmt: skip
 
-    def to_pool_compiled(self, cands: Candidates, population: Pool, reach: Reach | None = None) -> Pool:
+    def to_pool_compiled(self, cands: Candidates, population: Pool, reach: Reach | None = None,
+                         keep: np.ndarray | None = None) -> Pool:  # fmt: skip
         """:meth:`to_pool` after the cascade, hashes, distances and key words in one compiled
         pass (the "dedupe" phase then holds the distances too)."""
         with self.timer("dedupe"):
@@ -409,19 +412,23 @@ class GeneticSearch:
                 cands.rows, cands.changed, gof, self.cell_terms, population.hashes
             )
         with self.timer("blocks"):
-            first = self.within(reach, first, dist, cands.rows, words)
-            keep = first[key_order(words[first])]
-            m = len(keep)
-            return Pool(cands.rows[keep], cands.changed[keep], words[keep], hashes[keep], np.empty(m), dist[keep],
+            first = self.within(reach, first, dist, cands.rows, words, hashes, keep)
+            kept = first[key_order(words[first])]
+            m = len(kept)
+            return Pool(cands.rows[kept], cands.changed[kept], words[kept], hashes[kept], np.empty(m), dist[kept],
                         np.empty(m), np.zeros(m, dtype=bool))  # fmt: skip
 
     @staticmethod
-    def within(reach: Reach | None, first: np.ndarray, dist: np.ndarray, rows: np.ndarray,
-               words: np.ndarray) -> np.ndarray:  # fmt: skip
-        """The candidates ``first`` (indices) that ``reach`` keeps."""
+    def within(reach: Reach | None, first: np.ndarray, dist: np.ndarray, rows: np.ndarray, words: np.ndarray,
+               hashes: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+        """The candidates ``first`` (indices) that ``reach`` keeps, and those whose hash is one
+        of ``keep``."""
         if reach is None or not reach.bounded:
             return first
-        return first[reach.within(dist[first], rows[first], words[first])]
+        ok = reach.within(dist[first], rows[first], words[first])
+        if keep is not None and len(keep):
+            ok |= np.isin(hashes[first], keep)
+        return first[ok]
 
     def reach_of_options(self) -> Reach:
         """The reach of the best ``k`` options archived (:data:`REACH_SLACK`), of those the model
@@ -512,13 +519,15 @@ class GeneticSearch:
             t0 = time.perf_counter()
             cands, swept = self.polish_candidates(population, first=rounds == 0, step=step)
             before = population
-            population, new = self.add_scored(population, cands)
+            # out of reach a child is no answer; the sweep's are kept for the bisection to read
+            population, new = self.add_scored(population, cands, self.reach, None if swept is None else swept[1].hashes)
             if swept is not None:
                 with self.timer("polish"):
                     status = row_statuses(swept[1], (before, new), self.kernels)
                 population = self.bisect(population, swept[0], status)
             rounds += 1
             population, option_scores = self.keep_options(population)
+            self.reach = self.reach_of_options()
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
             best_options = np.minimum(best_options, option_scores)
             stalled = 0 if improved else stalled + 1
@@ -610,9 +619,11 @@ class GeneticSearch:
         """``population`` after evaluating ``cands`` and selecting from both."""
         return self.add_scored(population, cands)[0]
 
-    def add_scored(self, population: Pool, cands: Candidates) -> tuple[Pool, Pool]:
-        """:meth:`add`, and the scored pool of the new candidates (those not in ``population``)."""
-        new = self.evaluate(self.to_pool(cands, population))
+    def add_scored(self, population: Pool, cands: Candidates, reach: Reach | None = None,
+                   keep: np.ndarray | None = None) -> tuple[Pool, Pool]:  # fmt: skip
+        """:meth:`add`, and the scored pool of the new candidates (those not in ``population``,
+        nor out of ``reach`` unless their hash is one of ``keep``)."""
+        new = self.evaluate(self.to_pool(cands, population, reach, keep))
         return self.select(population, new)[0], new
 
     def empty(self) -> Pool:

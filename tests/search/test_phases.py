@@ -305,17 +305,18 @@ def test_settled_top_k_short_of_options_stops_after_settled_patience(monkeypatch
 
 
 def test_candidates_out_of_reach_of_the_options_are_not_scored(monkeypatch):
-    """a + b > 22 (x = 10 everywhere): once an option is archived, a generation scores no
-    candidate out of reach (as far as REACH_SLACK times the k-th option, or REPEAT_SLACK times an
-    option it repeats) and mutates no parent out of reach (a mutant is farther than its parent
-    and repeats what it repeats); the search still ends on the optimum, a or b moved to 13."""
+    """a + b > 22 (x = 10 everywhere): once an option is archived, a generation or a polishing
+    round scores no candidate out of reach (as far as REACH_SLACK times the k-th option, or
+    REPEAT_SLACK times an option it repeats) but the sweep's children the bisection reads, and
+    mutates no parent out of reach (a mutant is farther than its parent and repeats what it
+    repeats); the search still ends on the optimum, a or b moved to 13."""
     made, seen = [], []
     to_pool, mutation_parents = GeneticSearch.to_pool, GeneticSearch.mutation_parents
 
-    def logged_to_pool(self, cands, population, reach=None):
-        pool = to_pool(self, cands, population, reach)
+    def logged_to_pool(self, cands, population, reach=None, keep=None):
+        pool = to_pool(self, cands, population, reach, keep)
         everything = to_pool(self, Candidates(cands.rows.copy(), cands.changed.copy()), population)
-        made.append((reach, self.options(1)[0][0], pool, everything))
+        made.append((reach, self.options(1)[0][0], pool, everything, keep))
         return pool
 
     def logged_parents(self, population, parents, parent_is_cf):
@@ -328,14 +329,16 @@ def test_candidates_out_of_reach_of_the_options_are_not_scored(monkeypatch):
     search = make_search(seed=0, k=1)
     out = search.run()
     slack = geco.search.loop.REACH_SLACK
-    bounded = [(reach, best, pool, everything) for reach, best, pool, everything in made
-               if reach is not None and reach.bounded]  # fmt: skip
+    bounded = [m for m in made if m[0] is not None and m[0].bounded]
     assert bounded, "no generation ran with an option archived"
-    for reach, best, pool, everything in bounded:
-        assert reach.kth == pytest.approx(slack * best) and np.all(reach.within(pool.dist, pool.rows, pool.words))
+    for reach, best, pool, everything, keep in bounded:
         kept = reach.within(everything.dist, everything.rows, everything.words)
+        if keep is not None:  # polishing keeps the sweep's children for the bisection
+            kept |= np.isin(everything.hashes, keep)
+        assert reach.kth == pytest.approx(slack * best)
         assert np.array_equal(np.sort(pool.hashes), np.sort(everything.hashes[kept]))  # the same, less those out of reach
-    assert any(not np.all(reach.within(e.dist, e.rows, e.words)) for reach, _, _, e in bounded), "nothing was out of reach"
+    assert any(not np.all(reach.within(e.dist, e.rows, e.words)) for reach, _, _, e, _ in bounded), "nothing was out of reach"
+    assert any(keep is not None for *_, keep in bounded), "no polishing round ran with an option archived"
     assert all(np.all(reach.within(d, r, w)) for reach, d, r, w in seen)
     best = X.copy()
     best[0] = 13.0
@@ -349,9 +352,9 @@ def test_only_options_the_model_is_sure_to_accept_bound_the_reach(monkeypatch):
     reaches = []
     to_pool = GeneticSearch.to_pool
 
-    def logged(self, cands, population, reach=None):
+    def logged(self, cands, population, reach=None, keep=None):
         reaches.append(reach)
-        return to_pool(self, cands, population, reach)
+        return to_pool(self, cands, population, reach, keep)
 
     monkeypatch.setattr(GeneticSearch, "to_pool", logged)
     exact = make_search(seed=0, k=1)

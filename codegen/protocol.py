@@ -143,28 +143,25 @@ def checked_instance(x: np.ndarray, d: int) -> np.ndarray:
 
 def checked_deltas(deltas: Sequence[Sequence[int]], d: int) -> list[tuple[int, ...]]:
     """Every Δ of ``deltas`` as a tuple, checked as :func:`checked_delta` checks one but in one
-    numpy pass (a generation brings hundreds of new Δ); raises its ValueError for the first bad
-    one (a non-integer index too)."""
+    numpy pass (a generation brings hundreds of new Δ); on a bad one, its ValueError for the
+    first."""
     out = [delta if type(delta) is tuple else tuple(delta) for delta in deltas]
     lens = np.fromiter(map(len, out), dtype=np.int64, count=len(out))
     flat = np.fromiter(chain.from_iterable(out), dtype=np.float64, count=int(lens.sum()))
-    ok = bool(np.all((flat >= 0) & (flat < d) & (flat == np.floor(flat))))
-    if ok and len(flat) > 1:
-        rising = np.diff(flat) > 0
-        starts = np.cumsum(lens)[:-1]  # where a Δ starts after another: no step into it
-        rising[starts[(starts > 0) & (starts < len(flat))] - 1] = True
-        ok = bool(rising.all())
-    if not ok:
+    owner = np.repeat(np.arange(len(out)), lens)
+    inside = (flat >= 0) & (flat < d) & (flat == np.floor(flat))
+    falls = (np.diff(flat) <= 0) & (np.diff(owner) == 0)  # a step within one Δ that does not rise
+    if not inside.all() or falls.any():
         for delta in out:
-            if len(delta) and not all(float(j).is_integer() for j in delta):
-                raise ValueError(f"delta must be strictly increasing feature indices in [0, {d}), got {delta}")
-            checked_delta(delta, d)  # raises, naming the first bad one
+            checked_delta(delta, d)
     return out
 
 
 def checked_delta(delta: Sequence[int], d: int) -> tuple[int, ...]:
     """``delta`` as a Δ: strictly increasing feature indices in ``[0, d)``; raises ValueError
-    otherwise (a negative index would silently name another feature)."""
+    otherwise (a negative or fractional index would silently name another feature)."""
+    if not all(float(j).is_integer() for j in delta):  # int() would silently name another feature
+        raise ValueError(f"delta must be strictly increasing feature indices in [0, {d}), got {tuple(delta)}")
     out = tuple(int(j) for j in delta)
     if any(j < 0 or j >= d for j in out) or any(a >= b for a, b in pairwise(out)):
         raise ValueError(f"delta must be strictly increasing feature indices in [0, {d}), got {out}")

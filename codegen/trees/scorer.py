@@ -447,24 +447,10 @@ class BoundTreeScorer:
         planned: list[int] = []
         plans: list[_DeltaState] = []
         costs = self._tier_costs()
-        gain, compile_rows = costs
-        plan_costs = [c.value for c in p.c_plan]  # by |Δ|, as plan_cost reads them
-        states, width = self._states, len(self.x)
         for i, (delta, k) in enumerate(zip(deltas, sizes.tolist())):
             if k == 0:
                 continue
-            st = states.get(delta)
-            if st is None or st.compiled is not None or st.future is not None or len(delta) >= width:
-                tier = self._tier(delta, k, costs)
-            else:  # what _tier decides for a known Δ without a compile, without its calls
-                states.move_to_end(delta)
-                st.rows += k
-                if st.plan is None:
-                    tier = "xwalk" if st.rows * gain < plan_costs[min(max(len(delta), 1), _SIZES) - 1] else "new"
-                else:
-                    if st.rows > compile_rows:
-                        self._maybe_compile(delta, st)
-                    tier = "plan"
+            tier = self._tier(delta, k, costs)
             if tier == "xwalk":
                 walked[i] = True
             elif tier == "plan" or tier == "new":
@@ -570,20 +556,22 @@ class BoundTreeScorer:
         if full:
             self._run_full(full, out)
 
-    def _tier_costs(self) -> tuple[float, float]:
-        """What :meth:`_tier` weighs, read once per call: seconds a row saves on a plan instead of
-        the x-walk, and below which a Δ's plan rows cannot have earned a compile."""
+    def _tier_costs(self) -> tuple[float, float, list[float]]:
+        """What :meth:`_tier` weighs, read once per call (a generation routes hundreds of Δ):
+        seconds a row saves on a plan instead of the x-walk, below which a Δ's plan rows cannot
+        have earned a compile, and a plan's cost by |Δ| (:meth:`TreeScorer.plan_cost`'s)."""
         p = self.parent
         # a plan's row never costs more than an x-walk's (it walks a subset of the same trees)
         gain = p.c_xwalk.value - min(p.c_row.value, 0.5 * p.c_xwalk.value)
-        return gain, 2 * p.c_compile_base / p.c_row.value * (1 - 1e-9)  # margin: a rounding never skips one
+        compile_rows = 2 * p.c_compile_base / p.c_row.value * (1 - 1e-9)  # margin: a rounding never skips one
+        return gain, compile_rows, [c.value for c in p.c_plan]
 
-    def _tier(self, delta: tuple[int, ...], n: int, costs: tuple[float, float] | None = None):
+    def _tier(self, delta: tuple[int, ...], n: int, costs: tuple[float, float, list[float]] | None = None):
         """"full", "xwalk", "plan", "new" (a plan to build) or a compiled function for the next
         ``n`` rows of Δ; ``costs``: :meth:`_tier_costs`, when the caller has them."""
         if len(delta) >= len(self.x):  # every feature free: nothing to specialise
             return "full"
-        gain, compile_rows = self._tier_costs() if costs is None else costs
+        gain, compile_rows, plan_costs = self._tier_costs() if costs is None else costs
         st = self._state(delta)
         st.rows += n
         if st.future is not None and st.future.done():
@@ -591,7 +579,7 @@ class BoundTreeScorer:
         if st.compiled is not None:
             return st.compiled
         if st.plan is None:
-            if st.rows * gain < self.parent.plan_cost(len(delta)).value:
+            if st.rows * gain < plan_costs[min(max(len(delta), 1), _SIZES) - 1]:
                 return "xwalk"
             return "new"
         if st.future is None and st.rows > compile_rows:  # fewer rows never pay a compile's base cost

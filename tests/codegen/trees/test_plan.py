@@ -512,6 +512,8 @@ def test_many_deltas_are_checked_at_once_as_one_by_one():
 
     good = [(3, 4), (0, 1), (), (2,), (0, 5), (5,)]
     assert checked_deltas(good, 6) == [checked_delta(dl, 6) for dl in good]
+    with pytest.raises(ValueError, match=r"got \(0\.5,\)"):  # not read as feature 0
+        checked_delta((0.5,), 6)
     for bad in [(1, 0), (0, 0), (-1,), (6,), (0.5,), (2, 7)]:
         for at in range(len(good) + 1):
             deltas = [*good[:at], bad, *good[at:]]

@@ -294,8 +294,9 @@ class GeneticSearch:
         population = self.add(self.empty(), self.initial_population())
         step = time.perf_counter() - t0  # the initial population's cost predicts the first generation's
         generation, stop, restarts, growth = 0, "max_generations", 0, 1
-        progress = Stagnation(self.top_scores(population), self.options(cfg.k)[0])
-        self.reach = self.reach_of_options()
+        option_scores, option_slots = self.archive.option_slots(cfg.k)
+        progress = Stagnation(self.top_scores(population), option_scores)
+        self.reach = self.reach_of_options(option_scores, option_slots)
         if len(population) == 0:
             stop = "no_candidates"
         while len(population) and generation < max(cfg.min_generations, cfg.max_generations):
@@ -307,7 +308,6 @@ class GeneticSearch:
             population, converged = self.select(population, new)
             generation += 1
             population, option_scores = self.keep_options(population)
-            self.reach = self.reach_of_options()
             step = time.perf_counter() - t0
             if converged and generation >= cfg.min_generations and np.isfinite(option_scores[-1]):
                 stop = "converged"
@@ -430,12 +430,13 @@ class GeneticSearch:
             ok |= np.isin(hashes[first], keep)
         return first[ok]
 
-    def reach_of_options(self) -> Reach:
-        """The reach of the best ``k`` options archived (:data:`REACH_SLACK`), of those the model
-        is sure to accept: one whose score lies within the engine's error bound of the target's
-        edge counts as missing (a looser bound)."""
+    def reach_of_options(self, scores: np.ndarray, slots: np.ndarray) -> Reach:
+        """The reach (:data:`REACH_SLACK`) of the best ``k`` options archived (their ``scores``,
+        inf-padded to ``k``, and ``slots``, as :meth:`Archive.option_slots` gives them), of those
+        the model is sure to accept: one whose score lies within the engine's error bound of the
+        target's edge counts as missing (a looser bound)."""
         k = self.config.k
-        scores, slots = self.archive.option_slots(k)
+        scores, slots = scores[:k], slots[:k]
         a = self.archive
         if self.error_bound is not None and len(slots):
             unsure = ~(self.goal.edge_distance(a.prob[slots]) > self.error_bound(a.rows[slots]))
@@ -527,7 +528,6 @@ class GeneticSearch:
                 population = self.bisect(population, swept[0], status)
             rounds += 1
             population, option_scores = self.keep_options(population)
-            self.reach = self.reach_of_options()
             improved = bool(np.any(option_scores < best_options * (1 - 1e-9)))
             best_options = np.minimum(best_options, option_scores)
             stalled = 0 if improved else stalled + 1
@@ -608,9 +608,11 @@ class GeneticSearch:
     def keep_options(self, population: Pool) -> tuple[Pool, np.ndarray]:
         """Put the best 2k distinct options back into a population that lost them (a niche:
         variants of one change can fill all q places and end the search for other kinds of
-        change); the population and the best k options' scores."""
+        change); the population and the best k options' scores. The best k also set the
+        :attr:`reach` of what follows."""
         with self.timer("options"):
             option_scores, option_slots = self.archive.option_slots(2 * self.config.k)
+            self.reach = self.reach_of_options(option_scores, option_slots)
             return self.restore(population, option_slots), option_scores[: self.config.k]
 
     # --- helpers --------------------------------------------------------------------------

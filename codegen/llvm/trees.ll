@@ -1778,11 +1778,14 @@ exit:
 ; (NaN: no non-missing value allowed), a missing value allowed (a byte), the allowed codes
 ; (%setw bytes a column, as the sets) and "a code outside every set" (a byte). %stack: room for
 ; one entry per node. A tree with no reachable leaf keeps -inf / +inf; a NaN leaf makes its
-; tree's range NaN.
+; tree's range NaN. %extent: per node, the largest and the smallest leaf of its subtree (two
+; doubles; NaN where a leaf below is NaN): a node whose subtree lies within the range found so
+; far cannot change it and is not walked (a forest of pure leaves stops at its first 0 and 1).
 define void @box_leaf_range(ptr noalias %nodes, ptr noalias %sets, i64 %setw, ptr noalias %troot,
                             ptr noalias %tconst, i64 %T, ptr noalias %lo, ptr noalias %hi,
                             ptr noalias %missing, ptr noalias %codes, ptr noalias %outside,
-                            ptr noalias %stack, ptr noalias %top, ptr noalias %low) {
+                            ptr noalias %stack, ptr noalias %top, ptr noalias %low,
+                            ptr noalias %extent) {
 entry:
   %none = icmp sle i64 %T, 0
   br i1 %none, label %exit, label %tree
@@ -1800,9 +1803,9 @@ walk_start:
   store i32 %root, ptr %stack
   br label %pop_head
 pop_head:
-  %sp = phi i64 [1, %walk_start], [%sp1, %leaf], [%sp3, %sides]
-  %mx = phi double [0xFFF0000000000000, %walk_start], [%mx2, %leaf], [%mx, %sides]
-  %mn = phi double [0x7FF0000000000000, %walk_start], [%mn2, %leaf], [%mn, %sides]
+  %sp = phi i64 [1, %walk_start], [%sp1, %leaf], [%sp3, %sides], [%sp1, %pop]
+  %mx = phi double [0xFFF0000000000000, %walk_start], [%mx2, %leaf], [%mx, %sides], [%mx, %pop]
+  %mn = phi double [0x7FF0000000000000, %walk_start], [%mn2, %leaf], [%mn, %sides], [%mn, %pop]
   %more = icmp sgt i64 %sp, 0
   br i1 %more, label %pop, label %walk_done
 pop:
@@ -1810,6 +1813,17 @@ pop:
   %np = getelementptr inbounds i32, ptr %stack, i64 %sp1
   %node32 = load i32, ptr %np
   %node = sext i32 %node32 to i64
+  %e2 = shl i64 %node, 1
+  %emxp = getelementptr inbounds double, ptr %extent, i64 %e2
+  %emx = load double, ptr %emxp
+  %e21 = or i64 %e2, 1
+  %emnp = getelementptr inbounds double, ptr %extent, i64 %e21
+  %emn = load double, ptr %emnp
+  %within_top = fcmp ole double %emx, %mx    ; false on a NaN: walked
+  %within_low = fcmp oge double %emn, %mn
+  %within = and i1 %within_top, %within_low
+  br i1 %within, label %pop_head, label %visit
+visit:
   %colp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 1
   %col32 = load i32, ptr %colp
   %vp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 0

@@ -1,7 +1,9 @@
 """The trees' leaf ranges over a box of allowed values, compiled (``@box_leaf_range`` in
 ``trees.ll``): :func:`codegen.trees.bound.leaf_ranges`' numbers, found by one depth-first walk
 per tree over the packed forest the other kernels read (a node's test in one 24-byte record)
-instead of a dozen numpy passes over seven node arrays per tree level.
+instead of a dozen numpy passes over seven node arrays per tree level. The walk skips a
+subtree whose leaves all lie within the range it has found (:func:`subtree_extents`): on a
+forest of pure leaves most of a wide box's nodes are never read.
 
 The certificates of "no counterfactual" rest on these numbers, so the tests hold them equal to
 the numpy reference on random boxes, categorical sets and missing values included.
@@ -16,7 +18,26 @@ from codegen.trees.bound import Box
 from codegen.trees.fold import Forest
 from codegen.trees.kernel import KernelArrays, tree_functions
 
-__all__ = ["NativeLeafRanges"]
+__all__ = ["NativeLeafRanges", "subtree_extents"]
+
+
+def subtree_extents(nodes: np.ndarray, roots: np.ndarray) -> np.ndarray:
+    """(n_nodes, 2) per packed node (:data:`codegen.trees.kernel.NODE` records): the largest and
+    the smallest leaf value below it (itself for a leaf), NaN where a leaf below is NaN. Found
+    level by level from the roots (``roots`` < 0: a constant tree, no nodes), deepest first."""
+    out = np.full((len(nodes), 2), np.nan)
+    leaf = nodes["col"] < 0
+    out[leaf, 0] = out[leaf, 1] = nodes["v"][leaf]
+    levels, frontier = [], np.asarray(roots[roots >= 0], dtype=np.int64)
+    while len(frontier):
+        inner = frontier[~leaf[frontier]]
+        levels.append(inner)
+        frontier = np.concatenate([nodes["left"][inner], nodes["right"][inner]]).astype(np.int64)
+    for inner in reversed(levels):  # np.maximum / np.minimum: a NaN below stays NaN
+        left, right = nodes["left"][inner], nodes["right"][inner]
+        out[inner, 0] = np.maximum(out[left, 0], out[right, 0])
+        out[inner, 1] = np.minimum(out[left, 1], out[right, 1])
+    return out
 
 
 class NativeLeafRanges:
@@ -30,6 +51,7 @@ class NativeLeafRanges:
             raise ValueError("the packed forest is not this forest's")
         self.forest, self.full = forest, full
         self.has_sets = forest.cat_left.size > 0
+        self.extent = subtree_extents(full.nodes, full.troot)
 
     def __call__(self, forest: Forest, box: Box) -> tuple[np.ndarray, np.ndarray]:
         if forest is not self.forest:
@@ -43,12 +65,13 @@ class NativeLeafRanges:
             missing=np.asarray(box.missing, dtype=np.uint8),
             codes=codes.reshape(-1) if self.has_sets else np.zeros(1, dtype=np.uint8),
             outside=np.asarray(box.outside, dtype=np.uint8), top=np.empty(T), low=np.empty(T),
-            stack=np.empty(len(full.nodes) + 1, dtype=np.int32),
+            stack=np.empty(len(full.nodes) + 1, dtype=np.int32), extent=self.extent,
         )  # fmt: skip
         fb = full.buffers
         tree_functions().box_leaf_range(
             fb.address("nodes"), fb.address("sets"), full.setw, fb.address("troot"), fb.address("tconst"), T,
             call.address("lo"), call.address("hi"), call.address("missing"), call.address("codes"),
             call.address("outside"), call.address("stack"), call.address("top"), call.address("low"),
+            call.address("extent"),
         )  # fmt: skip
         return call["top"], call["low"]

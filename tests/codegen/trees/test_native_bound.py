@@ -9,7 +9,7 @@ import pytest
 from codegen.registry import scorer_for
 from codegen.trees.bound import box_of, leaf_ranges
 from codegen.trees.kernel import kernel_arrays_forest
-from codegen.trees.native_bound import NativeLeafRanges
+from codegen.trees.native_bound import NativeLeafRanges, subtree_extents
 
 
 def random_box(rng, X, x, nan: bool):
@@ -48,6 +48,52 @@ def test_compiled_leaf_ranges_equal_the_reference(fitted, forests):
         top, low = native(forest, box_of(forest, X[0], everything))
         np.testing.assert_array_equal(top, leaf_ranges(forest, box_of(forest, X[0], everything))[0], err_msg=name)
     assert boxes >= 400
+
+
+def _leaves_below(nodes, node):
+    stack, out = [node], []
+    while stack:
+        n = stack.pop()
+        if nodes["col"][n] < 0:
+            out.append(nodes["v"][n])
+        else:
+            stack += [nodes["left"][n], nodes["right"][n]]
+    return np.array(out)
+
+
+def test_subtree_extents_are_the_leaves_below_each_node(fitted, forests):
+    rng = np.random.default_rng(3)
+    for name, *_ in fitted:
+        full = kernel_arrays_forest(forests[name])
+        extent = subtree_extents(full.nodes, full.troot)
+        for node in rng.choice(len(full.nodes), size=min(60, len(full.nodes)), replace=False):
+            below = _leaves_below(full.nodes, node)
+            np.testing.assert_array_equal(extent[node], [below.max(), below.min()], err_msg=name)
+
+
+def test_a_nan_leaf_is_found_though_its_tree_is_pruned_elsewhere(fitted, forests):
+    """The walk skips subtrees within the range found so far; a NaN leaf is never within it, so
+    its tree's range is NaN as the reference says, wherever the leaf sits."""
+    from dataclasses import replace
+
+    from codegen.trees.bound import reachable_leaves
+
+    rng = np.random.default_rng(4)
+    name, _model, _schema, X, _desired = fitted[0]
+    forest = forests[name]
+    everything = [np.unique(X[:, j][~np.isnan(X[:, j])]) for j in range(X.shape[1])]
+    leaves = reachable_leaves(forest, X[0], everything)[0]
+    for leaf in rng.choice(leaves, size=8, replace=False):
+        value = forest.value.copy()
+        value[leaf] = np.nan
+        broken = replace(forest, value=value)
+        native = NativeLeafRanges(broken, kernel_arrays_forest(broken))
+        box = box_of(broken, X[0], everything)
+        top, low = native(broken, box)
+        want_top, want_low = leaf_ranges(broken, box)
+        np.testing.assert_array_equal(top, want_top)
+        np.testing.assert_array_equal(low, want_low)
+        assert np.isnan(top).sum() == 1
 
 
 def test_the_compiled_engine_bounds_as_the_numpy_one(fitted):

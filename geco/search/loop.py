@@ -425,7 +425,7 @@ class GeneticSearch:
         of ``keep``."""
         if reach is None or not reach.bounded:
             return first
-        ok = reach.within(dist[first], rows[first], words[first])
+        ok = reach.within(dist[first], rows, words[first], first)
         if keep is not None and len(keep):
             ok |= np.isin(hashes[first], keep)
         return first[ok]
@@ -679,10 +679,7 @@ class GeneticSearch:
     def stored_columns(self, pool: Pool) -> int:
         """Values ``pool`` holds in the Δ-representation: each row its Δ's columns (per group,
         the rows changing it times the group's columns)."""
-        if len(pool) == 0:
-            return 0
-        starts = pool.starts()  # a Δ's rows change the same groups: its first row's, times its rows
-        return int(np.diff(np.append(starts, len(pool))) @ (pool.changed[starts] @ self.row_cols))
+        return int(np.count_nonzero(pool.changed, axis=0) @ self.row_cols)
 
     def best_per_delta(self, population: Pool, top: int = 1) -> tuple[Candidates, np.ndarray]:
         """The ``top`` best rows of every Δ, and whether each is a counterfactual."""

@@ -69,16 +69,18 @@ class Reach:
         """Whether any candidate could be out of reach."""
         return bool(np.isfinite(self.kth) or len(self.bounds))
 
-    def within(self, dist: np.ndarray, rows: np.ndarray, words: np.ndarray) -> np.ndarray:
+    def within(self, dist: np.ndarray, rows: np.ndarray, words: np.ndarray, at: np.ndarray | None = None) -> np.ndarray:
         """Per candidate (its distance from ``x``, its row and changed-group words): still worth
         scoring. The options are tested all at once, each only against the candidates past its
-        bound that change all its groups (:func:`geco.search.diversity.repeats`)."""
+        bound that change all its groups (:func:`geco.search.diversity.repeats`). ``at``: the
+        candidates' rows are ``rows[at]`` (the compiled test reads them in place)."""
         if self.kernels is not None and len(self.bounds) and len(dist):
             return self.kernels.reach_within(dist, rows, words, self.kth, self.options, self.words, self.bounds, self.x,
-                                             self.gap, self.ranges, self.categorical)  # fmt: skip
+                                             self.gap, self.ranges, self.categorical, at)  # fmt: skip
         ok = dist < self.kth if np.isfinite(self.kth) else np.ones(len(dist), dtype=bool)
         if not len(self.bounds) or not len(dist):
             return ok
+        rows = rows if at is None else rows[at]
         ow = self.words
         past = ok[:, None] & (dist[:, None] >= self.bounds[None, :])
         past &= np.all((words[:, None, :] & ow[None, :, :]) == ow[None, :, :], axis=2)

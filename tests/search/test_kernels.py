@@ -596,3 +596,7 @@ def test_reach_within_equals_the_reference(gap):
         assert 0 < want.sum() < n
         compiled = Reach(kth, options, key_words(options != x), bounds, x, gap, ranges, categorical, kernels)
         np.testing.assert_array_equal(compiled.within(dist, rows, key_words(rows != x)), want)
+        at = rng.permutation(n)[: n // 2]  # rows read in place at ``at``, as the loop passes them
+        sub = reach.within(dist[at], rows[at], key_words(rows[at] != x))
+        np.testing.assert_array_equal(reach.within(dist[at], rows, key_words(rows[at] != x), at), sub)
+        np.testing.assert_array_equal(compiled.within(dist[at], rows, key_words(rows[at] != x), at), sub)

@@ -707,7 +707,7 @@ def _repeats_one(row, option, x, gap, ranges, categorical):
 
 
 @jit
-def _reach_within(dist, rows, words, kth, bounded_kth, options, option_words, bounds, x, gap, ranges, categorical):
+def _reach_within(dist, rows, at, words, kth, bounded_kth, options, option_words, bounds, x, gap, ranges, categorical):
     n, n_words = words.shape
     ok = np.empty(n, dtype=np.bool_)
     for i in range(n):
@@ -720,7 +720,7 @@ def _reach_within(dist, rows, words, kth, bounded_kth, options, option_words, bo
                     if words[i, w] & option_words[j, w] != option_words[j, w]:
                         covers = False
                         break
-                if covers and _repeats_one(rows[i], options[j], x, gap, ranges, categorical):
+                if covers and _repeats_one(rows[at[i]], options[j], x, gap, ranges, categorical):
                     keep = False
             j += 1
         ok[i] = keep
@@ -729,11 +729,13 @@ def _reach_within(dist, rows, words, kth, bounded_kth, options, option_words, bo
 
 def reach_within(dist: np.ndarray, rows: np.ndarray, words: np.ndarray, kth: float, options: np.ndarray,
                  option_words: np.ndarray, bounds: np.ndarray, x: np.ndarray, gap: float, ranges: np.ndarray,
-                 categorical: np.ndarray) -> np.ndarray:  # fmt: skip
+                 categorical: np.ndarray, at: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """What :meth:`geco.search.reach.Reach.within` gives, in one pass: per candidate, whether
-    it is nearer than ``kth`` and repeats no option it is at least that option's bound from."""
+    it is nearer than ``kth`` and repeats no option it is at least that option's bound from.
+    ``at``: the candidates' rows are ``rows[at]`` (read in place, not gathered first)."""
+    at = np.arange(len(dist)) if at is None else np.asarray(at, dtype=np.intp)
     return _reach_within(
-        np.ascontiguousarray(dist, dtype=np.float64), np.ascontiguousarray(rows, dtype=np.float64),
+        np.ascontiguousarray(dist, dtype=np.float64), np.ascontiguousarray(rows, dtype=np.float64), at,
         np.ascontiguousarray(words, dtype=np.uint64), float(kth), bool(np.isfinite(kth)),
         np.ascontiguousarray(options, dtype=np.float64), np.ascontiguousarray(option_words, dtype=np.uint64),
         np.ascontiguousarray(bounds, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64), float(gap),

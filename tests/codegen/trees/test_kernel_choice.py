@@ -31,6 +31,20 @@ def test_each_kernel_is_measured_then_the_cheaper_serves():
     assert choice.per_row("branchy") == pytest.approx(1e-6) and choice.per_row("walker") == pytest.approx(2e-6)
 
 
+def test_a_kernel_far_dearer_stops_being_explored_early():
+    """Measured on ``settle_rows`` rows at more than ``settle_ratio`` times the other's cost, a
+    kernel is not explored to ``explore_rows``: the cheaper serves, the other is only rechecked;
+    one merely dearer is explored in full."""
+    choice = KernelChoice(("tiers", "whole"), explore_rows=2000, recheck=10, settle_rows=300, settle_ratio=2.0)
+    picked = run(choice, {"tiers": 1e-6, "whole": 3e-6}, 60)
+    assert picked[:6].count("whole") == 3  # 300 rows, then settled
+    rechecks = [i + 1 for i, k in enumerate(picked[6:], start=6) if k == "whole"]
+    assert rechecks and all(call % 10 == 0 for call in rechecks)  # from then on the rechecks alone
+    near = KernelChoice(("tiers", "whole"), explore_rows=2000, recheck=10, settle_rows=300, settle_ratio=2.0)
+    run(near, {"tiers": 1e-6, "whole": 1.5e-6}, 60)
+    assert near.measured["whole"] >= 2000
+
+
 def test_the_choice_follows_a_change_of_costs():
     choice = KernelChoice(("walker", "branchy"), explore_rows=100, recheck=4)
     picked = run(choice, {"walker": 1e-6, "branchy": 3e-6}, 40)

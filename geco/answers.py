@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from geco.problem.certificate import bound_rows, certify, distance_lower_bound
+from geco.problem.certificate import answer_bounds, certify
 from geco.problem.diagnosis import failure_reason
 from geco.problem.problem import Instance, Problem
 from geco.problem.setting import Setting
@@ -271,11 +271,10 @@ def certified(problem: Problem, first: float | None, reason: str, threshold: flo
         bound, calls, verdict = None, 0, "found"
         stats.setdefault("budget_skipped", []).append("the bound and gap of the answer")
     elif first is not None:
-        bound, calls = bound_rows(problem, threshold, budget=1)
+        bound, calls, floor = answer_bounds(problem, threshold)
         verdict = "found"
-        floor = distance_lower_bound(problem, threshold)
         if floor is not None:
-            gap, calls = max(0.0, first - floor), calls + 1
+            gap = max(0.0, first - floor)
     else:
         cert = certify(problem, threshold, deadline=deadline)
         bound, calls = cert.bound, cert.calls

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from geco.problem.problem import Problem
 
 __all__ = [
-    "BUDGET", "Certificate", "allowed_tuples", "bound_rows", "certify", "distance_lower_bound", "distinct_columns",
+    "BUDGET", "Certificate", "allowed_tuples", "answer_bounds", "bound_rows", "certify", "distance_lower_bound", "distinct_columns",
     "format_bound", "program_rules", "satisfies",
 ]  # fmt: skip
 
@@ -248,6 +248,17 @@ def bound_rows(problem: Problem, threshold: float, budget: int = BUDGET, drop: A
     return boxes.run(allowed_tuples(problem, drop), threshold, budget), boxes.calls
 
 
+def answer_bounds(problem: Problem, threshold: float) -> tuple[float | None, int, float | None]:
+    """What an answer reports: :func:`bound_rows` with one engine call and
+    :func:`distance_lower_bound`, from one set of boxes (each group's distinct values found
+    once for both): (bound, engine calls, distance floor)."""
+    boxes = _Boxes(problem)
+    tuples = allowed_tuples(problem)
+    bound = boxes.run(tuples, threshold, 1)
+    floor = _distance_floor(problem, threshold, boxes, tuples)
+    return bound, boxes.calls, floor
+
+
 def _deadline_passed(deadline: float | None) -> bool:
     return deadline is not None and time.perf_counter() >= deadline
 
@@ -262,13 +273,18 @@ def distance_lower_bound(problem: Problem, threshold: float) -> float | None:
     one more group too. Without required groups it changes some group: at least the smallest;
     if the closest group cannot flip the class alone, a counterfactual changes another group, or
     two: at least the second smallest."""
+    return _distance_floor(problem, threshold, _Boxes(problem), None)
+
+
+def _distance_floor(problem: Problem, threshold: float, boxes: _Boxes, tuples: list[np.ndarray] | None) -> float | None:
+    """:func:`distance_lower_bound` with ``boxes`` (their engine calls counted there) and the
+    :func:`allowed_tuples` when known."""
     spaces, required = problem.spaces, np.asarray(problem.required, dtype=bool)
     closest = np.array([float(s.distance[0]) if len(s) else np.inf for s in spaces])
     if not np.isfinite(closest).any():
         return None
-    tuples = allowed_tuples(problem)
+    tuples = allowed_tuples(problem) if tuples is None else tuples
     own = [problem.x[d.features][None] for d in problem.setting.domains]
-    boxes = _Boxes(problem)
     if required.any():
         floor = float(closest[required].max())
         alone = boxes.run([t if required[g] else own[g] for g, t in enumerate(tuples)], threshold, 1)

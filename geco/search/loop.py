@@ -426,8 +426,9 @@ class GeneticSearch:
         if reach is None or not reach.bounded:
             return first
         ok = reach.within(dist[first], rows, words[first], first)
-        if keep is not None and len(keep):
-            ok |= np.isin(hashes[first], keep)
+        if keep is not None and len(keep):  # a sorted lookup: np.isin sorts both sides
+            kept, h = np.sort(keep), hashes[first]
+            ok |= kept[np.minimum(np.searchsorted(kept, h), len(kept) - 1)] == h
         return first[ok]
 
     def reach_of_options(self, scores: np.ndarray, slots: np.ndarray) -> Reach:

@@ -45,6 +45,20 @@ def test_found_carries_a_bound_above_its_counterfactuals_and_a_gap(people):
     assert Explanation.from_dict(json.loads(e.to_json())).gap == e.gap
 
 
+def test_an_answers_bounds_are_the_two_bounds_computed_apart(people):
+    """answer_bounds (one set of boxes for both) gives what bound_rows with one engine call and
+    distance_lower_bound give on their own, and counts both calls."""
+    from geco.problem.certificate import answer_bounds, bound_rows, distance_lower_bound
+
+    X, _, model, bad, _ = people
+    explainer = geco.Explainer(model, X, "fixed income")
+    for r in bad[:4]:
+        problem = explainer.problem(X.iloc[[r]])
+        bound, calls, floor = answer_bounds(problem, 0.5)
+        assert (bound, calls - 1) == bound_rows(problem, 0.5, budget=1)
+        assert floor == distance_lower_bound(problem, 0.5) and floor is not None
+
+
 def test_black_box_has_no_bound_and_says_so(people):
     X, _, model, bad, _ = people
     e = geco.Explainer(model, X, "fixed income, hours", engine="blackbox").explain(X.iloc[[bad[0]]], random_state=0)

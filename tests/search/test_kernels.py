@@ -180,6 +180,29 @@ def test_seed_rows_passes_equal_the_reference(case):
             _same(got.tight_bounds(idx, skip), ref.tight_bounds(idx, skip), f"tight bounds, skipping {skip}")
 
 
+@pytest.mark.parametrize("n_groups", [5, 70])
+def test_row_tables_equal_group_by_group_sums(n_groups):
+    """Row by row (few groups) or group by group (many: past ROW_BY_ROW_GROUPS), the pass gives
+    numpy's group-by-group OR, sums in group order and largest value (a NaN wins)."""
+    from geco.search.kernels.seeds import ROW_BY_ROW_GROUPS
+
+    assert (n_groups > ROW_BY_ROW_GROUPS) == (n_groups == 70)
+    rng = np.random.default_rng(n_groups)
+    T, N = 300, 2000
+    codes = rng.integers(0, T, (n_groups, N)).astype(np.int32)
+    status = rng.integers(0, 4, T).astype(np.uint8)
+    additive, linf = rng.random(T) * 10 ** rng.uniform(-3, 3, T), rng.random(T)
+    linf[rng.integers(0, T, 3)] = np.nan
+    want_status, want_total, want_top = np.zeros(N, dtype=np.uint8), np.zeros(N), np.zeros(N)
+    for g in range(n_groups):
+        want_status |= status[codes[g]]
+        want_total += additive[codes[g]]
+        want_top = np.maximum(want_top, linf[codes[g]])
+    got = kernels.row_tables(codes, status, additive, linf)
+    for a, b in zip(got, (want_status, want_total, want_top)):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("n_groups", [12, 70])
 def test_archive_options_equal_the_reference(n_groups):
     """The compiled greedy pick of distinct options equals the numpy one chunk by chunk: an

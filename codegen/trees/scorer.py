@@ -81,6 +81,12 @@ __all__ = ["BoundTreeScorer", "TreeScorer", "tree_scorer"]
 #: plan costs are tracked per |Δ| up to this size (larger Δ share the last estimate)
 _SIZES = 8
 
+
+def _size_slot(k: int) -> int:
+    """The slot of the plan cost estimates (``TreeScorer.c_plan``) for a Δ of ``k`` features."""
+    return min(max(k, 1), _SIZES) - 1
+
+
 #: LLVM compiles of hot Δ
 _COMPILER = LazyThread("geco-llvm")
 #: binds instances ahead of use (native code: runs beside the GIL)
@@ -213,7 +219,7 @@ class TreeScorer(CompiledScorer):
 
     def plan_cost(self, k: int) -> _Rate:
         """The running cost estimate of building a plan for a Δ of ``k`` features."""
-        return self.c_plan[min(max(k, 1), _SIZES) - 1]
+        return self.c_plan[_size_slot(k)]
 
     def _count(self, tier: str, n: int) -> None:
         self.stats[f"blocks_{tier}"] += 1
@@ -579,7 +585,7 @@ class BoundTreeScorer:
         if st.compiled is not None:
             return st.compiled
         if st.plan is None:
-            if st.rows * gain < plan_costs[min(max(len(delta), 1), _SIZES) - 1]:
+            if st.rows * gain < plan_costs[_size_slot(len(delta))]:
                 return "xwalk"
             return "new"
         if st.future is None and st.rows > compile_rows:  # fewer rows never pay a compile's base cost

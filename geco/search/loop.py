@@ -440,8 +440,7 @@ class GeneticSearch:
         scores, slots = scores[:k], slots[:k]
         a = self.archive
         if self.error_bound is not None and len(slots):
-            unsure = ~(self.goal.edge_distance(a.prob[slots]) > self.error_bound(a.rows[slots]))
-            keep = np.flatnonzero(~unsure)
+            keep = np.flatnonzero(self.goal.edge_distance(a.prob[slots]) > self.error_bound(a.rows[slots]))
             slots = slots[keep]
             scores = np.concatenate([scores[keep], np.full(k - len(keep), np.inf)])
         spec = self.dist_spec

@@ -6,26 +6,40 @@ from __future__ import annotations
 import statistics
 import time
 from collections import defaultdict, deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 __all__ = ["PhaseTimer", "RecentSeconds"]
 
 
 class PhaseTimer:
     """Accumulates wall-clock seconds per phase: ``with timer("mutation"): ...``. A phase's key
-    appears the first time one of its blocks ends."""
+    appears the first time one of its blocks ends. One reusable block per phase name (a search
+    times some sixty blocks an explanation; a generator-based context manager cost 2 us each)."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
+        self._blocks: dict[str, _Block] = {}
 
-    @contextmanager
-    def __call__(self, name: str) -> Iterator[None]:
-        t0 = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[name] += time.perf_counter() - t0
+    def __call__(self, name: str) -> _Block:
+        block = self._blocks.get(name)
+        if block is None:
+            block = self._blocks[name] = _Block(self.seconds, name)
+        return block
+
+
+class _Block:
+    """One phase's ``with`` block: adds its seconds to the timer's on exit (also on an error);
+    a block of the phase inside another adds its own seconds too, as two blocks would."""
+
+    __slots__ = ("name", "seconds", "starts")
+
+    def __init__(self, seconds: dict[str, float], name: str) -> None:
+        self.seconds, self.name, self.starts = seconds, name, []
+
+    def __enter__(self) -> None:
+        self.starts.append(time.perf_counter())
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds[self.name] += time.perf_counter() - self.starts.pop()
 
 
 class RecentSeconds:

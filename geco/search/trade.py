@@ -72,6 +72,10 @@ class _Sides:
         self.before = {s: np.concatenate([[0], np.cumsum(side == s)]) for s in (-1.0, 1.0)}
         self.where = {s: np.flatnonzero(side == s) for s in (-1.0, 1.0)}
         self.x = ctx.x
+        #: the same in flat arrays, for the compiled trade: numeric, feature, before and where
+        #: of side -1, then of side +1
+        self.tables = (self.numeric, self.feature.astype(np.intp), self.before[-1.0], self.before[1.0],
+                       self.where[-1.0], self.where[1.0])  # fmt: skip
 
     def of_rows(self, group: np.ndarray, rows: np.ndarray, who: np.ndarray) -> np.ndarray:
         """The side of ``x`` of each row's value in ``group`` (0 where the group has no sides)."""
@@ -135,6 +139,8 @@ def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Cand
     rng, st = ctx.rng, ctx.stacked
     sides = _sides_of(ctx, dist_spec)
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
+    if ctx.kernels is not None:
+        return _trade_compiled(ctx, sides, parents, own, per_parent)
     src = np.repeat(np.arange(len(parents)), per_parent)
     n = len(src)
     rows, changed = parents.rows[src], parents.changed[src]
@@ -152,11 +158,7 @@ def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Cand
     side = np.where(was, sides.of_rows(hw, rows, w), 0.0)
     beyond = st.not_farther(hw, np.where(was, own[src[w], hw], 0.0))
     near, total = sides.count(hw, side, beyond), sides.count(hw, side, st.size[hw])
-    # half the children step at most MAX_AWAY positions, the others anywhere beyond (a long
-    # numeric column needs big steps for a group to take over much of another's change)
-    far = rng.random(len(w)) < FAR_SHARE
-    reach = np.where(far, np.maximum(total - near, 1), MAX_AWAY)
-    rank = near + _log_uniform(rng, reach) - 1
+    rank = _away_ranks(rng, near, total)
     fits = rank < total
     ok[w[~fits]] = False
     w, hw, side, rank = w[fits], hw[fits], side[fits], rank[fits]
@@ -164,6 +166,30 @@ def trade(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -> Cand
     changed[w, hw] = True
     keep = ok & changed.any(axis=1)
     return Candidates(rows[keep], changed[keep])
+
+
+def _away_ranks(rng: np.random.Generator, near: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Where each trade child's group ``h`` goes among the values of its side (``near`` of
+    them no farther than its own): half the children step at most MAX_AWAY positions, the
+    others anywhere beyond (a long numeric column needs big steps for a group to take over
+    much of another's change)."""
+    far = rng.random(len(near)) < FAR_SHARE
+    reach = np.where(far, np.maximum(total - near, 1), MAX_AWAY)
+    return near + _log_uniform(rng, reach) - 1
+
+
+def _trade_compiled(ctx: Context, sides: _Sides, parents: Candidates, own: np.ndarray, per_parent: int) -> Candidates:
+    """:func:`trade`'s children in two compiled passes (:mod:`geco.search.kernels.polish`),
+    with its draws in its order: the two key tables, then ``g``'s steps, then ``h``'s."""
+    rng, kernels = ctx.rng, ctx.kernels
+    keys = rng.random((2, len(parents) * per_parent, ctx.n_groups))  # g's keys, then h's: two draws
+    plan = kernels.trade_plan(parents.rows, parents.changed, own, per_parent, keys, ctx.has_space, ctx.x,
+                              ctx.stacked, sides.tables)  # fmt: skip
+    _, _, _, _, count_g, _, near_h, total_h = plan
+    rank_g = count_g - _log_uniform(rng, count_g + 1)  # -1: back to x's own value
+    rank_h = _away_ranks(rng, near_h, total_h)
+    return Candidates(*kernels.trade_children(parents.rows, parents.changed, per_parent, plan, rank_g, rank_h, ctx.x,
+                                              ctx.stacked, sides.tables))  # fmt: skip
 
 
 def step_in(ctx: Context, parents: Candidates, dist_spec) -> Candidates:

@@ -24,6 +24,7 @@ from geco.search.operators import Context, group_distances, mutation, selective_
 from geco.search.population import Candidates, Pool, block_starts, key_order, key_words, words_keys
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
+from geco.search.trade import trade
 from plaf_grammar import FeatureCosts
 
 # adult.plaf's rules plus a cost and a rule tying two groups (a cross rule the cascade repairs)
@@ -488,6 +489,49 @@ def test_selective_mutation_equals_the_reference(breadth, cf):
     made = _operator_both_ways(lambda ctx, p: selective_mutation(ctx, p, spec, 3, is_cf, breadth), spaces, gof, x,
                                rows, changed, 4)  # fmt: skip
     _same_children(made, 200)
+
+
+def _two_sided_spaces(rng):
+    """Feasible spaces around an ``x`` inside the data's range: numeric groups with values on
+    both sides of x (one with x at its bottom edge), a categorical one and one of two features
+    (neither has sides), and one whose only value is x's (no space)."""
+    names = ["a", "b", "c", "k", "m1", "m2", "z"]
+    data = np.column_stack([
+        rng.integers(0, 41, 6000), rng.integers(0, 300, 6000), rng.integers(10, 30, 6000), rng.integers(0, 5, 6000),
+        rng.integers(0, 4, 6000), rng.integers(0, 3, 6000), np.full(6000, 2),
+    ]).astype(float)  # fmt: skip
+    x = np.array([20.0, 150.0, 10.0, 2.0, 1.0, 1.0, 2.0])
+    categorical = np.array([False, False, False, True, False, False, False])
+    spec = DistanceSpec(x, np.array([40.0, 300, 20, 5, 4, 3, 1]), categorical, (0, 1, 0, 0)).for_search()
+    groups = [("a",), ("b",), ("c",), ("k",), ("m1", "m2"), ("z",)]
+    spaces = feasible_space(group_domains(groups, names, data), x, [None] * len(groups), spec)
+    return spaces, np.array([0, 1, 2, 3, 4, 4, 5], dtype=np.intp), x, spec
+
+
+@pytest.mark.parametrize(("seed", "per_parent"), [(0, 128), (1, 7), (2, 1)])
+def test_trade_equals_the_reference(seed, per_parent):
+    """Parents changing one to four groups on either side of x (some on x's own value): the
+    compiled trade's children and random stream are the reference's, steps back to x and
+    children whose far group has nowhere to go included."""
+    rng = np.random.default_rng(seed)
+    spaces, gof, x, spec = _two_sided_spaces(rng)
+    G = len(spaces)
+    st = StackedSpaces.of(spaces)
+    assert st.size[-1] == 0 and (st.size[:-1] > 0).all()
+    changed = rng.random((40, G)) < 0.45
+    changed[:, -1] = False
+    changed[~changed.any(axis=1), 0] = True
+    rows = np.tile(x, (40, 1))
+    for i in range(40):
+        for g in np.flatnonzero(changed[i]):
+            st.assign(rows, np.array([i]), np.array([g]), rng.integers(0, st.size[g], 1))
+    made = _operator_both_ways(lambda ctx, p: trade(ctx, p, spec, per_parent), spaces, gof, x, rows, changed, seed)
+    _same_children(made, 10 * per_parent)
+    if per_parent == 128:  # children dropped (no room away), and moves on both sides of x
+        ref = made[0][0]
+        assert len(ref) < 40 * per_parent
+        a = ref.rows[ref.changed[:, 0], 0]
+        assert (a < x[0]).any() and (a > x[0]).any()
 
 
 @pytest.mark.parametrize(("q", "k", "n_words", "n", "nan"), [

@@ -2,6 +2,8 @@
 small problem with a model written out: eight numeric one-column groups, desired when
 a + b > 22."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -259,6 +261,13 @@ def test_phase_timer_adds_up_per_phase():
     with pytest.raises(ValueError), timer("b"):
         raise ValueError
     assert list(timer.seconds) == ["a", "b"] and all(v >= 0 for v in timer.seconds.values())
+    # a block inside a block of the same phase adds its own seconds too (each block reused)
+    nested = PhaseTimer()
+    with nested("c"):
+        with nested("c"):
+            time.sleep(0.02)
+        time.sleep(0.01)
+    assert nested.seconds["c"] >= 0.05
 
 
 def test_stored_columns_count_each_rows_delta_columns():

@@ -1,6 +1,6 @@
 """The search compiled with numba: its operators, its bookkeeping and the seeds' passes over the
 data, one pass each instead of a few dozen numpy calls on small per-Δ arrays, which is where
-the loop's time went (:mod:`.operators`, :mod:`.bookkeeping`, :mod:`.seeds`).
+the loop's time went (:mod:`.operators`, :mod:`.polish`, :mod:`.bookkeeping`, :mod:`.seeds`).
 
 Each kernel computes exactly what the numpy code it stands for computes (same sums in the same
 order, same tie rules); the random draws are the numpy reference's: made by the callers and passed in, or made
@@ -41,10 +41,11 @@ from geco.search.kernels.operators import (
     smallest,
     walk_back,
 )
+from geco.search.kernels.polish import trade_children, trade_plan
 from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
     "absent", "archive_slots", "block_best", "by_keys", "crossover", "distinct_children", "distinct_options", "gather",
     "greedy_options", "group_distances", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "reach_within", "row_statuses", "row_tables",
-    "selection", "selective_mutation", "smallest", "tight_sums", "walk_back",
+    "selection", "selective_mutation", "smallest", "tight_sums", "trade_children", "trade_plan", "walk_back",
 ]  # fmt: skip

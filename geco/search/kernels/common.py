@@ -1,12 +1,12 @@
 """What the compiled kernels share: the numba decorator they are compiled with, a stable sort,
-the indices of a mask, and the cell hash and distance arithmetic of the pools' rows."""
+binary searches, the indices of a mask, and the cell hash and distance arithmetic of the pools' rows."""
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
 
-__all__ = ["GOLDEN", "combine", "copy_row", "jit", "mix", "stable_order", "true_indices"]
+__all__ = ["GOLDEN", "combine", "copy_row", "jit", "mix", "search_left", "search_right", "set_group", "stable_order", "true_indices"]
 
 #: compiled once per process shape and cached on disk (beside the package, or in numba's user
 #: cache directory when the package directory is read-only)
@@ -60,6 +60,40 @@ def copy_row(dst, i, src, j):
     broadcasting and its shape error messages, seconds of a fresh install's first use."""
     for c in range(src.shape[1]):
         dst[i, c] = src[j, c]
+
+
+@jit
+def search_right(a, v):
+    """``np.searchsorted(a, v, side="right")`` for one value."""
+    lo, hi = 0, len(a)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if v < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@jit
+def search_left(a, v):
+    """``np.searchsorted(a, v, side="left")`` for one value."""
+    lo, hi = 0, len(a)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit
+def set_group(out, t, g, index, n_features, feature_start, features, value_start, values):
+    """Row ``t`` of ``out`` takes value ``index`` of group ``g`` (all its features)."""
+    at = value_start[g] + index * n_features[g]
+    for f in range(n_features[g]):
+        out[t, features[feature_start[g] + f]] = values[at + f]
 
 
 @jit

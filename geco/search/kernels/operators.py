@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.search.kernels.common import combine, copy_row, jit, stable_order, true_indices
+from geco.search.kernels.common import (
+    combine,
+    copy_row,
+    jit,
+    search_left,
+    search_right,
+    set_group,
+    stable_order,
+    true_indices,
+)
 
 __all__ = ["by_keys", "crossover", "distinct_children", "group_distances", "mutation", "selective_mutation", "smallest",
            "walk_back"]
@@ -244,32 +253,6 @@ _SPARSE_RATIO = 32
 
 
 @jit
-def _search_right(a, v):
-    """``np.searchsorted(a, v, side="right")`` for one value."""
-    lo, hi = 0, len(a)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if v < a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@jit
-def _search_left(a, v):
-    """``np.searchsorted(a, v, side="left")`` for one value."""
-    lo, hi = 0, len(a)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@jit
 def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
     """:meth:`geco.search.stacked.StackedSpaces.draw_distinct` (index, valid), drawing from
     ``rng`` call for call as it does: the repeated-draw rounds of the long prefixes, then the
@@ -306,7 +289,7 @@ def _distinct_draws(rng, group, lim, m, start, base, cumulative, weights):
             for c in range(2 * m):
                 if count[s] == m:
                     break
-                v = _search_right(cumulative, lo + u[p, c] * (hi - lo)) - start[g]
+                v = search_right(cumulative, lo + u[p, c] * (hi - lo)) - start[g]
                 v = min(max(v, 0), L - 1)
                 seen = False
                 for k in range(count[s]):
@@ -413,14 +396,6 @@ def distinct_children(rng: np.random.Generator, rows: np.ndarray, changed: np.nd
 
 
 @jit
-def _set_group(out, t, g, index, n_features, feature_start, features, value_start, values):
-    """Row ``t`` of ``out`` takes value ``index`` of group ``g`` (all its features)."""
-    at = value_start[g] + index * n_features[g]
-    for f in range(n_features[g]):
-        out[t, features[feature_start[g] + f]] = values[at + f]
-
-
-@jit
 def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x, scale, cap, priced, up, down, w,
                         n_feat, start, base, cumulative, weights, n_features, feature_start, features, value_start,
                         values, ranks, rank_key):  # fmt: skip
@@ -459,8 +434,8 @@ def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x
     for p in range(n_pairs):
         i, g = src[p], group[p]
         n_back += focus[i, g] and n_changed[i] > 1
-        key = g * n_ranks + _search_left(ranks, own[i, g])
-        limit[p] = _search_left(rank_key, key) - start[g]
+        key = g * n_ranks + search_left(ranks, own[i, g])
+        limit[p] = search_left(rank_key, key) - start[g]
     ok = true_indices(limit > 0)
     pick = np.empty(len(ok), dtype=np.intp)
     if len(ok):
@@ -469,7 +444,7 @@ def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x
             g, L = group[ok[k]], limit[ok[k]]
             lo = base[g]
             hi = cumulative[start[g] + L - 1]
-            v = _search_right(cumulative, lo + u[k] * (hi - lo)) - start[g]
+            v = search_right(cumulative, lo + u[k] * (hi - lo)) - start[g]
             pick[k] = min(max(v, 0), L - 1)
     n_near, n_steps_all = 0, 0
     for k in range(len(ok)):
@@ -523,7 +498,7 @@ def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x
         for s in range(steps[k]):
             copy_row(out, t, rows, wn[k])
             copy_row(out_changed, t, changed, wn[k])
-            _set_group(out, t, gn[k], ln[k] - (1 << s), n_features, feature_start, features, value_start, values)
+            set_group(out, t, gn[k], ln[k] - (1 << s), n_features, feature_start, features, value_start, values)
             out_changed[t, gn[k]] = True
             t += 1
     for r in range(len(distinct_rows)):
@@ -544,7 +519,7 @@ def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x
             t += 1
     for k in range(len(ok)):
         p = ok[k]
-        _set_group(out, slot[src[p]], group[p], pick[k], n_features, feature_start, features, value_start, values)
+        set_group(out, slot[src[p]], group[p], pick[k], n_features, feature_start, features, value_start, values)
     return out, out_changed
 
 

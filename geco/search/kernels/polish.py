@@ -1,0 +1,178 @@
+"""The polishing's trade compiled: which groups each child moves and where, then the children,
+in two passes over the parents instead of some forty numpy calls on (children x groups) arrays.
+
+:func:`geco.search.trade.trade` stays the reference. The draws stay the caller's: the group
+keys are passed in, and the log-uniform steps between the two passes are drawn and rounded by
+numpy (``np.exp``/``np.log`` on the same arrays as the reference), so the children and the
+random stream are the reference's bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geco.search.kernels.common import copy_row, jit, search_left, search_right, set_group
+
+__all__ = ["trade_children", "trade_plan"]
+
+
+@jit
+def _side(numeric, feature, x, row, g):
+    """The side of ``x`` of ``row``'s value in group ``g`` (``np.sign``; 0 where the group has
+    no sides, NaN where the value is NaN), as ``_Sides.of_rows``."""
+    if not numeric[g]:
+        return 0.0
+    v = row[feature[g]] - x[feature[g]]
+    if v > 0:
+        return 1.0
+    if v < 0:
+        return -1.0
+    return v  # 0 (or -0, or NaN): as np.sign gives it
+
+
+@jit
+def _side_count(before_lo, before_hi, start, g, side, limit):
+    """Values of ``side`` among group ``g``'s first ``limit`` (``limit`` for side 0), as
+    ``_Sides.count``."""
+    if side == -1.0:
+        return before_lo[start[g] + limit] - before_lo[start[g]]
+    if side == 1.0:
+        return before_hi[start[g] + limit] - before_hi[start[g]]
+    return limit
+
+
+@jit
+def _side_position(before_lo, before_hi, where_lo, where_hi, start, g, side, rank):
+    """The position of group ``g``'s ``rank``-th value of ``side``, as ``_Sides.position``."""
+    if side == -1.0:
+        return where_lo[before_lo[start[g]] + rank] - start[g]
+    if side == 1.0:
+        return where_hi[before_hi[start[g]] + rank] - start[g]
+    return rank
+
+
+@jit
+def _count_below(ranks, rank_key, start, g, distance, right):
+    """``StackedSpaces.closer`` (``right`` False) or ``not_farther`` (True) for one pair."""
+    r = search_right(ranks, distance) if right else search_left(ranks, distance)
+    return search_left(rank_key, g * len(ranks) + r) - start[g]
+
+
+@jit
+def _trade_plan(changed, rows, own, per_parent, keys, has_space, x, start, size, ranks, rank_key, numeric, feature,
+                before_lo, before_hi):  # fmt: skip
+    n_parents, n_groups = changed.shape
+    n = n_parents * per_parent
+    g_of = np.empty(n, dtype=np.intp)
+    h_of = np.empty(n, dtype=np.intp)
+    ok = np.zeros(n, dtype=np.bool_)
+    count = 0
+    for i in range(n):
+        p = i // per_parent
+        best, g = -np.inf, 0
+        for c in range(n_groups):
+            key = keys[0, i, c] if changed[p, c] else -1.0
+            if key > best:
+                best, g = key, c
+        best, h = -np.inf, 0
+        for c in range(n_groups):
+            key = keys[1, i, c] if has_space[c] and c != g else -1.0
+            if key > best:
+                best, h = key, c
+        g_of[i], h_of[i] = g, h
+        ok[i] = changed[p, g] and best >= 0
+        count += ok[i]
+    w = np.empty(count, dtype=np.intp)
+    out_g = np.empty(count, dtype=np.intp)
+    out_h = np.empty(count, dtype=np.intp)
+    side_g = np.empty(count)
+    count_g = np.empty(count, dtype=np.intp)
+    side_h = np.empty(count)
+    near_h = np.empty(count, dtype=np.intp)
+    total_h = np.empty(count, dtype=np.intp)
+    t = 0
+    for i in range(n):
+        if not ok[i]:
+            continue
+        p, g, h = i // per_parent, g_of[i], h_of[i]
+        w[t], out_g[t], out_h[t] = i, g, h
+        sg = _side(numeric, feature, x, rows[p], g)
+        side_g[t] = sg
+        closer = _count_below(ranks, rank_key, start, g, own[p, g], False)
+        count_g[t] = _side_count(before_lo, before_hi, start, g, sg, closer)
+        was = changed[p, h]
+        sh = _side(numeric, feature, x, rows[p], h) if was else 0.0
+        side_h[t] = sh
+        beyond = _count_below(ranks, rank_key, start, h, own[p, h] if was else 0.0, True)
+        near_h[t] = _side_count(before_lo, before_hi, start, h, sh, beyond)
+        total_h[t] = _side_count(before_lo, before_hi, start, h, sh, size[h])
+        t += 1
+    return w, out_g, out_h, side_g, count_g, side_h, near_h, total_h
+
+
+def trade_plan(rows: np.ndarray, changed: np.ndarray, own: np.ndarray, per_parent: int, keys: np.ndarray,
+               has_space: np.ndarray, x: np.ndarray, stacked, sides) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """What :func:`geco.search.trade.trade` decides before its step draws, for its
+    ``per_parent`` children of each parent (``own``: the parents' group distances; ``keys``:
+    its two (children, G) key draws, stacked): the children with a group to trade (indices),
+    their group ``g`` stepping towards ``x`` and group ``h`` moving away, ``g``'s side of ``x``
+    and count of same-side values strictly closer, and ``h``'s side (0 when the parent leaves
+    it at ``x``) with its values of that side no farther than the parent's (``near``) and in
+    all (``total``). ``stacked``: the StackedSpaces; ``sides``: the ``_Sides`` tables."""
+    st = stacked
+    numeric, feature, before_lo, before_hi, _, _ = sides
+    return _trade_plan(
+        np.ascontiguousarray(changed), np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(own),
+        int(per_parent), np.ascontiguousarray(keys), np.ascontiguousarray(has_space), x, st.start, st.size,
+        st.ranks, st.rank_key, numeric, feature, before_lo, before_hi,
+    )  # fmt: skip
+
+
+@jit
+def _trade_children(rows, changed, per_parent, w, g_of, h_of, side_g, rank_g, side_h, rank_h, total_h, x, start,
+                    n_features, feature_start, features, value_start, values, before_lo, before_hi, where_lo,
+                    where_hi):  # fmt: skip
+    n_groups = changed.shape[1]
+    count = 0
+    for t in range(len(w)):
+        count += rank_h[t] < total_h[t]
+    out = np.empty((count, rows.shape[1]))
+    out_changed = np.empty((count, n_groups), dtype=np.bool_)
+    o = 0
+    for t in range(len(w)):
+        if not rank_h[t] < total_h[t]:  # h has nowhere to go that far: no child
+            continue
+        p, g, h = w[t] // per_parent, g_of[t], h_of[t]
+        copy_row(out, o, rows, p)
+        for c in range(n_groups):
+            out_changed[o, c] = changed[p, c]
+        if rank_g[t] < 0:  # g back to x's own value
+            for f in range(n_features[g]):
+                j = features[feature_start[g] + f]
+                out[o, j] = x[j]
+            out_changed[o, g] = False
+        else:
+            pos = _side_position(before_lo, before_hi, where_lo, where_hi, start, g, side_g[t], rank_g[t])
+            set_group(out, o, g, pos, n_features, feature_start, features, value_start, values)
+        pos = _side_position(before_lo, before_hi, where_lo, where_hi, start, h, side_h[t], rank_h[t])
+        set_group(out, o, h, pos, n_features, feature_start, features, value_start, values)
+        out_changed[o, h] = True
+        o += 1
+    return out, out_changed
+
+
+def trade_children(rows: np.ndarray, changed: np.ndarray, per_parent: int, plan: tuple[np.ndarray, ...],
+                   rank_g: np.ndarray, rank_h: np.ndarray, x: np.ndarray, stacked,
+                   sides) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The children :func:`geco.search.trade.trade` keeps, from :func:`trade_plan`'s ``plan``
+    and the ranks its draws gave: ``g`` to its ``rank_g``-th same-side value (back to ``x``
+    below 0), ``h`` to its ``rank_h``-th (no child where that is past its ``total``), in the
+    reference's order."""
+    st = stacked
+    w, g, h, side_g, _, side_h, _, total_h = plan
+    _, _, before_lo, before_hi, where_lo, where_hi = sides
+    return _trade_children(
+        np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed), int(per_parent), w, g, h,
+        side_g, np.asarray(rank_g, dtype=np.intp), side_h, np.asarray(rank_h, dtype=np.intp), total_h, x, st.start,
+        st.n_features, st.feature_start, st.features, st.value_start, st.values, before_lo, before_hi, where_lo,
+        where_hi,
+    )  # fmt: skip

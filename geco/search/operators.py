@@ -309,6 +309,7 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
         return cands
     rows, changed = cands.rows, cands.changed
     alive = np.ones(len(rows), dtype=bool)
+    repaired = np.zeros(len(rows), dtype=bool) if not ctx.ties else None
     for i, (imp, space) in enumerate(zip(ctx.implications, ctx.implication_spaces)):
         cols = ctx.columns(rows)
         bad = np.asarray(imp.condition(cols), dtype=bool) & ~np.asarray(
@@ -325,17 +326,22 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
         pick = sample_with_replacement(ctx.rng, space.cumulative, len(who))
         rows[np.ix_(who, space.features)] = space.values[pick]
         changed[who, imp.group] = True
+        if repaired is not None:
+            repaired[who] = True
     if ctx.ties:
         repair_ties(ctx, rows, changed, alive, ctx.ties)
     if ctx.implications:
-        # a repair may have re-violated an earlier rule (only possible for unusual programs)
-        cols = ctx.columns(rows)
+        # a repair may have re-violated an earlier rule (only possible for unusual programs);
+        # only a repaired row can have (the others are as their first check saw them, breaking
+        # nothing), so only those are read again, unless ties redrew rows too
+        again = np.flatnonzero(alive) if repaired is None else np.flatnonzero(repaired & alive)
+        cols = ctx.columns(rows[again]) if len(again) < len(rows) else ctx.columns(rows)
         for i, imp in enumerate(ctx.implications):
-            broken = alive & np.asarray(imp.condition(cols), dtype=bool) & ~np.asarray(
+            broken = alive[again] & np.asarray(imp.condition(cols), dtype=bool) & ~np.asarray(
                 imp.consequence(cols), dtype=bool
-            )
+            ) if len(again) else np.zeros(0, dtype=bool)
             ctx.rejected[("implication", i)] = ctx.rejected.get(("implication", i), 0) + int(broken.sum())
-            alive &= ~broken
+            alive[again[broken]] = False
     if ctx.cross_rules:
         cols = ctx.columns(rows)
         for i, rule in enumerate(ctx.cross_rules):

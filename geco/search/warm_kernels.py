@@ -43,6 +43,20 @@ def _explain_a_few_rows() -> None:
     undesired = np.flatnonzero(model.predict_proba(X)[:, list(model.classes_).index(1)] <= 0.5)[:ROWS]
     for r in undesired.tolist():
         explainer.explain(X.iloc[[r]], random_state=r, native=True)
+    _seed_passes_on_wide_codes()
+
+
+def _seed_passes_on_wide_codes() -> None:
+    """The seeds' passes on 32-bit domain codes, which a table of more than 65,536 distinct
+    group tuples has (the bundled data's fit in 16 bits)."""
+    import numpy as np
+
+    from geco.search import kernels
+
+    codes = np.zeros((2, 3), dtype=np.int32)
+    terms = np.zeros(1)
+    kernels.row_tables(codes, np.zeros(1, dtype=np.uint8), terms, terms)
+    kernels.tight_sums(codes, np.arange(3), np.zeros(2, dtype=bool), (terms, terms, terms))
 
 
 def main() -> int:

@@ -181,16 +181,17 @@ def test_seed_rows_passes_equal_the_reference(case):
             _same(got.tight_bounds(idx, skip), ref.tight_bounds(idx, skip), f"tight bounds, skipping {skip}")
 
 
-@pytest.mark.parametrize("n_groups", [5, 70])
-def test_row_tables_equal_group_by_group_sums(n_groups):
+@pytest.mark.parametrize(("n_groups", "code_type"), [(5, np.uint16), (5, np.int32), (70, np.uint16), (70, np.int32)])
+def test_row_tables_equal_group_by_group_sums(n_groups, code_type):
     """Row by row (few groups) or group by group (many: past ROW_BY_ROW_GROUPS), the pass gives
-    numpy's group-by-group OR, sums in group order and largest value (a NaN wins)."""
+    numpy's group-by-group OR, sums in group order and largest value (a NaN wins), on codes of
+    either width the index stores."""
     from geco.search.kernels.seeds import ROW_BY_ROW_GROUPS
 
     assert (n_groups > ROW_BY_ROW_GROUPS) == (n_groups == 70)
     rng = np.random.default_rng(n_groups)
     T, N = 300, 2000
-    codes = rng.integers(0, T, (n_groups, N)).astype(np.int32)
+    codes = rng.integers(0, T, (n_groups, N)).astype(code_type)
     status = rng.integers(0, 4, T).astype(np.uint8)
     additive, linf = rng.random(T) * 10 ** rng.uniform(-3, 3, T), rng.random(T)
     linf[rng.integers(0, T, 3)] = np.nan

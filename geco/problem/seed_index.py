@@ -125,6 +125,7 @@ class Projection:
         x: np.ndarray, required: np.ndarray, spec: DistanceSpec, singles: SingleDomains, kernels: Any = None,
     ) -> None:  # fmt: skip
         self.index, self.x, self.spec, self.kernels = index, x, spec, kernels
+        self.domains = domains
         offsets = index.offsets
         total = int(offsets[-1])
         self.in_space = np.zeros(total, dtype=bool)  # the row keeps its tuple, which differs from x's
@@ -244,6 +245,26 @@ class Projection:
             keep = self.in_space.take(self.index.codes[self.group_of_feature[j]])
             out[j] = np.where(keep, self.index.columns[j], self.stay[j])
         return out
+
+    def holds(self, rule: Any, names: Sequence[str]) -> np.ndarray:
+        """(N,) whether ``rule`` (a grounded predicate over the columns ``names``) holds on each
+        projected row. A rule reading one group's features is evaluated once per tuple of that
+        group (its projected value: the tuple, or where the row stays) and read per row through
+        its codes; a rule reading several groups, on the projected columns."""
+        index = {n: j for j, n in enumerate(names)}
+        feats = [index[f] for f in rule.features]
+        groups = np.unique(self.group_of_feature[feats])
+        if len(groups) > 1:
+            return np.asarray(rule({names[j]: col for j, col in self.columns(feats).items()}), dtype=bool)
+        if len(groups) == 0:  # reads no feature: a constant (read on x's first value)
+            return np.full(len(self.index), bool(np.asarray(rule({names[0]: self.x[:1]}), dtype=bool)[0]))
+        g = int(groups[0])
+        dom = self.domains[g]
+        lo, hi = int(self.index.offsets[g]), int(self.index.offsets[g + 1])
+        tuples = np.where(self.in_space[lo:hi, None], dom.values, self.stay[dom.features])
+        table = np.zeros(int(self.index.offsets[-1]), dtype=bool)
+        table[lo:hi] = np.asarray(rule({n: tuples[:, k] for k, n in enumerate(dom.names)}), dtype=bool)
+        return table.take(self.index.codes[g])
 
     def rows(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Desired rows ``idx`` projected, and their changed-group matrix: what

@@ -677,9 +677,13 @@ class GeneticSearch:
         self.peak_population_bytes = max(self.peak_population_bytes, 8 * width + 25 * n)
 
     def stored_columns(self, pool: Pool) -> int:
-        """Values ``pool`` holds in the Δ-representation: each row its Δ's columns (per group,
-        the rows changing it times the group's columns)."""
-        return int(np.count_nonzero(pool.changed, axis=0) @ self.row_cols)
+        """Values ``pool`` holds in the Δ-representation: each row its Δ's columns, counted a
+        Δ at a time (its rows times its groups' columns; a pool's rows are in Δ order)."""
+        if len(pool) == 0:
+            return 0
+        starts = pool.starts()
+        sizes = np.diff(np.append(starts, len(pool)))
+        return int(sizes @ (pool.changed[starts] @ self.row_cols))
 
     def best_per_delta(self, population: Pool, top: int = 1) -> tuple[Candidates, np.ndarray]:
         """The ``top`` best rows of every Δ, and whether each is a counterfactual."""

@@ -108,18 +108,16 @@ def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Can
 
 def _first_broken_rule(proj: Projection, ctx: Context, n: int) -> np.ndarray:
     """(N,) per desired row, projected: the first implication it breaks (its index), else
-    ``len(implications)`` when it breaks a cross rule only, else -1 (read on the rules' own
-    columns)."""
-    rules = [p for imp in ctx.implications for p in (imp.condition, imp.consequence)] + list(ctx.cross_rules)
-    index = {name: j for j, name in enumerate(ctx.names)}
-    used = sorted({index[f] for rule in rules for f in rule.features})
-    cols = {ctx.names[j]: col for j, col in proj.columns(used).items()}
+    ``len(implications)`` when it breaks a cross rule only, else -1 (:meth:`Projection.holds`:
+    a rule on one group read per tuple)."""
     first = np.full(n, -1, dtype=np.intp)
     for i, imp in enumerate(ctx.implications):
-        broken = np.asarray(imp.condition(cols), dtype=bool) & ~np.asarray(imp.consequence(cols), dtype=bool)
-        first[broken & (first < 0)] = i
+        broken = proj.holds(imp.condition, ctx.names)
+        if broken.any():
+            broken &= ~proj.holds(imp.consequence, ctx.names)
+            first[broken & (first < 0)] = i
     for rule in ctx.cross_rules:
-        first[~np.asarray(rule(cols), dtype=bool) & (first < 0)] = len(ctx.implications)
+        first[~proj.holds(rule, ctx.names) & (first < 0)] = len(ctx.implications)
     return first
 
 

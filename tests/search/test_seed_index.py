@@ -137,3 +137,39 @@ def test_nearest_bounded_is_the_stable_sort_of_the_exact_distances(seed):
     want = np.argsort(exact, kind="stable")[:count]
     np.testing.assert_array_equal(pos, want)
     np.testing.assert_array_equal(dist, exact[want])
+
+
+def test_rules_read_per_tuple_hold_where_they_hold_on_the_projected_rows(bundled):
+    """A rule on one group read per tuple of the group (through the rows' codes), a rule on
+    several groups read on the projected columns: what each gives on every projected row."""
+    from geco.problem.seed_index import Projection
+
+    ds, X, model = bundled
+    explainer = geco.Explainer(model, X, ds.constraints, ds.desired_class)
+    names = list(X.columns)
+    read = 0
+    for r in _undesired(explainer, X, 3, 5):
+        problem = explainer.problem(X.iloc[[int(r)]])
+        setting = problem.setting
+        desired = explainer.config.goal.meets(setting.seed_pool.proba)
+        proj = Projection(setting.seed_index(desired), setting.domains, problem.spaces, problem.x, problem.required,
+                          problem.reported_distance, setting.one_feature_domains())  # fmt: skip
+        rows, _ = proj.rows(np.arange(len(proj.index)))
+        cols = {n: rows[:, j] for j, n in enumerate(names)}
+        # a rule per projected numeric column that moves (one group), and one over two of them
+        moving = [j for j in range(len(names)) if np.ptp(rows[:, j]) > 0 and explainer.schema[names[j]].categories is None]
+        text = [f"cf.{names[j]} <= {float(np.median(rows[:, j]))}" for j in moving]
+        if len(moving) >= 2:
+            a, b = names[moving[0]], names[moving[-1]]
+            text.append(f"cf.{a} - x.{a} >= cf.{b} - x.{b}")
+        grounded = problem.grounded
+        rules = [p for imp in grounded.implications for p in (imp.condition, imp.consequence)]
+        rules += [f for f in grounded.group_filters if f is not None]
+        if text:
+            made = plaf_grammar.load("\n".join(text) + "\n", X).ground(X.iloc[int(r)])
+            rules += [f for f in made.group_filters if f is not None] + list(made.cross_rules)
+        for rule in rules:
+            want = np.asarray(rule(cols), dtype=bool)
+            np.testing.assert_array_equal(proj.holds(rule, names), want, err_msg=str(rule))
+            read += want.any() and not want.all()
+    assert read >= 3

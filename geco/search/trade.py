@@ -235,8 +235,17 @@ def concentrate(ctx: Context, parents: Candidates, dist_spec, per_parent: int) -
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
     src = np.repeat(who, per_parent)
     n = len(src)
-    rows, changed = parents.rows[src], parents.changed[src]
     size = rng.integers(1, np.minimum(MAX_KEPT, n_changed[src] - 1) + 1)
+    if ctx.kernels is not None:  # the same children in two compiled passes, the same draws
+        rows, keep, w, g, side, at, room = ctx.kernels.concentrate_plan(
+            parents.rows, parents.changed, own, src, size, rng.exponential(size=(n, G)), ctx.x, ctx.group_of_feature,
+            st, sides.tables,
+        )  # fmt: skip
+        extra = _log_uniform(rng, room + 1) - 1
+        push = (extra > 0) & (at >= 1)
+        ctx.kernels.place(rows, w[push], g[push], side[push], at[push] - 1 + extra[push], st, sides.tables)
+        return Candidates(rows, keep)
+    rows, changed = parents.rows[src], parents.changed[src]
     # weighted draw without replacement by exponential keys E / w
     with np.errstate(divide="ignore"):
         keys = np.where(changed, rng.exponential(size=(n, G)) / np.maximum(own[src], 1e-12), np.inf)

@@ -24,7 +24,7 @@ from geco.search.operators import Context, group_distances, mutation, selective_
 from geco.search.population import Candidates, Pool, block_starts, key_order, key_words, words_keys
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
-from geco.search.trade import trade
+from geco.search.trade import concentrate, trade
 from plaf_grammar import FeatureCosts
 
 # adult.plaf's rules plus a cost and a rule tying two groups (a cross rule the cascade repairs)
@@ -533,6 +533,29 @@ def test_trade_equals_the_reference(seed, per_parent):
         assert len(ref) < 40 * per_parent
         a = ref.rows[ref.changed[:, 0], 0]
         assert (a < x[0]).any() and (a > x[0]).any()
+
+
+@pytest.mark.parametrize(("seed", "per_parent"), [(3, 32), (4, 5)])
+def test_concentrate_equals_the_reference(seed, per_parent):
+    """Parents changing two to five groups on either side of x: the compiled concentration's
+    children (the groups kept, the others back at x, the kept ones pushed beyond on their side)
+    and random stream are the reference's."""
+    rng = np.random.default_rng(seed)
+    spaces, gof, x, spec = _two_sided_spaces(rng)
+    G = len(spaces)
+    st = StackedSpaces.of(spaces)
+    changed = rng.random((40, G)) < 0.6
+    changed[:, -1] = False
+    changed[:4] = False
+    changed[:4, :2] = True  # two groups: one is kept
+    rows = np.tile(x, (40, 1))
+    for i in range(40):
+        for g in np.flatnonzero(changed[i]):
+            st.assign(rows, np.array([i]), np.array([g]), rng.integers(0, st.size[g], 1))
+    made = _operator_both_ways(lambda ctx, p: concentrate(ctx, p, spec, per_parent), spaces, gof, x, rows, changed, seed)
+    _same_children(made, 5 * per_parent)
+    ref = made[0][0]
+    assert (ref.changed.sum(axis=1) < 4).all() and (ref.rows != np.tile(x, (len(ref), 1))).any()
 
 
 @pytest.mark.parametrize(("q", "k", "n_words", "n", "nan"), [

@@ -1,10 +1,13 @@
-"""The polishing's trade compiled: which groups each child moves and where, then the children,
-in two passes over the parents instead of some forty numpy calls on (children x groups) arrays.
+"""The polishing's trade and concentration compiled: which groups each child moves and where,
+then the children, in two passes over the parents instead of some forty numpy calls on
+(children x groups) arrays.
 
-:func:`geco.search.trade.trade` stays the reference. The draws stay the caller's: the group
-keys are passed in, and the log-uniform steps between the two passes are drawn and rounded by
-numpy (``np.exp``/``np.log`` on the same arrays as the reference), so the children and the
-random stream are the reference's bit for bit."""
+:func:`geco.search.trade.trade` and :func:`geco.search.trade.concentrate` stay the reference.
+The draws stay the caller's: the keys are passed in, and the log-uniform steps between the two
+passes are drawn and rounded by numpy (``np.exp``/``np.log`` on the same arrays as the
+reference), so the children and the random stream are the reference's bit for bit (the
+concentration's keys are ranked by a stable sort where numpy's argsort, past 16 groups, is
+not: equal keys E / own, two exponential draws alike, never met in practice)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import numpy as np
 
 from geco.search.kernels.common import copy_row, jit, search_left, search_right, set_group
 
-__all__ = ["trade_children", "trade_plan"]
+__all__ = ["concentrate_plan", "place", "trade_children", "trade_plan"]
 
 
 @jit
@@ -176,3 +179,85 @@ def trade_children(rows: np.ndarray, changed: np.ndarray, per_parent: int, plan:
         st.n_features, st.feature_start, st.features, st.value_start, st.values, before_lo, before_hi, where_lo,
         where_hi,
     )  # fmt: skip
+
+
+@jit
+def _concentrate_plan(rows, changed, own, src, size, exp, x, gof, start, st_size, ranks, rank_key, numeric, feature,
+                      before_lo, before_hi):  # fmt: skip
+    n, n_groups = len(src), changed.shape[1]
+    out = np.empty((n, rows.shape[1]))
+    keep = np.zeros((n, n_groups), dtype=np.bool_)
+    key = np.empty(n_groups)
+    order = np.empty(n_groups, dtype=np.intp)
+    count = 0
+    for i in range(n):
+        p = src[i]
+        m = 0
+        for c in range(n_groups):  # the changed groups by key E / own (ties: the earlier group)
+            if changed[p, c]:
+                key[c] = exp[i, c] / max(own[p, c], 1e-12)
+                t = m
+                while t > 0 and key[c] < key[order[t - 1]]:
+                    order[t] = order[t - 1]
+                    t -= 1
+                order[t] = c
+                m += 1
+        for t in range(min(size[i], m)):
+            keep[i, order[t]] = True
+            count += 1
+        for j in range(rows.shape[1]):
+            g = gof[j]
+            out[i, j] = x[j] if changed[p, g] and not keep[i, g] else rows[p, j]
+    w = np.empty(count, dtype=np.intp)
+    g_of = np.empty(count, dtype=np.intp)
+    side = np.empty(count)
+    at = np.empty(count, dtype=np.intp)
+    room = np.empty(count, dtype=np.intp)
+    t = 0
+    for i in range(n):
+        p = src[i]
+        for g in range(n_groups):
+            if not keep[i, g]:
+                continue
+            s = _side(numeric, feature, x, out[i], g)
+            w[t], g_of[t], side[t] = i, g, s
+            at[t] = _side_count(before_lo, before_hi, start, g, s, _count_below(ranks, rank_key, start, g, own[p, g], True))
+            room[t] = _side_count(before_lo, before_hi, start, g, s, st_size[g]) - at[t]
+            t += 1
+    return out, keep, w, g_of, side, at, room
+
+
+def concentrate_plan(rows: np.ndarray, changed: np.ndarray, own: np.ndarray, src: np.ndarray, size: np.ndarray,
+                     exp: np.ndarray, x: np.ndarray, gof: np.ndarray, stacked, sides) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """What :func:`geco.search.trade.concentrate` makes before its last draws, from its draws
+    ``size`` and ``exp`` (children of parents ``src``; ``own``: the parents' group
+    distances): the children's rows with the groups they drop back at ``x``, the groups each
+    keeps (its ``size`` changed groups of smallest ``exp / own``), and per kept (child,
+    group): the child, the group, its side of ``x``, its values of that side no farther than
+    the parent's (``at``) and beyond (``room``)."""
+    st = stacked
+    numeric, feature, before_lo, before_hi, _, _ = sides
+    return _concentrate_plan(
+        np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed), np.ascontiguousarray(own),
+        np.asarray(src, dtype=np.intp), np.asarray(size, dtype=np.intp), np.ascontiguousarray(exp), x, gof, st.start,
+        st.size, st.ranks, st.rank_key, numeric, feature, before_lo, before_hi,
+    )  # fmt: skip
+
+
+@jit
+def _place(rows, who, group, side, rank, start, n_features, feature_start, features, value_start, values, before_lo,
+           before_hi, where_lo, where_hi):  # fmt: skip
+    for t in range(len(who)):
+        pos = _side_position(before_lo, before_hi, where_lo, where_hi, start, group[t], side[t], rank[t])
+        set_group(rows, who[t], group[t], pos, n_features, feature_start, features, value_start, values)
+
+
+def place(rows: np.ndarray, who: np.ndarray, group: np.ndarray, side: np.ndarray, rank: np.ndarray, stacked,
+          sides) -> None:  # fmt: skip
+    """In place: row ``who[i]`` of ``rows`` takes the ``rank[i]``-th value of ``side[i]`` of
+    ``group[i]`` (``StackedSpaces.assign`` at ``_Sides.position``)."""
+    st = stacked
+    _, _, before_lo, before_hi, where_lo, where_hi = sides
+    _place(rows, np.asarray(who, dtype=np.intp), np.asarray(group, dtype=np.intp), np.asarray(side, dtype=np.float64),
+           np.asarray(rank, dtype=np.intp), st.start, st.n_features, st.feature_start, st.features, st.value_start,
+           st.values, before_lo, before_hi, where_lo, where_hi)  # fmt: skip

@@ -146,10 +146,13 @@ class TreeScorer(CompiledScorer):
         self._lock = threading.Lock()
         self.full: KernelArrays | None = None
         self.native: NativePartial | None = None
-        self._leaf_ranges: NativeLeafRanges | None = None  # built at the first bound
+        self._leaf_ranges: NativeLeafRanges | None = None
         if engine != "numpy":
             self.full = kernel_arrays_forest(forest)
             self.native = NativePartial(forest, self.full)
+            # every found answer's bound walks the forest: its subtree extents (8 ms at 500 deep
+            # trees) are found here, with the packed forest, not in the first explanation
+            self._leaf_ranges = NativeLeafRanges(forest, self.full)
             # compile the once-per-process kernels now, so their compile time never enters
             # the measured costs below (it would make a plan look 1000x dearer)
             tree_functions()
@@ -172,8 +175,6 @@ class TreeScorer(CompiledScorer):
         engine is "numpy"."""
         if self.full is None:
             return forest_upper_bound(self.forest, x, allowed)
-        if self._leaf_ranges is None:
-            self._leaf_ranges = NativeLeafRanges(self.forest, self.full)
         return forest_upper_bound(self.forest, x, allowed, self._leaf_ranges)
 
     def bind(self, x: np.ndarray) -> BoundTreeScorer:
@@ -206,6 +207,7 @@ class TreeScorer(CompiledScorer):
         if self.engine != "numpy":  # as __init__ builds them
             self.full = kernel_arrays_forest(self.forest)
             self.native = NativePartial(self.forest, self.full)
+            self._leaf_ranges = NativeLeafRanges(self.forest, self.full)
 
     def ir(self, x: np.ndarray, delta: tuple[int, ...], optimized: bool = False) -> str:
         """The specialised module for (x, Δ) that the jit tier compiles; ``optimized=True``: after

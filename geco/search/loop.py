@@ -478,6 +478,11 @@ class GeneticSearch:
             n = len(population) + len(new)
             if n == 0:
                 return self.empty(), False
+            if self.kernels is not None:  # merged, selected and gathered in one call
+                made = self.kernels.select_pools(population.fields(), new.fields(), cfg.q, cfg.k)
+                if made is not None:
+                    self.note_peak(population, new)
+                    return Pool(*made[0]), made[1]
             merged = self.merge_order(population, new)
             words = np.concatenate([population.words, new.words])[merged]
             scores = np.concatenate([population.score, new.score])[merged]

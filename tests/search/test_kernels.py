@@ -591,6 +591,40 @@ def test_selection_equals_the_reference_on_many_deltas(q, k, n_words, n, nan):
     assert kernels.selection(words, scores, dist, estab, q, k)[1]
 
 
+@pytest.mark.parametrize(("q", "k", "n_words", "nan"), [(4, 1, 1, False), (100, 5, 1, False), (20, 3, 2, False),
+                                                       (100, 5, 2, True)])  # fmt: skip
+def test_select_pools_equals_merging_then_selecting(q, k, n_words, nan):
+    """Two pools in key order (a population and new rows, Δ shared between them, ties in the
+    scores): the one-call selection keeps, in order, the rows the merge, the selection and the
+    gather give one after the other, all marked established; None (the caller's fallback)
+    where a score is NaN."""
+    rng = np.random.default_rng(q + n_words)
+    pools = []
+    for n in (90, 400):
+        changed = rng.random((n, 70 if n_words == 2 else 12)) < 0.08
+        words = key_words(changed)
+        order = key_order(words)
+        dist = rng.integers(0, 50, n) / 50
+        score = np.where(rng.random(n) < 0.5, dist, 1 + dist + rng.integers(0, 5, n) / 10)
+        pools.append(Pool(rng.random((n, 6))[order], changed[order], words[order], rng.integers(0, 2**63, n, dtype=np.uint64),
+                          rng.random(n), dist[order], score[order], rng.random(n) < 0.8))  # fmt: skip
+    a, b = pools
+    if nan:
+        b.score[3] = np.nan
+        assert kernels.select_pools(a.fields(), b.fields(), q, k) is None
+        return
+    merged = kernels.merge_order(a.words, b.words)
+    _same(merged, Pool.merge_order(a, b), "the merge")
+    cat = lambda f: np.concatenate([getattr(a, f), getattr(b, f)])[merged]  # noqa: E731
+    kept, converged = kernels.selection(cat("words"), cat("score"), cat("dist"), cat("established"), q, k)
+    want = Pool.gather(a, b, merged[kept])
+    got, got_converged = kernels.select_pools(a.fields(), b.fields(), q, k)
+    assert len(want) > q and got_converged == converged
+    for name, u, v in zip(("rows", "changed", "words", "hashes", "prob", "dist", "score"), want.fields(), got):
+        _same(v, u, name)
+    assert got[7].all()
+
+
 @pytest.mark.parametrize("top", [1, 2, 5])
 def test_block_best_equals_lexsort(top):
     rng = np.random.default_rng(top)

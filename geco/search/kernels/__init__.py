@@ -29,6 +29,7 @@ from geco.search.kernels.bookkeeping import (
     offer_blocks,
     reach_within,
     row_statuses,
+    select_pools,
     selection,
 )
 from geco.search.kernels.operators import (
@@ -47,5 +48,5 @@ from geco.search.kernels.seeds import row_tables, tight_sums
 __all__ = [
     "absent", "archive_slots", "block_best", "by_keys", "concentrate_plan", "crossover", "distinct_children", "distinct_options", "gather",
     "greedy_options", "group_distances", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "place", "reach_within", "row_statuses", "row_tables",
-    "selection", "selective_mutation", "smallest", "tight_sums", "trade_children", "trade_plan", "walk_back",
+    "select_pools", "selection", "selective_mutation", "smallest", "tight_sums", "trade_children", "trade_plan", "walk_back",
 ]  # fmt: skip

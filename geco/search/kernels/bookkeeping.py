@@ -20,7 +20,7 @@ from geco.search.kernels.common import (
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
 __all__ = ["absent", "archive_slots", "block_best", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
-           "new_rows", "offer_blocks", "reach_within", "row_statuses", "selection"]
+           "new_rows", "offer_blocks", "reach_within", "row_statuses", "select_pools", "selection"]
 
 
 @jit
@@ -315,6 +315,50 @@ def selection(words: np.ndarray, scores: np.ndarray, dist: np.ndarray, estab: np
         cuts = np.partition(scores, [head - 1, top - 1])
         keep, converged = _selection_by_cuts(words, scores, dist, estab, cuts[top - 1], cuts[head - 1], int(q), int(k))
     return keep, bool(converged)
+
+
+@jit
+def _select_pools(q, k, a_rows, b_rows, a_changed, b_changed, a_words, b_words, a_hashes, b_hashes, a_prob, b_prob,
+                  a_dist, b_dist, a_score, b_score, a_estab, b_estab):  # fmt: skip
+    n_a = len(a_score)
+    n = n_a + len(b_score)
+    merged = _merge_order(a_words, b_words)
+    words = np.empty((n, a_words.shape[1]), dtype=np.uint64)
+    scores, dist, estab = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
+    nan = False
+    for t in range(n):
+        i = merged[t]
+        if i < n_a:
+            copy_row(words, t, a_words, i)
+            scores[t], dist[t], estab[t] = a_score[i], a_dist[i], a_estab[i]
+        else:
+            copy_row(words, t, b_words, i - n_a)
+            scores[t], dist[t], estab[t] = b_score[i - n_a], b_dist[i - n_a], b_estab[i - n_a]
+        nan = nan or scores[t] != scores[t]
+    converged = False
+    if nan:  # the caller takes the stable order of every score
+        kept = merged[:0]
+    else:
+        top, head = min(q, n), min(k, n)
+        cut_top = np.partition(scores, top - 1)[top - 1]
+        cut_head = np.partition(scores, head - 1)[head - 1]
+        keep, converged = _selection_by_cuts(words, scores, dist, estab, cut_top, cut_head, q, k)
+        kept = merged[keep]
+    out = _gather(kept, n_a, a_rows, b_rows, a_changed, b_changed, a_words, b_words, a_hashes, b_hashes, a_prob,
+                  b_prob, a_dist, b_dist, a_score, b_score, a_estab, b_estab)  # fmt: skip
+    out[7][:] = True
+    return out, converged, nan
+
+
+def select_pools(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], q: int,
+                 k: int) -> tuple[tuple[np.ndarray, ...], bool] | None:  # fmt: skip
+    """:meth:`geco.search.loop.GeneticSearch.select` of two pools' fields (as
+    :meth:`geco.search.population.Pool.fields` lists them; at least one row) in one call: the
+    pools merged in key order, :func:`selection` on the merged rows and :func:`gather` of those
+    kept (their ``established`` set); with whether the run converged. None where a score is
+    NaN (:func:`selection` then takes the stable order of every score)."""
+    out, converged, nan = _select_pools(int(q), int(k), *(np.ascontiguousarray(f) for pair in zip(a, b) for f in pair))
+    return None if nan else (out, bool(converged))
 
 
 @jit

@@ -509,6 +509,15 @@ def _two_sided_spaces(rng):
     return spaces, np.array([0, 1, 2, 3, 4, 4, 5], dtype=np.intp), x, spec
 
 
+def _random_values(rng, st, x, changed):
+    """Rows at ``x`` but for the groups ``changed`` marks, each at a random value of its space."""
+    rows = np.tile(x, (len(changed), 1))
+    for i in range(len(changed)):
+        for g in np.flatnonzero(changed[i]):
+            st.assign(rows, np.array([i]), np.array([g]), rng.integers(0, st.size[g], 1))
+    return rows
+
+
 @pytest.mark.parametrize(("seed", "per_parent"), [(0, 128), (1, 7), (2, 1)])
 def test_trade_equals_the_reference(seed, per_parent):
     """Parents changing one to four groups on either side of x (some on x's own value): the
@@ -522,10 +531,7 @@ def test_trade_equals_the_reference(seed, per_parent):
     changed = rng.random((40, G)) < 0.45
     changed[:, -1] = False
     changed[~changed.any(axis=1), 0] = True
-    rows = np.tile(x, (40, 1))
-    for i in range(40):
-        for g in np.flatnonzero(changed[i]):
-            st.assign(rows, np.array([i]), np.array([g]), rng.integers(0, st.size[g], 1))
+    rows = _random_values(rng, st, x, changed)
     made = _operator_both_ways(lambda ctx, p: trade(ctx, p, spec, per_parent), spaces, gof, x, rows, changed, seed)
     _same_children(made, 10 * per_parent)
     if per_parent == 128:  # children dropped (no room away), and moves on both sides of x
@@ -548,10 +554,7 @@ def test_concentrate_equals_the_reference(seed, per_parent):
     changed[:, -1] = False
     changed[:4] = False
     changed[:4, :2] = True  # two groups: one is kept
-    rows = np.tile(x, (40, 1))
-    for i in range(40):
-        for g in np.flatnonzero(changed[i]):
-            st.assign(rows, np.array([i]), np.array([g]), rng.integers(0, st.size[g], 1))
+    rows = _random_values(rng, st, x, changed)
     made = _operator_both_ways(lambda ctx, p: concentrate(ctx, p, spec, per_parent), spaces, gof, x, rows, changed, seed)
     _same_children(made, 5 * per_parent)
     ref = made[0][0]

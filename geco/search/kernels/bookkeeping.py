@@ -318,6 +318,34 @@ def selection(words: np.ndarray, scores: np.ndarray, dist: np.ndarray, estab: np
 
 
 @jit
+def _kth_smallest(values, kth):
+    """The ``kth`` smallest of ``values`` (0-based; no NaN), what ``np.partition`` puts at
+    ``kth``: a quickselect on a copy in plain loops (numba's own partition takes seconds to
+    compile on first use)."""
+    a = values.copy()
+    lo, hi = 0, len(a) - 1
+    while lo < hi:
+        pivot = a[(lo + hi) >> 1]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while pivot < a[j]:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j
+        elif kth >= i:
+            lo = i
+        else:
+            break
+    return a[kth]
+
+
+@jit
 def _select_pools(q, k, a_rows, b_rows, a_changed, b_changed, a_words, b_words, a_hashes, b_hashes, a_prob, b_prob,
                   a_dist, b_dist, a_score, b_score, a_estab, b_estab):  # fmt: skip
     n_a = len(a_score)
@@ -340,9 +368,8 @@ def _select_pools(q, k, a_rows, b_rows, a_changed, b_changed, a_words, b_words, 
         kept = merged[:0]
     else:
         top, head = min(q, n), min(k, n)
-        cut_top = np.partition(scores, top - 1)[top - 1]
-        cut_head = np.partition(scores, head - 1)[head - 1]
-        keep, converged = _selection_by_cuts(words, scores, dist, estab, cut_top, cut_head, q, k)
+        keep, converged = _selection_by_cuts(words, scores, dist, estab, _kth_smallest(scores, top - 1),
+                                             _kth_smallest(scores, head - 1), q, k)  # fmt: skip
         kept = merged[keep]
     out = _gather(kept, n_a, a_rows, b_rows, a_changed, b_changed, a_words, b_words, a_hashes, b_hashes, a_prob,
                   b_prob, a_dist, b_dist, a_score, b_score, a_estab, b_estab)  # fmt: skip

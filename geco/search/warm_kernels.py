@@ -43,12 +43,14 @@ def _explain_a_few_rows() -> None:
     undesired = np.flatnonzero(model.predict_proba(X)[:, list(model.classes_).index(1)] <= 0.5)[:ROWS]
     for r in undesired.tolist():
         explainer.explain(X.iloc[[r]], random_state=r, native=True)
-    _seed_passes_on_wide_codes()
+    _paths_a_few_rows_miss()
 
 
-def _seed_passes_on_wide_codes() -> None:
-    """The seeds' passes on 32-bit domain codes, which a table of more than 65,536 distinct
-    group tuples has (the bundled data's fit in 16 bits)."""
+def _paths_a_few_rows_miss() -> None:
+    """The kernels a few small rows do not reach: the seeds' passes on 32-bit domain codes
+    (a table of more than 65,536 distinct group tuples; the bundled data's fit in 16 bits),
+    and the archive's greedy pick over every Δ (an archive of thousands of Δ whose best do not
+    hold k distinct options)."""
     import numpy as np
 
     from geco.search import kernels
@@ -57,6 +59,7 @@ def _seed_passes_on_wide_codes() -> None:
     terms = np.zeros(1)
     kernels.row_tables(codes, np.zeros(1, dtype=np.uint8), terms, terms)
     kernels.tight_sums(codes, np.arange(3), np.zeros(2, dtype=bool), (terms, terms, terms))
+    kernels.greedy_options(np.zeros(3), np.zeros((3, 1), dtype=np.uint64), 2)
 
 
 def main() -> int:

@@ -165,8 +165,9 @@ def leaf_ranges(forest: Forest, box: Box) -> tuple[np.ndarray, np.ndarray]:
     value = forest.value[leaves]
     top = np.full(T, -np.inf)
     low = np.full(T, np.inf)
-    np.maximum.at(top, trees, value)
-    np.minimum.at(low, trees, value)
+    with np.errstate(invalid="ignore"):  # a NaN leaf makes its tree's range NaN, as documented
+        np.maximum.at(top, trees, value)
+        np.minimum.at(low, trees, value)
     return top, low
 
 

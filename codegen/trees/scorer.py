@@ -144,15 +144,8 @@ class TreeScorer(CompiledScorer):
             "background_compiles": 0,
         }  # fmt: skip
         self._lock = threading.Lock()
-        self.full: KernelArrays | None = None
-        self.native: NativePartial | None = None
-        self._leaf_ranges: NativeLeafRanges | None = None
+        self._pack()
         if engine != "numpy":
-            self.full = kernel_arrays_forest(forest)
-            self.native = NativePartial(forest, self.full)
-            # every found answer's bound walks the forest: its subtree extents (8 ms at 500 deep
-            # trees) are found here, with the packed forest, not in the first explanation
-            self._leaf_ranges = NativeLeafRanges(forest, self.full)
             # compile the once-per-process kernels now, so their compile time never enters
             # the measured costs below (it would make a plan look 1000x dearer)
             tree_functions()
@@ -203,8 +196,17 @@ class TreeScorer(CompiledScorer):
         binding.preload_objects(state.pop("_objects", {}))
         self.__dict__.update(state)
         self._lock = threading.Lock()
-        self.full = self.native = self._leaf_ranges = None
-        if self.engine != "numpy":  # as __init__ builds them
+        self._pack()
+
+    def _pack(self) -> None:
+        """The forest packed for the compiled kernels (none for the "numpy" engine), its bound
+        x-walks and its leaf ranges, whose subtree extents (8 ms at 500 deep trees) every found
+        answer's bound reads: built with the scorer and where it is unpickled, never in an
+        explanation."""
+        self.full: KernelArrays | None = None
+        self.native: NativePartial | None = None
+        self._leaf_ranges: NativeLeafRanges | None = None
+        if self.engine != "numpy":
             self.full = kernel_arrays_forest(self.forest)
             self.native = NativePartial(self.forest, self.full)
             self._leaf_ranges = NativeLeafRanges(self.forest, self.full)

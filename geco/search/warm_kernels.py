@@ -47,18 +47,19 @@ def _explain_a_few_rows() -> None:
 
 
 def _paths_a_few_rows_miss() -> None:
-    """The kernels a few small rows do not reach: the seeds' passes on 32-bit domain codes
-    (a table of more than 65,536 distinct group tuples; the bundled data's fit in 16 bits),
-    and the archive's greedy pick over every Δ (an archive of thousands of Δ whose best do not
-    hold k distinct options)."""
+    """The kernels a few small rows may not reach: the seeds' passes on domain codes of either
+    width (32 bits: a table of more than 65,536 distinct group tuples; the bundled data's fit in
+    16), and the archive's greedy pick over every Δ (an archive of thousands of Δ whose best do
+    not hold k distinct options)."""
     import numpy as np
 
     from geco.search import kernels
 
-    codes = np.zeros((2, 3), dtype=np.int32)
     terms = np.zeros(1)
-    kernels.row_tables(codes, np.zeros(1, dtype=np.uint8), terms, terms)
-    kernels.tight_sums(codes, np.arange(3), np.zeros(2, dtype=bool), (terms, terms, terms))
+    for width in (np.uint16, np.int32):
+        codes = np.zeros((2, 3), dtype=width)
+        kernels.row_tables(codes, np.zeros(1, dtype=np.uint8), terms, terms)
+        kernels.tight_sums(codes, np.arange(3), np.zeros(2, dtype=bool), (terms, terms, terms))
     kernels.greedy_options(np.zeros(3), np.zeros((3, 1), dtype=np.uint64), 2)
 
 

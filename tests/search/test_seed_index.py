@@ -147,7 +147,7 @@ def test_rules_read_per_tuple_hold_where_they_hold_on_the_projected_rows(bundled
     ds, X, model = bundled
     explainer = geco.Explainer(model, X, ds.constraints, ds.desired_class)
     names = list(X.columns)
-    read = 0
+    read = constant = 0
     for r in _undesired(explainer, X, 3, 5):
         problem = explainer.problem(X.iloc[[int(r)]])
         setting = problem.setting
@@ -162,14 +162,18 @@ def test_rules_read_per_tuple_hold_where_they_hold_on_the_projected_rows(bundled
         if len(moving) >= 2:
             a, b = names[moving[0]], names[moving[-1]]
             text.append(f"cf.{a} - x.{a} >= cf.{b} - x.{b}")
+            # a consequence x alone decides (folded to a constant): read without any column
+            text.append(f"if cf.{a} > x.{a} then x.{b} > {float(rows[:, moving[-1]].max()) + 1} and cf.{b} >= x.{b}")
         grounded = problem.grounded
         rules = [p for imp in grounded.implications for p in (imp.condition, imp.consequence)]
         rules += [f for f in grounded.group_filters if f is not None]
         if text:
             made = plaf_grammar.load("\n".join(text) + "\n", X).ground(X.iloc[int(r)])
             rules += [f for f in made.group_filters if f is not None] + list(made.cross_rules)
+            rules += [p for imp in made.implications for p in (imp.condition, imp.consequence)]
+            constant += sum(not p.features for imp in made.implications for p in (imp.condition, imp.consequence))
         for rule in rules:
             want = np.asarray(rule(cols), dtype=bool)
             np.testing.assert_array_equal(proj.holds(rule, names), want, err_msg=str(rule))
             read += want.any() and not want.all()
-    assert read >= 3
+    assert read >= 3 and constant >= 1

@@ -442,6 +442,105 @@ exit:
 }
 
 ; ---------------------------------------------------------------------------------------------
+; Full rows scored with x's binding alone, no path masks built: row i differs from x at most in
+; the columns whose bits (column mod 32) %rmask[i] sets, and %XStep's own mask stands for the
+; columns x's path tests below a node, folded the same way. Folding only makes masks meet where
+; the exact ones would not, which costs a walk, never a wrong leaf: where they do not meet no
+; column on x's path differs, and a split whose bit the row lacks reads a column equal to x's.
+; So @xwalk_folded_rows gives @forest_eval's results, bit for bit, as @xwalk_rows does.
+
+define void @xwalk_folded_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
+                        ptr noalias %nodes, ptr noalias %xstep,
+                        ptr noalias %sets, i64 %setw,
+                        ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                        ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out) {
+entry:
+  %r32 = icmp ne i64 %f32, 0
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %exit, label %start
+start:
+  call void @init_out(ptr %out, ptr %init, i64 %n, i64 %K)
+  br label %tree_loop
+tree_loop:
+  %t = phi i64 [0, %start], [%t1, %tree_next]
+  %rp = getelementptr inbounds i32, ptr %troot, i64 %t
+  %r0 = load i32, ptr %rp
+  %top = getelementptr inbounds i32, ptr %tout, i64 %t
+  %to = load i32, ptr %top
+  %to64 = sext i32 %to to i64
+  %isc = icmp slt i32 %r0, 0
+  br i1 %isc, label %const_tree, label %tree_start
+const_tree:
+  %cp = getelementptr inbounds double, ptr %tconst, i64 %t
+  %cv = load double, ptr %cp
+  call void @add_const_tree(ptr %out, i64 %n, i64 %K, i64 %to64, double %cv, i1 %r32)
+  br label %tree_next
+tree_start:
+  br label %row_loop
+row_loop:
+  %i = phi i64 [0, %tree_start], [%i1, %row_done]
+  %roff = mul i64 %i, %width
+  %row = getelementptr inbounds double, ptr %rows, i64 %roff
+  %rmp = getelementptr inbounds i32, ptr %rmask, i64 %i
+  %rm = load i32, ptr %rmp
+  br label %walk
+walk:
+  %r = phi i32 [%r0, %row_loop], [%rn, %step]
+  %r64 = sext i32 %r to i64
+  %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.mask}
+  %xm = load i32, ptr %xmp
+  %both = and i32 %xm, %rm
+  %meet = icmp ne i32 %both, 0
+  br i1 %meet, label %node, label %to_x_leaf
+to_x_leaf:                                   ; nothing below differs from x: x's leaf
+  %xlp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.leaf}
+  %xl = load i32, ptr %xlp
+  br label %leaf
+node:
+  %colp = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 1
+  %c = load i32, ptr %colp
+  %isleaf = icmp slt i32 %c, 0
+  br i1 %isleaf, label %leaf, label %split
+split:
+  %bi = and i32 %c, 31
+  %sh = lshr i32 %rm, %bi
+  %b1 = and i32 %sh, 1
+  %own = icmp ne i32 %b1, 0
+  br i1 %own, label %read, label %follow
+read:                                        ; a column the row may change: the row decides
+  %rc = call i32 @child(ptr %nodes, i64 %r64, i32 %c, ptr %row, ptr %sets, i64 %setw)
+  br label %step
+follow:                                      ; the row holds x's value here: x's child
+  %xcp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.child}
+  %xc = load i32, ptr %xcp
+  br label %step
+step:
+  %rn = phi i32 [%rc, %read], [%xc, %follow]
+  br label %walk
+leaf:
+  %lf = phi i32 [%xl, %to_x_leaf], [%r, %node]
+  %lf64 = sext i32 %lf to i64
+  %lvp = getelementptr inbounds %Node, ptr %nodes, i64 %lf64
+  %nv = load double, ptr %lvp
+  br label %row_done
+row_done:
+  call void @add_leaf(ptr %out, i64 %i, i64 %K, i64 %to64, double %nv, i1 %r32)
+  %i1 = add i64 %i, 1
+  %id = icmp eq i64 %i1, %n
+  br i1 %id, label %tree_next, label %row_loop
+tree_next:
+  %t1 = add i64 %t, 1
+  %td = icmp eq i64 %t1, %T
+  br i1 %td, label %finish, label %tree_loop
+finish:
+  call void @divide_out(ptr %out, i64 %n, double %div)
+  br label %exit
+exit:
+  ret void
+}
+
+
+; ---------------------------------------------------------------------------------------------
 ; Partial evaluation of one tree for (x, delta): an explicit-stack DFS from forest node %g copies
 ; the residual tree into %out from residual id %cnt on, following x through splits outside delta
 ; (%local[column] < 0) and jumping straight to x's leaf where x's path tests no delta column.

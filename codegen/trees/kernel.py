@@ -47,6 +47,7 @@ class TreeFunctions:
     forest_eval: object
     bind_x: object
     xwalk_rows: object
+    xwalk_folded_rows: object
     plan_deltas: object
     pack_plans: object
     score_jobs: object
@@ -81,6 +82,7 @@ def tree_functions() -> TreeFunctions:
                 forest_eval=entry("forest_eval"),
                 bind_x=entry("bind_x"),
                 xwalk_rows=entry("xwalk_rows"),
+                xwalk_folded_rows=entry("xwalk_folded_rows"),
                 plan_deltas=entry("plan_deltas"),
                 pack_plans=entry("pack_plans"),
                 score_jobs=entry("score_jobs"),

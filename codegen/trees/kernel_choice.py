@@ -1,13 +1,16 @@
-"""Which of two bit-identical kernels scores full rows, chosen by measurement on this machine.
+"""Which of several bit-identical kernels scores full rows, chosen by measurement on this machine.
 
-The branch-free walker (``@walk_rows``: 32 rows per tree in lockstep, vector gathers) and the
-branchy walk of the whole forest (``@forest_eval``) give the same accumulators bit for bit;
-which is faster depends on the forest and on the CPU's gathers. On an AMD EPYC with AVX-512,
-on the rows a search scores, the walker measured 1.7x slower than the branchy walk on XGBoost
-120x4 (2.1 vs 1.2 µs a row), 1.2x slower on RF-500 and as fast on RF-100, where the Intel Xeon
-it was tuned on measured it 2-4x faster. So a forest keeps a running cost per row of each and
-serves a call by the cheaper one, measuring the other again now and then. The same holds for
-a generation's rows grouped by Δ: through the tiers or the whole forest at once
+The branch-free walker (``@walk_rows``: 32 rows per tree in lockstep, vector gathers), the
+branchy walk of the whole forest (``@forest_eval``) and, for rows made from an instance x, the
+x-walk on folded masks (``@xwalk_folded_rows``: x's binding decides each subtree whose x-path
+tests no column the row changed) give the same accumulators bit for bit; which is faster
+depends on the forest and on the CPU's gathers. On an AMD EPYC with AVX-512, on the rows a
+search scores, the walker measured 1.7x slower than the branchy walk on XGBoost 120x4 (2.1 vs
+1.2 µs a row), 1.2x slower on RF-500 and as fast on RF-100, where the Intel Xeon it was tuned on
+measured it 2-4x faster; the x-walk 1.1-2.7x faster than the branchy walk (deep forests on few
+changed columns gain most). So a forest keeps a running cost per row of each and serves a call
+by the cheapest one, measuring the others again now and then. The same holds for a
+generation's rows grouped by Δ: through the tiers or the whole forest at once
 (``TreeScorer.delta_rows_route``).
 """
 
@@ -33,9 +36,9 @@ class KernelChoice:
     """Running seconds per row of each kernel in ``names`` (exponentially decayed sums of
     seconds and rows, so a call weighs by its rows and old calls fade). :meth:`pick` names the
     kernel for the next call: each kernel until it has been measured on ``explore_rows`` rows,
-    then the cheaper, and every ``recheck``-th call another one (machines and loads change).
-    Exploring stops early for a kernel measured on ``settle_rows`` rows at more than
-    ``settle_ratio`` times the cheaper one's cost a row: more rows would not change the choice,
+    then the cheapest, and every ``recheck``-th call one of the others, in turn (machines and
+    loads change). Exploring stops early for a kernel measured on ``settle_rows`` rows at more
+    than ``settle_ratio`` times the cheapest one's cost a row: more rows would not change the choice,
     and they cost (the whole forest on RF-500, 3x the tiers a row, was explored for the first
     eighteen explanations of a process). With one name it always names that one."""
 
@@ -65,12 +68,13 @@ class KernelChoice:
 
     def pick(self) -> str:
         self.calls += 1
-        young = min(self.names, key=lambda k: self.measured[k])
-        if self.measured[young] < self.explore_rows and not self.settled(young):
-            return young
+        young = [k for k in self.names if self.measured[k] < self.explore_rows and not self.settled(k)]
+        if young:  # the least measured of those still being explored
+            return min(young, key=lambda k: self.measured[k])
         best = self.best()
-        if self.calls % self.recheck == 0 and len(self.names) > 1:
-            return next(k for k in self.names if k != best)
+        if self.calls % self.recheck == 0 and len(self.names) > 1:  # the others in turn
+            others = [k for k in self.names if k != best]
+            return others[(self.calls // self.recheck) % len(others)]
         return best
 
     def record(self, name: str, seconds: float, rows: int) -> None:

@@ -144,6 +144,10 @@ def walker_nodes(full: KernelArrays, setbits: np.ndarray) -> tuple[np.ndarray, n
     return out, wroot
 
 
+#: bit ``c`` of a folded mask (:meth:`BoundX.folded_masks`), as int64 so a matrix product sums them
+_FOLDED_BITS = np.left_shift(np.int64(1), np.arange(32, dtype=np.int64))
+
+
 def _words(width: int) -> int:
     """64-bit words of a mask over ``width`` columns."""
     return max(1, -(-width // 64))
@@ -190,13 +194,17 @@ class BoundX:
         return self._paths["masks"]
 
     def score_rows(self, rows: np.ndarray, walk_share: float = 0.125,
-                   near: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:  # fmt: skip
+                   near: tuple[np.ndarray, np.ndarray] | None = None, from_x: bool = False) -> np.ndarray:  # fmt: skip
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
         bit): where the forest has the branch-free walker and the call at least
-        :data:`WALK_MIN_ROWS` rows, the walker or the branchy walk, whichever measured cheaper
-        (:meth:`NativePartial.full_rows`), else :meth:`score_rows_branchy` (``near``: as there)."""
+        :data:`WALK_MIN_ROWS` rows, the kernel measured cheapest for rows made from x
+        (:meth:`NativePartial.near_rows`) when they are (``near`` given, or ``from_x``: x with a
+        few columns changed), else for any rows (:meth:`NativePartial.full_rows`); calls of
+        fewer rows :meth:`score_rows_branchy` (``near``: as there)."""
         if self.native.walker is None or len(rows) < WALK_MIN_ROWS:
             return self.score_rows_branchy(rows, walk_share, near)
+        if near is not None or from_x:
+            return self.native.near_rows(self, rows)
         return self.native.full_rows(rows)
 
     def walk_rows(self, rows: np.ndarray) -> np.ndarray:
@@ -212,7 +220,9 @@ class BoundX:
         wide table's candidates change a few of a hundred columns); the others, where hardly a
         tree could be skipped and the masks would only cost, go to the full kernel (on Credit's
         23 columns walking every row from x measured 1.4x slower), and so do all rows until
-        enough are near x to pay for the path masks (:meth:`path_masks`, a pass over the nodes).
+        enough are near x to pay for the path masks (:meth:`path_masks`, a pass over the nodes)
+        - except on at most 32 columns, where x's binding holds exact masks of its own
+        (:meth:`folded_walk`) and the walk from x costs nothing to set up.
         ``near`` = (columns, sizes): the rows come in runs of ``sizes[b]`` rows that differ from x
         at most in the columns ``columns[b]`` marks (a bool row per run, at least the forest's
         width), which then stand for the columns each row differs in instead of a comparison of
@@ -239,6 +249,16 @@ class BoundX:
             differs[:, : full.width] = rows[:, : full.width] != self.buffers["x"][: full.width]  # NaN differs
             few = np.count_nonzero(differs, axis=1) <= walk_share * full.width
             masks = None
+        if full.width <= 32 and few.any():  # x's binding holds these masks, exact: nothing to build
+            folded = (differs[:, : full.width] @ _FOLDED_BITS[: full.width]).astype(np.int32)
+            if near is not None:
+                folded = np.repeat(folded, near[1])
+            if few.all():
+                return self.folded_walk(rows, folded)
+            out = np.empty((n, full.K))
+            out[few] = self.folded_walk(rows[few], folded[few])
+            out[~few] = run_kernel(full, rows[~few])
+            return out
         # the path masks cost a pass over every node (once per x): worth it for enough such rows
         worth = self._paths is not None or 8 * int(few.sum()) * len(full.troot) >= len(full.nodes)
         if not few.any() or not worth:
@@ -263,6 +283,35 @@ class BoundX:
         tree_functions().xwalk_rows(
             rows.ctypes.data, len(rows), rows.shape[1], row_masks.ctypes.data, row_masks.shape[1],
             fb.address("nodes"), self.buffers.address("xstep"), self._paths.address("masks"),
+            fb.address("sets"), full.setw, fb.address("troot"), fb.address("tconst"), fb.address("tout"),
+            len(full.troot), fb.address("init"), full.K, full.div, int(full.float32_sums), out.ctypes.data,
+        )  # fmt: skip
+        return out
+
+    def folded_masks(self, rows: np.ndarray) -> np.ndarray:
+        """(n,) int32: per row, bit ``c % 32`` set for every column ``c`` the forest reads
+        where the row differs from x (NaN differs), as :meth:`folded_walk` takes them."""
+        w = self.native.full.width
+        differs = rows[:, :w] != self.buffers["x"][:w]
+        if w <= 32:  # one bit a column: their sum is their union
+            return (differs @ _FOLDED_BITS[:w]).astype(np.int32)
+        return np.bitwise_or.reduce(np.where(differs, _FOLDED_BITS[np.arange(w) % 32], 0), axis=1).astype(np.int32)
+
+    def folded_walk(self, rows: np.ndarray, row_masks: np.ndarray) -> np.ndarray:
+        """``@xwalk_folded_rows`` on C-contiguous rows (at least the forest's width) with their
+        :meth:`folded_masks`: x's binding alone, no path masks to build (:meth:`path_masks`
+        costs a pass over every node, milliseconds on RF-500, where this walk needs none)."""
+        full = self.native.full
+        out = np.empty((len(rows), full.K))
+        row_masks = np.ascontiguousarray(row_masks, dtype=np.int32)
+        if len(row_masks) != len(rows):
+            raise ValueError(f"{len(row_masks)} masks for {len(rows)} rows")
+        if len(rows) == 0:
+            return out
+        fb = full.buffers
+        tree_functions().xwalk_folded_rows(
+            rows.ctypes.data, len(rows), rows.shape[1], row_masks.ctypes.data,
+            fb.address("nodes"), self.buffers.address("xstep"),
             fb.address("sets"), full.setw, fb.address("troot"), fb.address("tconst"), fb.address("tout"),
             len(full.troot), fb.address("init"), full.K, full.div, int(full.float32_sums), out.ctypes.data,
         )  # fmt: skip
@@ -455,6 +504,10 @@ class NativePartial:
         self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn[0], roots=wn[1])
         #: which of the walker and the branchy walk serves full rows (:meth:`full_rows`)
         self.full_rows_kernel = KernelChoice(("walker", "branchy"))
+        #: which kernel serves full rows made from an instance (:meth:`near_rows`): the folded
+        #: x-walk, the walker (where the forest has one) or the branchy walk; measured apart from
+        #: :attr:`full_rows_kernel`, as rows far from x (the data) make the x-walk pay for nothing
+        self.near_rows_kernel = KernelChoice(("xwalk", "branchy") if wn is None else ("xwalk", "walker", "branchy"))
         self._xsteps: list[np.ndarray] = []
         self._forest = forest
         self._split_levels: list[np.ndarray] | None = None
@@ -525,6 +578,30 @@ class NativePartial:
         kind = choice.pick()
         t0 = time.perf_counter()
         out = self.walk_rows(rows) if kind == "walker" else run_kernel(self.full, rows)
+        choice.record(kind, time.perf_counter() - t0, len(rows))
+        return out
+
+    def near_rows(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
+        """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit), rows a
+        search made from x (``bx``'s instance) by changing a few columns: by the x-walk on
+        folded masks (:meth:`BoundX.folded_walk`), the branch-free walker or the branchy walk,
+        whichever has measured cheapest per row for this forest on this machine
+        (:class:`codegen.trees.kernel_choice.KernelChoice`). Any rows give the same numbers;
+        near x the x-walk skips every subtree whose x-path tests no changed column."""
+        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        if len(rows) == 0:
+            return np.empty((0, self.full.K))
+        if rows.ndim != 2 or rows.shape[1] < self.full.width:
+            raise ValueError(f"rows have {rows.shape[-1]} columns, the forest reads {self.full.width}")
+        choice = self.near_rows_kernel
+        kind = choice.pick()
+        t0 = time.perf_counter()
+        if kind == "xwalk":
+            out = bx.folded_walk(rows, bx.folded_masks(rows))
+        elif kind == "walker":
+            out = self.walk_rows(rows)
+        else:
+            out = run_kernel(self.full, rows)
         choice.record(kind, time.perf_counter() - t0, len(rows))
         return out
 

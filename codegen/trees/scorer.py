@@ -10,8 +10,10 @@ link function), so the search takes the same path whichever tier scored a block:
   (:meth:`codegen.trees.native_partial.NativePartial.full_rows`), the branchy walks for calls of
   a few rows;
 * x-walk: the whole forest walked with x's bound steps, no setup per Δ; all cold blocks of a
-  generation in one call - their full rows by the full kernel, or (a few rows) one walk over the
-  union of their Δ (:class:`codegen.trees.plan.XWalk`);
+  generation in one call - their full rows by the kernel measured cheapest for rows made from x
+  (:meth:`codegen.trees.native_partial.NativePartial.near_rows`: the two above or the x-walk on
+  folded masks, ``@xwalk_folded_rows``), or (a few rows) one walk over the union of their Δ
+  (:class:`codegen.trees.plan.XWalk`);
 * plan: native partial evaluation per (x, Δ) into a :class:`codegen.trees.plan.Plan` (constant
   trees, QuickScorer trees, residual walks), built once per Δ;
 * jit: the residual emitted as IR and compiled (:mod:`codegen.trees.jit`);
@@ -421,7 +423,7 @@ class BoundTreeScorer:
         route = self._delta_rows_route
         t0 = time.perf_counter()
         if route == "whole":
-            prob = self._probabilities(self.bound_x().score_rows(rows))
+            prob = self._probabilities(self.bound_x().score_rows(rows, from_x=True))
             dt = time.perf_counter() - t0
             p.stats["full_kernel_seconds"] += dt
             p.stats["blocks_whole"] += 1
@@ -477,7 +479,7 @@ class BoundTreeScorer:
         m = int(mask.sum())
         if m >= WALK_MIN_ROWS:
             t0 = time.perf_counter()
-            acc = p.native.full_rows(rows[mask])
+            acc = p.native.near_rows(self.bound_x(), rows[mask])
             dt = time.perf_counter() - t0
             p.stats["xwalk_seconds"] += dt
             p.stats["blocks_xwalk"] += int(walked.sum())
@@ -639,8 +641,8 @@ class BoundTreeScorer:
 
     def _run_walker(self, blocks, n: int, out: list) -> list[tuple[int, tuple[int, ...], np.ndarray]]:
         """The x-walk tier by the full kernel: the blocks' full rows (x outside each block's Δ)
-        in one call of the walker or the branchy walk, whichever measured cheaper
-        (:meth:`codegen.trees.native_partial.NativePartial.full_rows`). Same leaves as every
+        in one call of the kernel measured cheapest for rows near x
+        (:meth:`codegen.trees.native_partial.NativePartial.near_rows`). Same leaves as every
         other tier."""
         p = self.parent
         rows = np.empty((n, len(self.x)))
@@ -651,7 +653,7 @@ class BoundTreeScorer:
                 rows[start : start + len(c), list(delta)] = c
             start += len(c)
         t0 = time.perf_counter()
-        acc = p.native.full_rows(rows)
+        acc = p.native.near_rows(self.bound_x(), rows)
         dt = time.perf_counter() - t0
         p.stats["xwalk_seconds"] += dt
         self._scatter("xwalk", blocks, self._probabilities(acc), out)

@@ -65,23 +65,48 @@ def test_before_any_call_the_cost_is_unknown():
     assert choice.per_row("a") == float("inf") and choice.pick() in ("a", "b")
 
 
-@pytest.mark.parametrize("kernel", ["walker", "branchy"])
-def test_full_rows_equal_run_kernel_whichever_kernel_serves(fitted, forests, kernel, monkeypatch):
+@pytest.mark.parametrize("kernel", ["xwalk", "walker", "branchy"])
+def test_near_rows_equal_run_kernel_whichever_kernel_serves(fitted, forests, kernel, monkeypatch):
+    """Rows near x and unrelated data rows alike: the same accumulators from every kernel, and
+    the kernel that served measured for the rows it scored."""
     monkeypatch.setattr(KernelChoice, "pick", lambda self: kernel)
     rng = np.random.default_rng(3)
     checked = 0
     for name, _model, _schema, X, _desired in fitted:
         full = kernel_arrays_forest(forests[name])
         native = NativePartial(forests[name], full)
-        if native.walker is None:
+        if kernel not in native.near_rows_kernel.names:
             continue
-        rows = np.ascontiguousarray(X[rng.integers(0, len(X), 70)])
+        x = X[rng.integers(len(X))]
+        near = np.tile(x, (50, 1))
+        for i in range(len(near)):
+            cols = rng.choice(X.shape[1], int(rng.integers(1, 3)), replace=False)
+            near[i, cols] = X[rng.integers(len(X)), cols]
+        rows = np.ascontiguousarray(np.concatenate([near, X[rng.integers(0, len(X), 70)]]))
         want = run_kernel(full, rows)
-        np.testing.assert_array_equal(native.full_rows(rows), want, err_msg=name)
-        np.testing.assert_array_equal(native.bind(rows[0]).score_rows(rows), want, err_msg=name)
-        assert native.full_rows_kernel.measured[kernel] == 2 * len(rows)
+        bx = native.bind(x)
+        np.testing.assert_array_equal(native.near_rows(bx, rows), want, err_msg=name)
+        np.testing.assert_array_equal(bx.score_rows(rows, from_x=True), want, err_msg=name)
+        assert native.near_rows_kernel.measured[kernel] == (2 if native.walker is not None else 1) * len(rows)
+        if kernel != "xwalk":  # rows not said to come from x: the choice for any rows, measured apart
+            np.testing.assert_array_equal(native.full_rows(rows), want, err_msg=name)
+            np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
+            assert native.full_rows_kernel.measured[kernel] == 2 * len(rows)
         checked += 1
     assert checked >= 3
+
+
+def test_of_three_kernels_each_is_explored_and_rechecked():
+    """With three kernels, one settled early as far dearer does not end the exploring of the
+    third, and the rechecks take the two dearer ones in turn."""
+    choice = KernelChoice(("xwalk", "walker", "branchy"), explore_rows=1000, recheck=5, settle_rows=200,
+                          settle_ratio=2.0)  # fmt: skip
+    picked = run(choice, {"xwalk": 1e-6, "walker": 5e-6, "branchy": 1.5e-6}, 200)
+    explored = picked[:22]  # 100 rows a call: 1000 rows each of two, 200 of the settled one
+    assert (explored.count("xwalk"), explored.count("branchy"), explored.count("walker")) == (10, 10, 2)
+    late = picked[100:]
+    assert late.count("xwalk") >= 0.75 * len(late)
+    assert "walker" in late and "branchy" in late
 
 
 def test_a_pause_inside_one_call_does_not_flip_the_choice():

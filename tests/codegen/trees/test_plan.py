@@ -279,7 +279,8 @@ def _rows_near(x, X, forest, rng, n, nan_in=None):
 def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
     """Full rows scored with x's binding (walking only where a row differs from x) give the full
     kernel's accumulators bit for bit: rows near x, x itself, unrelated data rows, NaN routes;
-    the branchy walks at every share, and the branch-free walker."""
+    the branchy walks at every share, the branch-free walker, and the x-walk on folded masks
+    (exact ones, and masks marking more columns than the rows change)."""
     rng = np.random.default_rng(11)
     compared = 0
     for name, _model, schema, X, _desired in fitted:
@@ -302,12 +303,56 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
             for m in (len(rows), 64, 33, 17, 1):
                 np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
+            folded = bx.folded_masks(rows)
+            np.testing.assert_array_equal(bx.folded_walk(rows, folded), want, err_msg=f"{name} folded")
+            more = folded | rng.integers(0, 2**31, len(rows)).astype(np.int32)  # covers more columns
+            np.testing.assert_array_equal(bx.folded_walk(rows, more), want, err_msg=f"{name} folded, wider masks")
+            np.testing.assert_array_equal(native.near_rows(bx, rows), want, err_msg=f"{name} near rows")
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()
         assert masks.dtype == np.uint64 and masks.any()
         with pytest.raises(ValueError, match="columns, the forest reads"):  # rows too narrow
             native.bind(X[0]).score_rows(X[:3, : full.width - 1])
     assert compared > 1000
+
+
+def test_folded_masks_on_a_table_wider_than_32_columns():
+    """On 80 columns the folded masks alias (column c and c + 32 share a bit): a row changing
+    column c is walked wherever x's path tests c + 32 too, and still reaches the full walk's
+    leaves, bit for bit; the masks are each row's differing columns, folded (NaN differs). The
+    exact path masks still serve the small calls there."""
+    rng = np.random.default_rng(21)
+    X = pd.DataFrame(rng.normal(size=(600, 80)), columns=[f"c{j}" for j in range(80)])
+    y = (X["c3"] + X["c35"] - X["c67"] + 0.3 * rng.normal(size=600) > 0).astype(int)
+    model = RandomForestClassifier(n_estimators=30, max_depth=8, random_state=0).fit(X, y)
+    schema = Schema.from_dataframe(X)
+    forest = scorer_for(model, schema, 1).forest
+    full = kernel_arrays_forest(forest)
+    native = NativePartial(forest, full)
+    Xe = encode(schema, X)
+    x = Xe[5].copy()
+    x[40] = np.nan
+    bx = native.bind(x)
+    rows = np.tile(x, (300, 1))
+    for i in range(len(rows)):
+        cols = rng.choice(80, int(rng.integers(0, 4)), replace=False)
+        rows[i, cols] = Xe[rng.integers(len(Xe)), cols]
+    rows[::7, 40] = 1.0  # x's NaN replaced
+    rows[::11, 8] = np.nan
+    want = run_kernel(full, rows)
+    differs = (rows != x) & ~(np.isnan(rows) & np.isnan(x))
+    expect = np.zeros(len(rows), dtype=np.int64)
+    for c in range(80):
+        expect |= np.where(rows[:, c] != x[c], 1 << (c % 32), 0)  # NaN != NaN: x's NaN cell marked
+    assert differs.any(axis=1).sum() > 200
+    np.testing.assert_array_equal(bx.folded_masks(rows), expect.astype(np.uint32).view(np.int32))
+    np.testing.assert_array_equal(bx.folded_walk(rows, bx.folded_masks(rows)), want)
+    np.testing.assert_array_equal(native.near_rows(bx, rows), want)
+    bx.path_masks()  # past 32 columns the small calls' walk from x reads the exact path masks
+    for share in (1.0, 0.125):
+        np.testing.assert_array_equal(bx.score_rows_branchy(rows, share), want, err_msg=f"share {share}")
+    with pytest.raises(ValueError, match="masks for"):
+        bx.folded_walk(rows, bx.folded_masks(rows)[:-1])
 
 
 def test_rows_walked_over_their_runs_columns_equal_the_full_kernel(fitted, forests):

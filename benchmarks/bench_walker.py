@@ -7,9 +7,11 @@ Rows are an instance ``x`` of the data with 1, 2, 3, 6 or every column replaced 
 row's values - what the merged tiny Δ blocks and the cold x-walk blocks of a generation look like
 (a few columns changed) and what ``score_rows`` gets (unrelated rows). Per model and changed
 columns: CPU µs per row (``time.process_time``, best of ``--repeats``, one thread) of
-``@forest_eval`` (the whole forest, no x), the branchy walk from x's binding (``@xwalk_rows``,
-every row walked from x), and ``@walk_rows`` (32 rows per tree in lockstep, three vector gathers a
-step over the walker's own node layout); every result checked bit for bit against ``@forest_eval``. Models: Adult
+``@forest_eval`` (the whole forest, no x), the branchy walks from x's binding - on the exact path
+masks (``@xwalk_rows``, 64 columns a word, the masks built beforehand: a pass over every node, per
+x) and on the binding's own masks folded to 32 bits (``@xwalk_folded_rows``: nothing to build) -
+and ``@walk_rows`` (32 rows per tree in lockstep, three vector gathers a step over the walker's own
+node layout); every result checked bit for bit against ``@forest_eval``. Models: Adult
 RandomForest-100 (the default model), Adult RandomForestRegressor-500 (bench_regression's model),
 Credit XGBoost 120x4 (one-hot pipeline).
 """
@@ -88,9 +90,9 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     lines = [
-        "| model | trees | columns changed | forest_eval µs/row | branchy from x µs/row | walker µs/row "
-        "| walker vs forest_eval | walker vs branchy | bit-exact |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| model | trees | columns changed | forest_eval µs/row | from x, path masks µs/row "
+        "| from x, folded masks µs/row | walker µs/row | folded vs forest_eval | walker vs forest_eval | bit-exact |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, ex in explainers().items():
         sc = ex.scorer
@@ -107,12 +109,13 @@ def main() -> None:
                 rows[i, cs] = table[rng.integers(len(table)), cs]
             full = sc.full
             want, t_full = cpu_us(partial(run_kernel, full, rows), args.rows, args.repeats)
-            branchy, t_branchy = cpu_us(partial(bx.score_rows_branchy, rows, 1.0), args.rows, args.repeats)
+            branchy, t_branchy = cpu_us(lambda: bx.path_walk(rows, bx.row_masks(rows)), args.rows, args.repeats)
+            folded, t_folded = cpu_us(lambda: bx.folded_walk(rows, bx.folded_masks(rows)), args.rows, args.repeats)
             walked, t_walk = cpu_us(partial(bx.walk_rows, rows), args.rows, args.repeats)
-            exact = all(np.array_equal(want, a) for a in (branchy, walked))
+            exact = all(np.array_equal(want, a) for a in (branchy, folded, walked))
             lines.append(
-                f"| {name} | {sc.forest.n_trees} | {k} of {d} | {t_full:.2f} | {t_branchy:.2f} | {t_walk:.2f} | "
-                f"{t_full / t_walk:.1f}x | {t_branchy / t_walk:.1f}x | {'yes' if exact else 'NO'} |"
+                f"| {name} | {sc.forest.n_trees} | {k} of {d} | {t_full:.2f} | {t_branchy:.2f} | {t_folded:.2f} | "
+                f"{t_walk:.2f} | {t_full / t_folded:.1f}x | {t_full / t_walk:.1f}x | {'yes' if exact else 'NO'} |"
             )
             print(lines[-1], flush=True)
     load = subprocess.run(["cat", "/proc/loadavg"], capture_output=True, text=True).stdout.split()[:3]

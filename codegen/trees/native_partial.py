@@ -268,14 +268,23 @@ class BoundX:
         elif not few.all():
             masks = masks[few]
         if few.all():
-            return self._walk(rows, masks)
+            return self.path_walk(rows, masks)
         out = np.empty((n, full.K))
-        out[few] = self._walk(rows[few], masks)
+        out[few] = self.path_walk(rows[few], masks)
         out[~few] = run_kernel(full, rows[~few])
         return out
 
-    def _walk(self, rows: np.ndarray, row_masks: np.ndarray) -> np.ndarray:
-        """``@xwalk_rows`` on C-contiguous rows with their (n, W) masks of differing columns."""
+    def row_masks(self, rows: np.ndarray) -> np.ndarray:
+        """(n, W) uint64: per row, the columns the forest reads where it differs from x (NaN
+        differs), 64 a word, as :meth:`path_walk` takes them."""
+        w = self.native.full.width
+        differs = np.zeros((len(rows), 64 * _words(w)), dtype=bool)
+        differs[:, :w] = rows[:, :w] != self.buffers["x"][:w]
+        return np.packbits(differs, axis=1, bitorder="little").view(np.uint64)
+
+    def path_walk(self, rows: np.ndarray, row_masks: np.ndarray) -> np.ndarray:
+        """``@xwalk_rows`` on C-contiguous rows with their (n, W) uint64 masks of differing
+        columns (64 a word), reading the exact :meth:`path_masks` (built at the first call)."""
         full = self.native.full
         out = np.empty((len(rows), full.K))
         self.path_masks()  # built on first use; self._paths owns it for the call

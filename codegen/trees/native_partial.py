@@ -286,7 +286,13 @@ class BoundX:
         """``@xwalk_rows`` on C-contiguous rows with their (n, W) uint64 masks of differing
         columns (64 a word), reading the exact :meth:`path_masks` (built at the first call)."""
         full = self.native.full
+        rows = self._checked_rows(rows)
+        row_masks = np.ascontiguousarray(row_masks, dtype=np.uint64)
+        if row_masks.shape != (len(rows), _words(full.width)):
+            raise ValueError(f"masks of shape {row_masks.shape} for {len(rows)} rows of {_words(full.width)} words")
         out = np.empty((len(rows), full.K))
+        if len(rows) == 0:
+            return out
         self.path_masks()  # built on first use; self._paths owns it for the call
         fb = full.buffers
         tree_functions().xwalk_rows(
@@ -296,6 +302,14 @@ class BoundX:
             len(full.troot), fb.address("init"), full.K, full.div, int(full.float32_sums), out.ctypes.data,
         )  # fmt: skip
         return out
+
+    def _checked_rows(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` as the walks read them (C-contiguous float64, two dimensions, at least the
+        forest's width): ValueError otherwise, as a shorter row would be read past its end."""
+        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        if rows.ndim != 2 or rows.shape[1] < self.native.full.width:
+            raise ValueError(f"rows of shape {rows.shape}: the forest reads {self.native.full.width} columns")
+        return rows
 
     def folded_masks(self, rows: np.ndarray) -> np.ndarray:
         """(n,) int32: per row, bit ``c % 32`` set for every column ``c`` the forest reads
@@ -311,10 +325,11 @@ class BoundX:
         :meth:`folded_masks`: x's binding alone, no path masks to build (:meth:`path_masks`
         costs a pass over every node, milliseconds on RF-500, where this walk needs none)."""
         full = self.native.full
+        rows = self._checked_rows(rows)
         out = np.empty((len(rows), full.K))
         row_masks = np.ascontiguousarray(row_masks, dtype=np.int32)
-        if len(row_masks) != len(rows):
-            raise ValueError(f"{len(row_masks)} masks for {len(rows)} rows")
+        if row_masks.shape != (len(rows),):
+            raise ValueError(f"masks of shape {row_masks.shape} for {len(rows)} rows")
         if len(rows) == 0:
             return out
         fb = full.buffers

@@ -351,8 +351,15 @@ def test_folded_masks_on_a_table_wider_than_32_columns():
     bx.path_masks()  # past 32 columns the small calls' walk from x reads the exact path masks
     for share in (1.0, 0.125):
         np.testing.assert_array_equal(bx.score_rows_branchy(rows, share), want, err_msg=f"share {share}")
-    with pytest.raises(ValueError, match="masks for"):
+    with pytest.raises(ValueError, match="masks of shape"):  # one mask short: never read past the end
         bx.folded_walk(rows, bx.folded_masks(rows)[:-1])
+    with pytest.raises(ValueError, match="masks of shape"):
+        bx.path_walk(rows, bx.row_masks(rows)[:, :1])
+    narrow = rows[:, : full.width - 1]  # rows too narrow for the forest
+    with pytest.raises(ValueError, match=f"the forest reads {full.width} columns"):
+        bx.folded_walk(narrow, bx.folded_masks(rows))
+    with pytest.raises(ValueError, match=f"the forest reads {full.width} columns"):
+        bx.path_walk(narrow, bx.row_masks(rows))
 
 
 def test_rows_walked_over_their_runs_columns_equal_the_full_kernel(fitted, forests):

@@ -153,8 +153,9 @@ def main() -> None:
         "instances predicted below 40 (`benchmarks/bench_regression.py`). The speed-up compares "
         f"the median over the first {args.blackbox_instances} instances, same seeds; load average {load} at "
         f"the end. {goal} A compiled forest's explanation scores its rows in plans and, for the merged tiny "
-        "Δ blocks and cold blocks, in the full rows' kernel (the branch-free walker or the branchy walk, "
-        "whichever has measured cheaper); section \"bench_walker.py\" measures both per row."
+        "Δ blocks and cold blocks, in the kernel measured cheapest for rows made from x (the walk from x's "
+        "binding on folded masks, the branch-free walker or the branchy walk); section \"bench_walker.py\" "
+        "measures each per row."
     )
     text = "\n".join(lines)
     print(text)

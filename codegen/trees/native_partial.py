@@ -148,6 +148,21 @@ def walker_nodes(full: KernelArrays, setbits: np.ndarray) -> tuple[np.ndarray, n
 _FOLDED_BITS = np.left_shift(np.int64(1), np.arange(32, dtype=np.int64))
 
 
+def _packed(differs: np.ndarray) -> np.ndarray:
+    """(n, W) uint64 of a bool (n, 64 W) array: column c at bit c % 64 of word c // 64, as
+    ``@xwalk_rows`` reads a row's mask."""
+    return np.packbits(differs, axis=1, bitorder="little").view(np.uint64)
+
+
+def _folded(differs: np.ndarray) -> np.ndarray:
+    """(n,) int32 of a bool (n, w) array: bit c % 32 for every column c set, as
+    ``@xwalk_folded_rows`` reads a row's mask."""
+    w = differs.shape[1]
+    if w <= 32:  # one bit a column: their sum is their union
+        return (differs @ _FOLDED_BITS[:w]).astype(np.int32)
+    return np.bitwise_or.reduce(np.where(differs, _FOLDED_BITS[np.arange(w) % 32], 0), axis=1).astype(np.int32)
+
+
 def _words(width: int) -> int:
     """64-bit words of a mask over ``width`` columns."""
     return max(1, -(-width // 64))
@@ -243,14 +258,13 @@ class BoundX:
             differs = np.zeros((len(runs), 64 * W), dtype=bool)
             differs[:, : full.width] = runs[:, : full.width]
             few = np.repeat(np.count_nonzero(differs, axis=1) <= walk_share * full.width, sizes)
-            masks = np.repeat(np.packbits(differs, axis=1, bitorder="little").view(np.uint64), sizes, axis=0)
+            masks = np.repeat(_packed(differs), sizes, axis=0)
         else:
-            differs = np.zeros((n, 64 * W), dtype=bool)
-            differs[:, : full.width] = rows[:, : full.width] != self.buffers["x"][: full.width]  # NaN differs
+            differs = self._differs(rows)
             few = np.count_nonzero(differs, axis=1) <= walk_share * full.width
             masks = None
         if full.width <= 32 and few.any():  # x's binding holds these masks, exact: nothing to build
-            folded = (differs[:, : full.width] @ _FOLDED_BITS[: full.width]).astype(np.int32)
+            folded = _folded(differs[:, : full.width])
             if near is not None:
                 folded = np.repeat(folded, near[1])
             if few.all():
@@ -264,7 +278,7 @@ class BoundX:
         if not few.any() or not worth:
             return run_kernel(full, rows)
         if masks is None:
-            masks = np.packbits(differs if few.all() else differs[few], axis=1, bitorder="little").view(np.uint64)
+            masks = _packed(differs if few.all() else differs[few])
         elif not few.all():
             masks = masks[few]
         if few.all():
@@ -277,10 +291,15 @@ class BoundX:
     def row_masks(self, rows: np.ndarray) -> np.ndarray:
         """(n, W) uint64: per row, the columns the forest reads where it differs from x (NaN
         differs), 64 a word, as :meth:`path_walk` takes them."""
+        return _packed(self._differs(rows))
+
+    def _differs(self, rows: np.ndarray) -> np.ndarray:
+        """(n, 64 W) bool: where each row differs from x in the columns the forest reads (NaN
+        differs), padded with False to whole 64-column words."""
         w = self.native.full.width
         differs = np.zeros((len(rows), 64 * _words(w)), dtype=bool)
         differs[:, :w] = rows[:, :w] != self.buffers["x"][:w]
-        return np.packbits(differs, axis=1, bitorder="little").view(np.uint64)
+        return differs
 
     def path_walk(self, rows: np.ndarray, row_masks: np.ndarray) -> np.ndarray:
         """``@xwalk_rows`` on C-contiguous rows with their (n, W) uint64 masks of differing
@@ -315,10 +334,7 @@ class BoundX:
         """(n,) int32: per row, bit ``c % 32`` set for every column ``c`` the forest reads
         where the row differs from x (NaN differs), as :meth:`folded_walk` takes them."""
         w = self.native.full.width
-        differs = rows[:, :w] != self.buffers["x"][:w]
-        if w <= 32:  # one bit a column: their sum is their union
-            return (differs @ _FOLDED_BITS[:w]).astype(np.int32)
-        return np.bitwise_or.reduce(np.where(differs, _FOLDED_BITS[np.arange(w) % 32], 0), axis=1).astype(np.int32)
+        return _folded(rows[:, :w] != self.buffers["x"][:w])
 
     def folded_walk(self, rows: np.ndarray, row_masks: np.ndarray) -> np.ndarray:
         """``@xwalk_folded_rows`` on C-contiguous rows (at least the forest's width) with their

@@ -291,7 +291,7 @@ class BoundX:
     def row_masks(self, rows: np.ndarray) -> np.ndarray:
         """(n, W) uint64: per row, the columns the forest reads where it differs from x (NaN
         differs), 64 a word, as :meth:`path_walk` takes them."""
-        return _packed(self._differs(rows))
+        return _packed(self._differs(self._checked_rows(rows)))
 
     def _differs(self, rows: np.ndarray) -> np.ndarray:
         """(n, 64 W) bool: where each row differs from x in the columns the forest reads (NaN
@@ -333,7 +333,7 @@ class BoundX:
     def folded_masks(self, rows: np.ndarray) -> np.ndarray:
         """(n,) int32: per row, bit ``c % 32`` set for every column ``c`` the forest reads
         where the row differs from x (NaN differs), as :meth:`folded_walk` takes them."""
-        w = self.native.full.width
+        rows, w = self._checked_rows(rows), self.native.full.width
         return _folded(rows[:, :w] != self.buffers["x"][:w])
 
     def folded_walk(self, rows: np.ndarray, row_masks: np.ndarray) -> np.ndarray:

@@ -360,6 +360,11 @@ def test_folded_masks_on_a_table_wider_than_32_columns():
         bx.folded_walk(narrow, bx.folded_masks(rows))
     with pytest.raises(ValueError, match=f"the forest reads {full.width} columns"):
         bx.path_walk(narrow, bx.row_masks(rows))
+    for masks_of in (bx.folded_masks, bx.row_masks):
+        with pytest.raises(ValueError, match=f"the forest reads {full.width} columns"):
+            masks_of(narrow)
+    with pytest.raises(ValueError, match=f"the forest reads {full.width}"):
+        native.near_rows(bx, narrow)
 
 
 def test_rows_walked_over_their_runs_columns_equal_the_full_kernel(fitted, forests):

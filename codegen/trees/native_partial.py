@@ -614,12 +614,7 @@ class NativePartial:
         walk alone where there is no walker."""
         if self.walker is None:
             return run_kernel(self.full, rows)
-        choice = self.full_rows_kernel
-        kind = choice.pick()
-        t0 = time.perf_counter()
-        out = self.walk_rows(rows) if kind == "walker" else run_kernel(self.full, rows)
-        choice.record(kind, time.perf_counter() - t0, len(rows))
-        return out
+        return self._chosen(self.full_rows_kernel, rows)
 
     def near_rows(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
         """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit), rows a
@@ -628,12 +623,14 @@ class NativePartial:
         whichever has measured cheapest per row for this forest on this machine
         (:class:`codegen.trees.kernel_choice.KernelChoice`). Any rows give the same numbers;
         near x the x-walk skips every subtree whose x-path tests no changed column."""
-        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        rows = bx._checked_rows(rows)
         if len(rows) == 0:
             return np.empty((0, self.full.K))
-        if rows.ndim != 2 or rows.shape[1] < self.full.width:
-            raise ValueError(f"rows have {rows.shape[-1]} columns, the forest reads {self.full.width}")
-        choice = self.near_rows_kernel
+        return self._chosen(self.near_rows_kernel, rows, bx)
+
+    def _chosen(self, choice: KernelChoice, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
+        """``rows`` scored by the kernel ``choice`` picks (the x-walk needs ``bx``), its time
+        recorded there."""
         kind = choice.pick()
         t0 = time.perf_counter()
         if kind == "xwalk":

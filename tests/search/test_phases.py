@@ -314,19 +314,27 @@ def test_settled_top_k_short_of_options_stops_after_settled_patience(monkeypatch
 
 
 def test_candidates_out_of_reach_of_the_options_are_not_scored(monkeypatch):
-    """a + b > 22 (x = 10 everywhere): once an option is archived, a generation or a polishing
-    round scores no candidate out of reach (as far as REACH_SLACK times the k-th option, or
-    REPEAT_SLACK times an option it repeats) but the sweep's children the bisection reads, and
-    mutates no parent out of reach (a mutant is farther than its parent and repeats what it
-    repeats); the search still ends on the optimum, a or b moved to 13."""
-    made, seen = [], []
-    to_pool, mutation_parents = GeneticSearch.to_pool, GeneticSearch.mutation_parents
+    """a + b > 22 (x = 10 everywhere): once an option is archived, a generation scores no
+    candidate out of reach (as far as REACH_SLACK times the k-th option, or REPEAT_SLACK times
+    an option it repeats), a polishing round none as far as POLISH_REACH_SLACK times the k-th
+    option, but the sweep's children the bisection reads; and no parent out of reach is mutated
+    (a mutant is farther than its parent and repeats what it repeats); the search still ends on
+    the optimum, a or b moved to 13."""
+    made, seen, polishing = [], [], []
+    to_pool, mutation_parents, polish = GeneticSearch.to_pool, GeneticSearch.mutation_parents, GeneticSearch.polish
 
     def logged_to_pool(self, cands, population, reach=None, keep=None):
         pool = to_pool(self, cands, population, reach, keep)
         everything = to_pool(self, Candidates(cands.rows.copy(), cands.changed.copy()), population)
-        made.append((reach, self.options(1)[0][0], pool, everything, keep))
+        made.append((reach, self.options(1)[0][0], pool, everything, keep, bool(polishing)))
         return pool
+
+    def logged_polish(self, population, step=0.0):
+        polishing.append(True)
+        try:
+            return polish(self, population, step)
+        finally:
+            polishing.clear()
 
     def logged_parents(self, population, parents, parent_is_cf):
         kept = mutation_parents(self, population, parents, parent_is_cf)
@@ -335,19 +343,22 @@ def test_candidates_out_of_reach_of_the_options_are_not_scored(monkeypatch):
 
     monkeypatch.setattr(GeneticSearch, "to_pool", logged_to_pool)
     monkeypatch.setattr(GeneticSearch, "mutation_parents", logged_parents)
+    monkeypatch.setattr(GeneticSearch, "polish", logged_polish)
     search = make_search(seed=0, k=1)
     out = search.run()
-    slack = geco.search.loop.REACH_SLACK
     bounded = [m for m in made if m[0] is not None and m[0].bounded]
     assert bounded, "no generation ran with an option archived"
-    for reach, best, pool, everything, keep in bounded:
+    for reach, best, pool, everything, keep, in_polish in bounded:
         kept = reach.within(everything.dist, everything.rows, everything.words)
         if keep is not None:  # polishing keeps the sweep's children for the bisection
             kept |= np.isin(everything.hashes, keep)
+        slack = geco.search.loop.POLISH_REACH_SLACK if in_polish else geco.search.loop.REACH_SLACK
         assert reach.kth == pytest.approx(slack * best)
         assert np.array_equal(np.sort(pool.hashes), np.sort(everything.hashes[kept]))  # the same, less those out of reach
-    assert any(not np.all(reach.within(e.dist, e.rows, e.words)) for reach, _, _, e, _ in bounded), "nothing was out of reach"
-    assert any(keep is not None for *_, keep in bounded), "no polishing round ran with an option archived"
+    for polish_round in (False, True):
+        mine = [m for m in bounded if m[5] == polish_round]
+        assert any(not np.all(r.within(e.dist, e.rows, e.words)) for r, _, _, e, *_ in mine), f"polishing {polish_round}: nothing out of reach"
+    assert any(keep is not None for *_, keep, _ in bounded), "no polishing round ran with an option archived"
     assert all(np.all(reach.within(d, r, w)) for reach, d, r, w in seen)
     best = X.copy()
     best[0] = 13.0

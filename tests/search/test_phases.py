@@ -313,20 +313,21 @@ def test_settled_top_k_short_of_options_stops_after_settled_patience(monkeypatch
     assert last["converged"] and limit <= last["stalled"] and (patience == 1 or last["stalled"] < patience)
 
 
-def test_candidates_out_of_reach_of_the_options_are_not_scored(monkeypatch):
+@pytest.mark.parametrize("k", [1, 2])
+def test_candidates_out_of_reach_of_the_options_are_not_scored(monkeypatch, k):
     """a + b > 22 (x = 10 everywhere): once an option is archived, a generation scores no
     candidate out of reach (as far as REACH_SLACK times the k-th option, or REPEAT_SLACK times
-    an option it repeats), a polishing round none as far as POLISH_REACH_SLACK times the k-th
-    option, but the sweep's children the bisection reads; and no parent out of reach is mutated
-    (a mutant is farther than its parent and repeats what it repeats); the search still ends on
-    the optimum, a or b moved to 13."""
+    an option it repeats), a polishing round at k = 1 none as far as POLISH_REACH_SLACK times
+    the option (at k = 2, as far as a generation's), but the sweep's children the bisection
+    reads; and no parent out of reach is mutated (a mutant is farther than its parent and repeats
+    what it repeats); the search still ends on the optimum, a or b moved to 13."""
     made, seen, polishing = [], [], []
     to_pool, mutation_parents, polish = GeneticSearch.to_pool, GeneticSearch.mutation_parents, GeneticSearch.polish
 
     def logged_to_pool(self, cands, population, reach=None, keep=None):
         pool = to_pool(self, cands, population, reach, keep)
         everything = to_pool(self, Candidates(cands.rows.copy(), cands.changed.copy()), population)
-        made.append((reach, self.options(1)[0][0], pool, everything, keep, bool(polishing)))
+        made.append((reach, self.options(k)[0][k - 1], pool, everything, keep, bool(polishing)))
         return pool
 
     def logged_polish(self, population, step=0.0):
@@ -344,7 +345,7 @@ def test_candidates_out_of_reach_of_the_options_are_not_scored(monkeypatch):
     monkeypatch.setattr(GeneticSearch, "to_pool", logged_to_pool)
     monkeypatch.setattr(GeneticSearch, "mutation_parents", logged_parents)
     monkeypatch.setattr(GeneticSearch, "polish", logged_polish)
-    search = make_search(seed=0, k=1)
+    search = make_search(seed=0, k=k)
     out = search.run()
     bounded = [m for m in made if m[0] is not None and m[0].bounded]
     assert bounded, "no generation ran with an option archived"
@@ -352,7 +353,7 @@ def test_candidates_out_of_reach_of_the_options_are_not_scored(monkeypatch):
         kept = reach.within(everything.dist, everything.rows, everything.words)
         if keep is not None:  # polishing keeps the sweep's children for the bisection
             kept |= np.isin(everything.hashes, keep)
-        slack = geco.search.loop.POLISH_REACH_SLACK if in_polish else geco.search.loop.REACH_SLACK
+        slack = geco.search.loop.POLISH_REACH_SLACK if in_polish and k == 1 else geco.search.loop.REACH_SLACK
         assert reach.kth == pytest.approx(slack * best)
         assert np.array_equal(np.sort(pool.hashes), np.sort(everything.hashes[kept]))  # the same, less those out of reach
     for polish_round in (False, True):

@@ -264,15 +264,18 @@ def _deadline_passed(deadline: float | None) -> bool:
 
 
 def distance_lower_bound(problem: Problem, threshold: float) -> float | None:
-    """A lower bound on GeCo's distance from ``x`` of any counterfactual within the rules (None
-    where the engine cannot bound the model).
+    """A lower bound on GeCo's distance from ``x`` of any counterfactual within the rules, as
+    answers report it (priced by the program's costs; None where the engine cannot bound the
+    model).
 
     Each group's closest feasible change (``space.distance[0]``) bounds every row changing that
     group. With required groups R (``x`` breaks their rules) every counterfactual changes all of
     R: at least the largest of theirs; if R's changes alone cannot reach the threshold, it changes
     one more group too. Without required groups it changes some group: at least the smallest;
     if the closest group cannot flip the class alone, a counterfactual changes another group, or
-    two: at least the second smallest."""
+    two: at least the second smallest. The spaces hold the search's distances, the priced one
+    divided by its largest cost above 1 (every norm is proportional to the costs): the floor is
+    theirs times that cost."""
     return _distance_floor(problem, threshold, _Boxes(problem), None)
 
 
@@ -300,7 +303,7 @@ def _distance_floor(problem: Problem, threshold: float, boxes: _Boxes, tuples: l
             return None
         second = float(closest[order[1]]) if len(order) > 1 else np.inf
         floor = float(closest[first]) if alone >= threshold else second
-    return floor * (1 - 1e-12) if np.isfinite(floor) else floor
+    return floor * problem.reported_distance.search_scale() * (1 - 1e-12) if np.isfinite(floor) else floor
 
 
 def format_bound(bound: float, threshold: float) -> str:

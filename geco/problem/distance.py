@@ -82,16 +82,21 @@ class DistanceSpec:
             self._up = np.asarray(costs.up, dtype=np.float64)
             self._down = np.asarray(costs.down, dtype=np.float64)
 
+    def search_scale(self) -> float:
+        """What :meth:`for_search` divides this distance by: its largest cost where that exceeds
+        1, else 1 (a distance the search computes times this is this distance)."""
+        if not self.priced:
+            return 1.0
+        return max(1.0, max(self.costs.up), max(self.costs.down))
+
     def for_search(self) -> DistanceSpec:
         """This distance divided by its largest cost where that exceeds 1 (else itself), what
         the search minimises. The search scores a counterfactual by its distance and any other
         candidate by ``1 + distance + (1 - p)``: a counterfactual ranks first only while its
         distance stays within the unpriced one's bounds, which costs of at most 1 keep. Every
         norm is proportional to the costs, so the order of candidates is the priced one."""
-        if not self.priced:
-            return self
-        top = max(max(self.costs.up), max(self.costs.down))
-        if top <= 1.0:
+        top = self.search_scale()
+        if top == 1.0:
             return self
         c = self.costs
         scaled = FeatureCosts(c.names, tuple(u / top for u in c.up), tuple(d / top for d in c.down), c.rules)

@@ -153,3 +153,33 @@ def test_distinct_columns_are_each_columns_unique_values():
         for k, c in enumerate(cols):
             np.testing.assert_array_equal(c, np.unique(a[:, k]))
     assert distinct_columns([]) == []
+
+
+def test_the_distance_floor_is_in_the_units_answers_report(people):
+    """With costs above 1 the search minimises the priced distance divided by its largest cost;
+    the floor an answer's gap is measured from is in the priced units the answer reports: the
+    priced distance of the closest single-group change, or of the second closest where the
+    closest cannot flip the class alone - never the search's smaller number."""
+    from geco.problem.certificate import distance_lower_bound
+
+    X, _, model, bad, _ = people
+    explainer = geco.Explainer(model, X, "cost income 4\ncost up hours 2")
+    checked = 0
+    for r in bad[:6]:
+        problem = explainer.problem(X.iloc[[r]])
+        assert problem.reported_distance.search_scale() == 4.0
+        floor = distance_lower_bound(problem, 0.5)
+        singles = []
+        for space, domain in zip(problem.spaces, problem.setting.domains):
+            if len(space):
+                row = problem.x.copy()
+                row[domain.features] = space.values[0]
+                singles.append(float(problem.distances(row[None])[0]))
+        singles.sort()
+        assert any(floor == pytest.approx(s, rel=1e-9) for s in singles[:2]), (floor, singles)
+        e = explainer.explain(X.iloc[[r]], random_state=0)
+        if e.success:
+            first = float(e.counterfactuals["distance"].iloc[0])
+            assert floor <= first and e.gap == pytest.approx(max(0.0, first - floor))
+            checked += 1
+    assert checked >= 3

@@ -534,10 +534,11 @@ class GeneticSearch:
             t0 = time.perf_counter()
             cands, swept = self.polish_candidates(population, first=rounds == 0, step=step)
             before = population
-            # out of reach (POLISH_REACH_SLACK at k = 1) a child is no answer; the sweep's are
-            # kept for the bisection to read
-            slack = POLISH_REACH_SLACK if self.config.k == 1 else REACH_SLACK
-            reach = self.reach_of_options(*self.archive.option_slots(self.config.k), slack)
+            # out of reach (POLISH_REACH_SLACK at k = 1, else the search's own, as keep_options
+            # left it) a child is no answer; the sweep's are kept for the bisection to read
+            reach = self.reach
+            if self.config.k == 1:
+                reach = self.reach_of_options(*self.archive.option_slots(1), POLISH_REACH_SLACK)
             population, new = self.add_scored(population, cands, reach, None if swept is None else swept[1].hashes)
             if swept is not None:
                 with self.timer("polish"):

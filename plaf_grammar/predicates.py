@@ -157,11 +157,13 @@ class Predicate:
     """A grounded boolean expression as a vectorised test over candidate rows.
 
     ``predicate(columns)`` returns a bool array, one entry per row; ``columns`` holds (at least)
-    every feature in :attr:`features`. ``expr`` is the grounded expression (for printing),
+    every feature in :attr:`features`. ``expr`` is the grounded expression (for printing and for
+    :class:`plaf_grammar.programs.RulePrograms`), ``schema`` the one it reads columns of,
     ``rules`` the source statements it came from (for messages)."""
 
     def __init__(self, expr: Expr, schema: Schema, rule: SourceRule) -> None:
         self.expr = expr
+        self.schema = schema
         self.rules: tuple[SourceRule, ...] = (rule,)
         self.features: tuple[str, ...] = cf_features(expr)
         self._fn = _Compiler(schema).visit(expr)
@@ -187,6 +189,7 @@ class AllOf(Predicate):
 
     def __init__(self, parts: list[Predicate]) -> None:
         self.parts = list(parts)
+        self.schema = parts[0].schema
         self.expr = parts[0].expr
         for p in parts[1:]:
             self.expr = BoolOp("and", self.expr, p.expr)

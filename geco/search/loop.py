@@ -62,6 +62,7 @@ from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.operators import (
     Context,
     action_cascade,
+    cascade_in_place,
     crossover,
     grow,
     mutation,
@@ -385,10 +386,10 @@ class GeneticSearch:
         """New candidates as an unscored pool: repaired by the action cascade, without those
         equal to an earlier new one or to a population member and those out of ``reach`` (None:
         none is) but for those whose hash is one of ``keep``, with their distances, in Δ order."""
-        with self.timer("cascade"):
-            cands = action_cascade(self.ctx, cands)
         if self.kernels is not None and not self.full:
             return self.to_pool_compiled(cands, population, reach, keep)
+        with self.timer("cascade"):
+            cands = action_cascade(self.ctx, cands)
         with self.timer("dedupe"):
             r, c, v, diff = self.differing_cells(cands.rows, cands.changed)
             n = len(cands)
@@ -412,12 +413,18 @@ class GeneticSearch:
 
     def to_pool_compiled(self, cands: Candidates, population: Pool, reach: Reach | None = None,
                          keep: np.ndarray | None = None) -> Pool:  # fmt: skip
-        """:meth:`to_pool` after the cascade, hashes, distances and key words in one compiled
-        pass (the "dedupe" phase then holds the distances too)."""
+        """:meth:`to_pool` compiled: the cascade in place (rows it drops are only left out of
+        what follows), then hashes, distances and key words in one pass (the "dedupe" phase
+        then holds the distances too)."""
+        ctx = self.ctx
+        with self.timer("cascade"):
+            if ctx.cross_rules:
+                cands, alive = action_cascade(ctx, cands), None
+            else:
+                alive = cascade_in_place(ctx, cands)
         with self.timer("dedupe"):
-            gof = self.ctx.group_of_feature
             hashes, dist, first, words = self.kernels.new_rows(
-                cands.rows, cands.changed, gof, self.cell_terms, population.hashes
+                cands.rows, cands.changed, ctx.group_of_feature, self.cell_terms, population.hashes, alive
             )
         with self.timer("blocks"):
             first = self.within(reach, first, dist, cands.rows, words, hashes, keep)

@@ -31,12 +31,13 @@ import numpy as np
 
 from geco.problem.feasible_space import GroupSpace
 from geco.search.population import Candidates
+from geco.search.rule_tables import CascadeTables
 from geco.search.sampling import sample_with_replacement
 from geco.search.stacked import StackedSpaces
 from geco.search.ties import Tie, repair_ties, ties_of
 
 __all__ = [
-    "Context", "action_cascade", "crossover", "grow", "initial_population", "mutation",
+    "Context", "action_cascade", "cascade_in_place", "crossover", "grow", "initial_population", "mutation",
     "selective_mutation", "walk_back",
 ]  # fmt: skip
 
@@ -85,6 +86,12 @@ class Context:
         used = {f for imp in self.implications for p in (imp.condition, imp.consequence) for f in p.features}
         used |= {f for rule in self.cross_rules for f in rule.features}
         return tuple((n, j) for j, n in enumerate(self.names) if n in used)
+
+    @cached_property
+    def cascade_tables(self) -> CascadeTables:
+        """The implications as programs, with their repair values, in the flat arrays the
+        compiled cascade reads."""
+        return CascadeTables.of(self.implications, self.implication_spaces)
 
     def columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """The columns of ``rows`` the rules read, by name (views: in-place repairs show)."""
@@ -307,6 +314,9 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
     ``ctx.implications``."""
     if len(cands) == 0:
         return cands
+    if ctx.kernels is not None and not ctx.cross_rules:
+        alive = cascade_in_place(ctx, cands)
+        return cands if alive.all() else Candidates(cands.rows[alive], cands.changed[alive])
     rows, changed = cands.rows, cands.changed
     alive = np.ones(len(rows), dtype=bool)
     repaired = np.zeros(len(rows), dtype=bool) if not ctx.ties else None
@@ -349,3 +359,22 @@ def action_cascade(ctx: Context, cands: Candidates) -> Candidates:
             ctx.rejected[("cross", i)] = ctx.rejected.get(("cross", i), 0) + int(broken.sum())
             alive &= ~broken
     return cands if alive.all() else Candidates(rows[alive], changed[alive])
+
+
+def cascade_in_place(ctx: Context, cands: Candidates) -> np.ndarray:
+    """:func:`action_cascade` in one compiled pass (:func:`geco.search.kernels.cascade`; the
+    kernels and a program without cross rules): the same repairs, in place, and rejection
+    counts; which rows survive (the caller drops the others)."""
+    if not ctx.implications:
+        return np.ones(len(cands), dtype=bool)
+    t = ctx.cascade_tables
+    alive, first, second = ctx.kernels.cascade(
+        ctx.rng, cands.rows, cands.changed, t.code, t.constants, t.starts, t.depth, len(ctx.implications), t.groups,
+        t.feat_starts, t.features, t.value_starts, t.values, t.cum_starts, t.cumulative,
+    )  # fmt: skip
+    rejected = ctx.rejected
+    for i in np.flatnonzero(first):  # counted as the numpy cascade counts them, key order too
+        rejected[("implication", int(i))] = rejected.get(("implication", int(i)), 0) + int(first[i])
+    for i, n in enumerate(second.tolist()):
+        rejected[("implication", i)] = rejected.get(("implication", i), 0) + n
+    return alive

@@ -212,6 +212,7 @@ def search(problem: Problem, config: SearchConfig, rng: np.random.Generator) -> 
     auto = config.native is None
     kernels = compiled_kernels(config.native, may_load=config.time_budget is None)
     config = replace(config, native=kernels is not None)
+    ctx.kernels = kernels  # the seeds' cascade runs compiled too
     t0 = time.perf_counter()
     seeds = seed_candidates(problem, ctx, config)
     stats = {"seconds_seeds": time.perf_counter() - t0, "compiled_search": config.native}

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from geco import datasets
+from geco.search import kernels
 from plaf_grammar import PLAFError, PLAFSyntaxError, Schema, holds, load, parse
 from plaf_grammar.ast import (
     Abs,
@@ -36,6 +37,7 @@ from plaf_grammar.ast import (
     Rule,
     Str,
 )
+from plaf_grammar.programs import RulePrograms, evaluate
 
 # ------------------------------------------------------------------------------ round trip
 names = st.one_of(
@@ -256,6 +258,17 @@ def test_vectorised_predicates_agree_with_reference():
         want = _reference(p, x, cands)
         assert g.check(cols).tolist() == want, str(p)
         seen["programs"] += 1
+        # every grounded test as a rule program: the numpy run and the compiled one agree with it
+        tests = [f for f in g.group_filters if f is not None] + list(g.cross_rules)
+        tests += [t for i in g.implications for t in (i.condition, i.consequence)]
+        if tests:
+            rows_ = SCHEMA.encode(_frame(cands))
+            progs = RulePrograms.of([t.expr for t in tests], SCHEMA)
+            for j, t in enumerate(tests):
+                assert evaluate(progs, j, rows_).tolist() == t(cols).tolist(), str(t)
+                got = kernels.holds(progs.code, progs.constants, progs.starts, progs.depth, j, rows_)
+                assert got.tolist() == t(cols).tolist(), str(t)
+                seen["rule programs"] += 1
         seen["mixed verdicts"] += any(want) and not all(want)
         # each statement alone: its single piece (group filter, implication or cross rule) agrees
         statements = p.program.statements
@@ -285,7 +298,7 @@ def test_vectorised_predicates_agree_with_reference():
             seen["cross rules"] += len(gs.cross_rules)
 
     agree()
-    kinds = ("programs", "mixed verdicts", "statements", "implications", "group filters", "cross rules")
+    kinds = ("programs", "mixed verdicts", "statements", "implications", "group filters", "cross rules", "rule programs")
     assert all(seen[k] > 0 for k in kinds), seen
 
 

@@ -1,6 +1,7 @@
 """The action cascade: implications repaired in order, a row no value repairs dropped, and a row
 whose later repair re-broke an earlier implication dropped and counted, exactly as a cascade that
-checks every row again would (the cascade reads only the repaired rows again)."""
+checks every row again would (the cascade reads only the repaired rows again); the numpy
+cascade and the compiled one (rule programs run by geco.search.kernels) alike."""
 
 import numpy as np
 import pandas as pd
@@ -9,7 +10,8 @@ import pytest
 import plaf_grammar
 from geco.problem.distance import DistanceSpec
 from geco.problem.feasible_space import feasible_space, group_domains, implication_spaces
-from geco.search.operators import Context, action_cascade
+from geco.search import kernels
+from geco.search.operators import Context, action_cascade, cascade_in_place
 from geco.search.population import Candidates
 from geco.search.sampling import sample_with_replacement
 
@@ -60,12 +62,14 @@ def _checking_every_row(ctx, rows, changed):
     return rows[alive], changed[alive], rejected
 
 
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_the_cascade_equals_checking_every_row_again(seed):
+def test_the_cascade_equals_checking_every_row_again(seed, compiled):
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, 10, size=(3000, 4)).astype(float)
     changed = rows != 4.0
     ref_ctx, ctx = _context(seed), _context(seed)
+    ctx.kernels = kernels if compiled else None
     assert [len(s) for s in ctx.implication_spaces].count(0) == 1
     ref = _checking_every_row(ref_ctx, rows.copy(), changed.copy())
     got = action_cascade(ctx, Candidates(rows.copy(), changed.copy()))
@@ -79,3 +83,20 @@ def test_the_cascade_equals_checking_every_row_again(seed):
     for imp in ctx.implications:
         cols = ctx.columns(got.rows)
         assert not (imp.condition(cols) & ~imp.consequence(cols)).any()
+
+
+def test_the_compiled_cascade_repairs_in_place_and_leaves_dropped_rows_to_the_caller():
+    """In place: the survivors' rows are what the numpy cascade returns; the dropped rows stay,
+    marked, and nothing else (draws, counts) differs."""
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, 10, size=(500, 4)).astype(float)
+    changed = rows != 4.0
+    ref_ctx, ctx = _context(5), _context(5)
+    ctx.kernels = kernels
+    ref = action_cascade(ref_ctx, Candidates(rows.copy(), changed.copy()))
+    mine = Candidates(rows.copy(), changed.copy())
+    alive = cascade_in_place(ctx, mine)
+    assert alive.dtype == bool and 0 < alive.sum() < len(rows)
+    assert np.array_equal(mine.rows[alive], ref.rows) and np.array_equal(mine.changed[alive], ref.changed)
+    assert list(ctx.rejected.items()) == list(ref_ctx.rejected.items())
+    assert ctx.rng.bit_generator.state == ref_ctx.rng.bit_generator.state

@@ -332,6 +332,14 @@ def test_new_rows_equal_hashes_distances_and_first_rows(priced, G, interleaved):
     for j in range(G):
         words[changed[:, j], j // 64] |= np.uint64(1) << np.uint64(j % 64)
     _same(got[3], words, "key words")
+    # rows the cascade dropped in place: the first rows of those alive, as if the others were gone
+    alive = rng.random(len(rows)) < 0.7
+    alive[1], alive[2] = False, True  # the duplicate's first occurrence gone: row 2 is first now
+    live = np.flatnonzero(alive)
+    _, first_live = np.unique(np.concatenate([old, hashes[live]]), return_index=True)
+    want = live[np.sort(first_live[first_live >= len(old)] - len(old))]
+    assert 2 in want
+    _same(kernels.new_rows(rows, changed, gof, spec.cell_terms(), old, alive)[2], want, "first rows alive")
 
 
 @pytest.mark.parametrize("priced", [False, True])

@@ -106,10 +106,10 @@ def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_
 
 
 @jit
-def _fresh(old_hashes, hashes):
-    """Indices (ascending) of the rows whose hash is neither an old one nor an earlier row's:
-    the first occurrences ``np.unique(concat(old, new), return_index=True)`` keeps of new rows.
-    An open-addressing set of the hashes seen, so no sort."""
+def _fresh(old_hashes, hashes, alive):
+    """Indices (ascending) of the ``alive`` rows whose hash is neither an old one nor an earlier
+    such row's: the first occurrences ``np.unique(concat(old, new), return_index=True)`` keeps
+    of the new rows alive. An open-addressing set of the hashes seen, so no sort."""
     size = 16
     while size < 2 * (len(old_hashes) + len(hashes)):
         size *= 2
@@ -125,6 +125,8 @@ def _fresh(old_hashes, hashes):
     keep = np.empty(len(hashes), dtype=np.intp)
     kept = 0
     for i in range(len(hashes)):
+        if not alive[i]:
+            continue
         hv = hashes[i]
         slot = mix(hv) & mask
         while used[slot] and table[slot] != hv:
@@ -140,24 +142,26 @@ def _fresh(old_hashes, hashes):
 
 @jit
 def _new_rows(
-    bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, old_hashes, n_words
+    bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, old_hashes, n_words, alive
 ):
     hashes, dist, words = _cells_pass(
         bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, n_words
     )
-    return hashes, dist, _fresh(old_hashes, hashes), words
+    return hashes, dist, _fresh(old_hashes, hashes, alive), words
 
 
-def new_rows(rows: np.ndarray, changed: np.ndarray, gof: np.ndarray, spec: tuple, old_hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+def new_rows(rows: np.ndarray, changed: np.ndarray, gof: np.ndarray, spec: tuple, old_hashes: np.ndarray,
+             alive: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """For new candidates (Δ-representation rows): their cell hashes, distances, the indices of
-    those not equal to an ``old_hashes`` row or an earlier new one (ascending), and their key
-    words. ``spec``: :meth:`geco.problem.distance.DistanceSpec.cell_terms`."""
+    those ``alive`` (all when None) not equal to an ``old_hashes`` row or an earlier such row
+    (ascending), and their key words. ``spec``: :meth:`geco.problem.distance.DistanceSpec.cell_terms`."""
     x, scale, cap, priced, up, down, w, n_features = spec
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     bits = rows.view(np.uint64)  # read in place: the kernel maps -0.0 to 0.0 on the cells it hashes
     n_words = max(1, -(-changed.shape[1] // 64))
+    alive = np.ones(len(rows), dtype=np.bool_) if alive is None else alive
     return _new_rows(bits, rows, np.ascontiguousarray(changed), gof, x, scale, cap, priced, up, down, w,
-                     float(n_features), old_hashes, n_words)  # fmt: skip
+                     float(n_features), old_hashes, n_words, alive)  # fmt: skip
 
 
 @jit

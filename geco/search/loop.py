@@ -89,6 +89,7 @@ from geco.search.trade import (
     regroup,
     single_grid,
     step_in,
+    sweep_children_to_score,
     sweep_grid,
     trade,
 )
@@ -152,10 +153,12 @@ SWEEP_BISECT_ROUNDS = 3
 @dataclass(frozen=True)
 class AskedRows:
     """Candidate rows as made, before the rules repaired any (a copy: the rules repair in
-    place), and their hashes, made as a pool's ``hashes`` are (:meth:`GeneticSearch.asked`)."""
+    place), their hashes, made as a pool's ``hashes`` are, and their distances
+    (:meth:`GeneticSearch.asked`)."""
 
     rows: np.ndarray
     hashes: np.ndarray
+    dist: np.ndarray
 
 
 def row_statuses(asked: AskedRows, pools: tuple[Pool, ...], kernels: Any = None) -> tuple[np.ndarray, np.ndarray]:
@@ -546,7 +549,11 @@ class GeneticSearch:
             reach = self.reach
             if self.config.k == 1:
                 reach = self.reach_of_options(*self.archive.option_slots(1), POLISH_REACH_SLACK)
-            population, new = self.add_scored(population, cands, reach, None if swept is None else swept[1].hashes)
+            keep = None
+            if swept is not None:  # the bisection reads these of the sweep's children
+                needed = sweep_children_to_score(swept[0], swept[1].dist, float(self.options(1)[0][0]))
+                keep = swept[1].hashes[needed]
+            population, new = self.add_scored(population, cands, reach, keep)
             if swept is not None:
                 with self.timer("polish"):
                     status = row_statuses(swept[1], (before, new), self.kernels)
@@ -606,10 +613,12 @@ class GeneticSearch:
         return population
 
     def asked(self, cands: Candidates) -> AskedRows:
-        """``cands`` as made (their rows copied before the rules may repair them in place) and
-        their hashes as :meth:`to_pool` makes a pool's, for :func:`row_statuses`."""
-        r, c, v, _ = self.differing_cells(cands.rows, cands.changed)
-        return AskedRows(cands.rows.copy(), cell_hashes(r, c, v, len(cands)))
+        """``cands`` as made (their rows copied before the rules may repair them in place),
+        their hashes as :meth:`to_pool` makes a pool's, for :func:`row_statuses`, and their
+        distances."""
+        r, c, v, diff = self.differing_cells(cands.rows, cands.changed)
+        n = len(cands)
+        return AskedRows(cands.rows.copy(), cell_hashes(r, c, v, n), self.dist_spec.of_cells(r, diff, n))
 
     def regroup(self, population: Pool, best_cf: Candidates, step: float) -> Candidates | None:
         """:func:`geco.search.trade.regroup` of ``best_cf`` when its best changes three groups

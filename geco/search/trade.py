@@ -30,7 +30,7 @@ from geco.search.operators import Context, group_distances
 from geco.search.population import Candidates
 
 __all__ = ["REGROUP_MIN_CHANGED", "SweepGrid", "bisect_sweep", "concentrate", "regroup", "single_grid", "step_in", "sweep",
-           "sweep_grid", "trade"]
+           "sweep_children_to_score", "sweep_grid", "trade"]
 
 #: the group moving away from x goes 1..MAX_AWAY positions further, in distance order, or (a
 #: FAR_SHARE of the children) 1..all the positions left on its side
@@ -312,6 +312,14 @@ class SweepGrid:
         return SweepGrid(self.sides, self.stepped, self.stepped_changed, self.parent[idx], self.group[idx],
                          self.side[idx], self.rank[idx])  # fmt: skip
 
+    def neighbours(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each child's line (stepped parent, partner group, side), and the pairs of children
+        next to each other in (line, rank) order: (line, nearer, farther); a pair may span two
+        lines."""
+        line = (self.parent * (int(self.group.max(initial=0)) + 1) + self.group) * 3 + (self.side + 1).astype(np.intp)
+        order = np.lexsort((self.rank, line))
+        return line, order[:-1], order[1:]
+
     def children(self, ctx: Context) -> Candidates:
         """The children: each stepped parent with its partner group at its value."""
         rows, changed = self.stepped[self.parent], self.stepped_changed[self.parent]
@@ -378,9 +386,7 @@ def bisect_sweep(grid: SweepGrid, met: np.ndarray, dist: np.ndarray, bound: floa
     if len(grid) < 2:
         return grid.take(none), none
     span = int(grid.rank.max(initial=0)) + 2
-    line = (grid.parent * (int(grid.group.max(initial=0)) + 1) + grid.group) * 3 + (grid.side + 1).astype(np.intp)
-    order = np.lexsort((grid.rank, line))
-    a, b = order[:-1], order[1:]
+    line, a, b = grid.neighbours()
     gap = grid.rank[b] - grid.rank[a]
     is_bracket = (line[a] == line[b]) & (met[a] == 0) & (met[b] == 1) & (gap > 1) & (dist[a] < bound)
     a, b, gap = a[is_bracket], b[is_bracket], gap[is_bracket]
@@ -396,6 +402,22 @@ def bisect_sweep(grid: SweepGrid, met: np.ndarray, dist: np.ndarray, bound: floa
     nxt = grid.take(np.concatenate([carried, a[who]]))  # the new children: their bracket's line
     nxt.rank = np.concatenate([grid.rank[carried], rank])
     return nxt, carried
+
+
+def sweep_children_to_score(grid: SweepGrid, dist: np.ndarray, bound: float) -> np.ndarray:
+    """Which of the sweep's children :func:`bisect_sweep` may read (a mask): those nearer than
+    ``bound`` and, on each line (stepped parent, partner group, side), the first at or past it.
+    A bracket's nearer end lies below the bound the bisection is given, which is at most this
+    one (the best option's distance before the children are scored), and its farther end is
+    the next child of its line; every other child is no bracket's end, and, no nearer than the
+    best option, no answer either: it need not be scored. ``dist``: the children's distances."""
+    nearer = dist < bound
+    if len(grid) == 0:
+        return nearer
+    line, a, b = grid.neighbours()
+    out = nearer.copy()
+    out[b[(line[a] == line[b]) & nearer[a]]] = True
+    return out
 
 
 def _side_grid(ctx: Context, sides: _Sides, group: np.ndarray, side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -23,6 +23,7 @@ from geco.search.trade import (
     single_grid,
     step_in,
     sweep,
+    sweep_children_to_score,
     sweep_grid,
     trade,
 )
@@ -268,6 +269,34 @@ def test_bisect_sweep_spreads_ranks_inside_each_bracket_below_the_bound():
     assert sorted(nxt.rank[2:]) == list(range(11, 20))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_sweep_children_left_unscored_change_no_bisection(seed):
+    """Children :func:`sweep_children_to_score` leaves out read as unknown (never scored), yet
+    the bisection of every round finds the same brackets as with every child's status, under
+    the bound given and any bound below it (the best option only gets nearer as the round
+    scores)."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    parent, group = rng.integers(0, 3, n), rng.integers(0, 4, n)
+    side = rng.choice([-1.0, 0.0, 1.0], n)
+    rank = rng.integers(0, 40, n)
+    dist = 0.01 * rank + 0.05 * parent + 0.02 * group  # farther with the rank along each line
+    met = rng.choice(np.array([-1, 0, 1], dtype=np.int8), n, p=[0.1, 0.5, 0.4])
+    grid = SweepGrid(None, np.zeros((3, 4)), np.zeros((3, 4), dtype=bool), parent, group, side, rank)
+    bound = float(np.quantile(dist, rng.uniform(0.1, 0.6)))
+    needed = sweep_children_to_score(grid, dist, bound)
+    assert needed[dist < bound].all() and not needed.all()
+    unknown = np.where(needed, met, -1).astype(np.int8)
+    for b in (bound, bound * 0.8, float(dist.min())):
+        want, want_carried = bisect_sweep(grid, met, dist, b)
+        got, got_carried = bisect_sweep(grid, unknown, dist, b)
+        assert np.array_equal(got_carried, want_carried)
+        for field in ("parent", "group", "side", "rank"):
+            assert np.array_equal(getattr(got, field), getattr(want, field))
+    # some bracket existed to be kept: the test is not vacuous
+    assert len(bisect_sweep(grid, met, dist, bound)[1]) > 0
+
+
 def test_bisecting_the_sweep_finds_the_pair_between_its_grid_values():
     """The model wants a >= 300, or a >= 150 and b >= 137 (x = 0, values -400..400): the pair
     (150 + 137) is nearer than a alone (300). The sweep steps a in to 150 beside b at its grid
@@ -424,20 +453,20 @@ def test_row_statuses_read_each_asked_row_from_the_pool_holding_it(compiled):
     old = _scored_pool([[1.0, 2.0], [3.0, 4.0]], [True, False], [0.1, 0.2], [11, 12])
     new = _scored_pool([[5.0, 0.0]], [True], [0.3], [13])
     asked = np.array([[3.0, 4.0], [9.0, 9.0], [5.0, -0.0], [1.0, 2.0]])
-    met, dist = row_statuses(AskedRows(asked, np.array([12, 99, 13, 11], dtype=np.uint64)), (old, new))
+    met, dist = row_statuses(AskedRows(asked, np.array([12, 99, 13, 11], dtype=np.uint64), np.zeros(4)), (old, new))
     assert met.tolist() == [0, -1, 1, 1]
     assert dist.tolist() == [0.2, np.inf, 0.3, 0.1]
     # another row under a pool row's hash (a collision), and a pool holding none
-    met, dist = row_statuses(AskedRows(np.array([[9.0, 9.0]]), np.array([13], dtype=np.uint64)), (old, new))
+    met, dist = row_statuses(AskedRows(np.array([[9.0, 9.0]]), np.array([13], dtype=np.uint64), np.zeros(1)), (old, new))
     assert met.tolist() == [-1] and dist.tolist() == [np.inf]
     empty = _scored_pool(np.empty((0, 2)), [], [], [])
-    met, dist = row_statuses(AskedRows(asked, np.arange(4, dtype=np.uint64)), (empty,))
+    met, dist = row_statuses(AskedRows(asked, np.arange(4, dtype=np.uint64), np.zeros(4)), (empty,))
     assert met.tolist() == [-1] * 4
 
 
 def test_asked_rows_hash_as_the_pool_that_scores_them():
-    """The hashes of candidates as made equal those ``to_pool`` gives the same rows, so a
-    sweep's children are found in the pools that scored them."""
+    """The hashes and distances of candidates as made equal those ``to_pool`` gives the same
+    rows, so a sweep's children are found in the pools that scored them."""
     from test_phases import make_search
 
     from geco.search.population import Candidates
@@ -450,7 +479,7 @@ def test_asked_rows_hash_as_the_pool_that_scores_them():
     cands = Candidates(rows, changed)
     asked = search.asked(cands)
     pool = search.to_pool(Candidates(rows.copy(), changed.copy()), search.empty())
-    by_hash = dict(zip(pool.hashes.tolist(), map(tuple, pool.rows)))
+    by_hash = dict(zip(pool.hashes.tolist(), zip(map(tuple, pool.rows), pool.dist.tolist())))
     assert len(by_hash) == len(pool) > 20
-    for row, h in zip(asked.rows, asked.hashes.tolist()):
-        assert by_hash[h] == tuple(row)
+    for row, h, d in zip(asked.rows, asked.hashes.tolist(), asked.dist.tolist()):
+        assert by_hash[h] == (tuple(row), d)

@@ -195,7 +195,8 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     if certifiable(goal):
         deadline = None if cfg.time_budget is None else t_start + cfg.time_budget
         verdict, bound, gap, reason = certified(problem, first, reason, cfg.threshold, stats,
-                                                 budget_spent=outcome.stop == "time_budget", deadline=deadline)  # fmt: skip
+                                                 budget_spent=outcome.stop == "time_budget", deadline=deadline,
+                                                 witnesses=outcome.changed[cand])  # fmt: skip
     else:
         verdict, bound, gap = ("found" if flags.any() else "not_found"), None, None
     chosen = rows[picked]
@@ -256,11 +257,13 @@ def certifiable(goal: Target) -> bool:
 
 
 def certified(problem: Problem, first: float | None, reason: str, threshold: float,
-              stats: dict[str, Any], budget_spent: bool = False,
-              deadline: float | None = None) -> tuple[str, float | None, float | None, str]:  # fmt: skip
+              stats: dict[str, Any], budget_spent: bool = False, deadline: float | None = None,
+              witnesses: np.ndarray | None = None) -> tuple[str, float | None, float | None, str]:  # fmt: skip
     """(outcome, bound, gap, reason) of a finished search; ``first``: the first counterfactual's
     distance (None: none found). Found: the bound of the rules' box (one engine call) and the gap
-    to a lower bound on any counterfactual's distance (one more); skipped (bound and gap None)
+    to a lower bound on any counterfactual's distance (one more, unless one of the ``witnesses``,
+    the groups the model's counterfactuals within the rules change, settles it:
+    :func:`~geco.problem.certificate.answer_bounds`); skipped (bound and gap None)
     when the search's time budget is spent, since they only inform. Not found: the certificate,
     which stops at ``deadline`` (``perf_counter`` seconds: the end of the time budget); proven
     none puts its sentence (and the rule that makes it so) first, the search's own reason after
@@ -271,7 +274,7 @@ def certified(problem: Problem, first: float | None, reason: str, threshold: flo
         bound, calls, verdict = None, 0, "found"
         stats.setdefault("budget_skipped", []).append("the bound and gap of the answer")
     elif first is not None:
-        bound, calls, floor = answer_bounds(problem, threshold)
+        bound, calls, floor = answer_bounds(problem, threshold, witnesses)
         verdict = "found"
         if floor is not None:
             gap = max(0.0, first - floor)

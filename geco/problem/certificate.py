@@ -248,14 +248,19 @@ def bound_rows(problem: Problem, threshold: float, budget: int = BUDGET, drop: A
     return boxes.run(allowed_tuples(problem, drop), threshold, budget), boxes.calls
 
 
-def answer_bounds(problem: Problem, threshold: float) -> tuple[float | None, int, float | None]:
+def answer_bounds(problem: Problem, threshold: float,
+                  witnesses: np.ndarray | None = None) -> tuple[float | None, int, float | None]:  # fmt: skip
     """What an answer reports: :func:`bound_rows` with one engine call and
     :func:`distance_lower_bound`, from one set of boxes (each group's distinct values found
-    once for both): (bound, engine calls, distance floor)."""
+    once for both): (bound, engine calls, distance floor). ``witnesses``: (n, G) the groups
+    changed by counterfactuals the model accepts that satisfy the rules; where one changes
+    only the groups whose box the floor would bound, that box reaches the threshold (it holds
+    the witness) without an engine call. The floor is the same; an engine that cannot bound
+    the model still gets none."""
     boxes = _Boxes(problem)
     tuples = allowed_tuples(problem)
     bound = boxes.run(tuples, threshold, 1)
-    floor = _distance_floor(problem, threshold, boxes, tuples)
+    floor = None if bound is None else _distance_floor(problem, threshold, boxes, tuples, witnesses)
     return bound, boxes.calls, floor
 
 
@@ -279,18 +284,27 @@ def distance_lower_bound(problem: Problem, threshold: float) -> float | None:
     return _distance_floor(problem, threshold, _Boxes(problem), None)
 
 
-def _distance_floor(problem: Problem, threshold: float, boxes: _Boxes, tuples: list[np.ndarray] | None) -> float | None:
+def _distance_floor(problem: Problem, threshold: float, boxes: _Boxes, tuples: list[np.ndarray] | None,
+                    witnesses: np.ndarray | None = None) -> float | None:  # fmt: skip
     """:func:`distance_lower_bound` with ``boxes`` (their engine calls counted there) and the
-    :func:`allowed_tuples` when known."""
+    :func:`allowed_tuples` when known; ``witnesses``: see :func:`answer_bounds`."""
     spaces, required = problem.spaces, np.asarray(problem.required, dtype=bool)
     closest = np.array([float(s.distance[0]) if len(s) else np.inf for s in spaces])
     if not np.isfinite(closest).any():
         return None
-    tuples = allowed_tuples(problem) if tuples is None else tuples
     own = [problem.x[d.features][None] for d in problem.setting.domains]
+
+    def reaches(free: np.ndarray) -> float | None:
+        """The bound of the box changing only the groups ``free`` (a witness inside it: the
+        threshold, for the comparison below)."""
+        if witnesses is not None and len(witnesses) and (~witnesses[:, ~free]).all(axis=1).any():
+            return threshold
+        box = allowed_tuples(problem) if tuples is None else tuples
+        return boxes.run([t if free[g] else own[g] for g, t in enumerate(box)], threshold, 1)
+
     if required.any():
         floor = float(closest[required].max())
-        alone = boxes.run([t if required[g] else own[g] for g, t in enumerate(tuples)], threshold, 1)
+        alone = reaches(required)
         if alone is None:
             return None
         if alone < threshold:
@@ -298,7 +312,7 @@ def _distance_floor(problem: Problem, threshold: float, boxes: _Boxes, tuples: l
     else:
         order = np.argsort(closest, kind="stable")
         first = int(order[0])
-        alone = boxes.run([t if g == first else own[g] for g, t in enumerate(tuples)], threshold, 1)
+        alone = reaches(np.arange(len(spaces)) == first)
         if alone is None:
             return None
         second = float(closest[order[1]]) if len(order) > 1 else np.inf

@@ -59,6 +59,32 @@ def test_an_answers_bounds_are_the_two_bounds_computed_apart(people):
         assert floor == distance_lower_bound(problem, 0.5) and floor is not None
 
 
+def test_a_counterfactual_inside_the_floors_box_spares_its_engine_call(people):
+    """A witness (a counterfactual changing only the closest group, or only the required ones)
+    proves that box reaches the threshold: the floor is what the engine call gives, one call
+    fewer; a witness changing another group too proves nothing and the call is made."""
+    from geco.problem.certificate import answer_bounds
+
+    X, _, model, bad, _ = people
+    explainer = geco.Explainer(model, X, "fixed income")
+    spared = 0
+    for r in bad[:6]:
+        problem = explainer.problem(X.iloc[[r]])
+        bound, calls, floor = answer_bounds(problem, 0.5)
+        closest = np.array([s.distance[0] if len(s) else np.inf for s in problem.spaces])
+        free = problem.required if problem.required.any() else closest == closest.min()
+        inside = np.zeros((1, len(free)), dtype=bool)
+        inside[0, np.flatnonzero(free)[0]] = True
+        outside = inside.copy()
+        outside[0, np.flatnonzero(~free)[0]] = True
+        # a witness is one only where the box reaches the threshold: there the floor is the same
+        if floor == float(closest[free].max()) * problem.reported_distance.search_scale() * (1 - 1e-12):
+            assert answer_bounds(problem, 0.5, inside) == (bound, calls - 1, floor)
+            spared += 1
+        assert answer_bounds(problem, 0.5, outside) == (bound, calls, floor)
+    assert spared > 0
+
+
 def test_black_box_has_no_bound_and_says_so(people):
     X, _, model, bad, _ = people
     e = geco.Explainer(model, X, "fixed income, hours", engine="blackbox").explain(X.iloc[[bad[0]]], random_state=0)

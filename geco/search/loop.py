@@ -615,7 +615,11 @@ class GeneticSearch:
     def asked(self, cands: Candidates) -> AskedRows:
         """``cands`` as made (their rows copied before the rules may repair them in place),
         their hashes as :meth:`to_pool` makes a pool's, for :func:`row_statuses`, and their
-        distances."""
+        distances (compiled: one pass, as :meth:`to_pool_compiled` makes them)."""
+        if self.kernels is not None and not self.full:
+            hashes, dist, _, _ = self.kernels.new_rows(cands.rows, cands.changed, self.ctx.group_of_feature,
+                                                       self.cell_terms, np.empty(0, dtype=np.uint64))  # fmt: skip
+            return AskedRows(cands.rows.copy(), hashes, dist)
         r, c, v, diff = self.differing_cells(cands.rows, cands.changed)
         n = len(cands)
         return AskedRows(cands.rows.copy(), cell_hashes(r, c, v, n), self.dist_spec.of_cells(r, diff, n))

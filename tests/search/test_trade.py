@@ -464,14 +464,16 @@ def test_row_statuses_read_each_asked_row_from_the_pool_holding_it(compiled):
     assert met.tolist() == [-1] * 4
 
 
-def test_asked_rows_hash_as_the_pool_that_scores_them():
+@pytest.mark.parametrize("native", [False, True])
+def test_asked_rows_hash_as_the_pool_that_scores_them(native):
     """The hashes and distances of candidates as made equal those ``to_pool`` gives the same
-    rows, so a sweep's children are found in the pools that scored them."""
+    rows, so a sweep's children are found in the pools that scored them (numpy and compiled)."""
     from test_phases import make_search
 
     from geco.search.population import Candidates
 
-    search = make_search()
+    search = make_search(native=native)
+    assert (search.kernels is not None) == native
     x = search.ctx.x
     rows = np.tile(x, (40, 1))
     changed = np.random.default_rng(2).random((40, len(x))) < 0.3

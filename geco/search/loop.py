@@ -352,8 +352,17 @@ class GeneticSearch:
     def breed(self, population: Pool, growth: int) -> Candidates:
         """One generation's new candidates: crossover of the best Δ, selective mutation of each
         Δ's best row, walk-back of each Δ's best counterfactual, mutation (and, after a restart,
-        growth by ``growth`` groups at once) of the rows :meth:`mutation_parents` picks."""
+        growth by ``growth`` groups at once) of the rows :meth:`mutation_parents` picks. The
+        compiled search makes them in one call (:func:`geco.search.kernels.breed`) but after a
+        restart, with ``mutate_top`` or with a NaN score."""
         ctx, cfg = self.ctx, self.config
+        if self.kernels is not None and growth == 1 and cfg.mutate_top is None and not np.isnan(population.score).any():
+            with self.timer("breed"):  # every operator in one compiled call, the same children
+                return Candidates(*self.kernels.breed(
+                    ctx.rng, population.rows, population.changed, population.words, population.score, population.dist,
+                    population.starts(), ctx.x, ctx.group_of_feature, ctx.has_space, cfg.m_mut, MUTATION_BREADTH,
+                    CROSSOVER_PARENTS, self.cell_terms, ctx.stacked, self.reach,
+                ))  # fmt: skip
         with self.timer("breed"):  # the parents, and below all the children in one array
             parents, parent_is_cf = self.best_per_delta(population)
         with self.timer("crossover"):

@@ -37,6 +37,7 @@ from geco.search.kernels.bookkeeping import (
     select_pools,
     selection,
 )
+from geco.search.kernels.breed import breed
 from geco.search.kernels.operators import (
     by_keys,
     crossover,
@@ -52,7 +53,7 @@ from geco.search.kernels.rules import cascade, holds
 from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
-    "absent", "archive_slots", "block_best", "by_keys", "cascade", "concentrate_plan", "crossover", "distinct_children", "distinct_options", "gather",
+    "absent", "archive_slots", "block_best", "breed", "by_keys", "cascade", "concentrate_plan", "crossover", "distinct_children", "distinct_options", "gather",
     "greedy_options", "group_distances", "holds", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "place", "reach_within", "row_statuses", "row_tables",
     "select_pools", "selection", "selective_mutation", "smallest", "tight_sums", "trade_children", "trade_plan", "walk_back",
 ]  # fmt: skip

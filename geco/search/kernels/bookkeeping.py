@@ -19,8 +19,8 @@ from geco.search.kernels.common import (
 #: the bits of -0.0, which the cell hashes read as 0.0's (as ``value + 0.0`` makes them)
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
-__all__ = ["absent", "archive_slots", "block_best", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
-           "new_rows", "offer_blocks", "reach_within", "row_statuses", "select_pools", "selection"]
+__all__ = ["absent", "archive_slots", "block_best", "block_best_rows", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
+           "new_rows", "offer_blocks", "reach_within", "row_statuses", "select_pools", "selection", "within_reach"]
 
 
 @jit
@@ -393,7 +393,8 @@ def select_pools(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], q: int,
 
 
 @jit
-def _block_best(starts, n, score, top):
+def block_best_rows(starts, n, score, top):
+    """What :func:`block_best` gives, for compiled callers."""
     n_blocks = len(starts)
     total = 0
     for b in range(n_blocks):
@@ -423,7 +424,7 @@ def block_best(starts: np.ndarray, n: int, score: np.ndarray, top: int = 1) -> n
     """The ``top`` lowest-scored rows of each block (rows ``starts[b]`` up to the next start,
     of ``n`` rows), blocks in order, each block's by score (ties: row order): what
     ``np.lexsort((score, owner))`` keeps of each block's first ``top``."""
-    return _block_best(np.asarray(starts, dtype=np.intp), int(n), score, int(top))
+    return block_best_rows(np.asarray(starts, dtype=np.intp), int(n), score, int(top))
 
 
 @jit
@@ -782,7 +783,8 @@ def _repeats_one(row, option, x, gap, ranges, categorical):
 
 
 @jit
-def _reach_within(dist, rows, at, words, kth, bounded_kth, options, option_words, bounds, x, gap, ranges, categorical):
+def within_reach(dist, rows, at, words, kth, bounded_kth, options, option_words, bounds, x, gap, ranges, categorical):
+    """What :func:`reach_within` gives, for compiled callers (the candidates' rows ``rows[at]``)."""
     n, n_words = words.shape
     ok = np.empty(n, dtype=np.bool_)
     for i in range(n):
@@ -809,7 +811,7 @@ def reach_within(dist: np.ndarray, rows: np.ndarray, words: np.ndarray, kth: flo
     it is nearer than ``kth`` and repeats no option it is at least that option's bound from.
     ``at``: the candidates' rows are ``rows[at]`` (read in place, not gathered first)."""
     at = np.arange(len(dist)) if at is None else np.asarray(at, dtype=np.intp)
-    return _reach_within(
+    return within_reach(
         np.ascontiguousarray(dist, dtype=np.float64), np.ascontiguousarray(rows, dtype=np.float64), at,
         np.ascontiguousarray(words, dtype=np.uint64), float(kth), bool(np.isfinite(kth)),
         np.ascontiguousarray(options, dtype=np.float64), np.ascontiguousarray(option_words, dtype=np.uint64),

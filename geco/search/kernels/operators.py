@@ -18,8 +18,8 @@ from geco.search.kernels.common import (
     true_indices,
 )
 
-__all__ = ["by_keys", "crossover", "distinct_children", "group_distances", "mutation", "selective_mutation", "smallest",
-           "walk_back"]
+__all__ = ["by_keys", "crossover", "crossover_rows", "distinct_children", "group_distances", "mutation", "mutation_rows",
+           "selective_mutation", "selective_mutation_rows", "smallest", "walk_back", "walk_back_rows"]
 
 
 
@@ -187,6 +187,16 @@ def _crossover(rows, changed, x, gof, u):
     return out, out_changed
 
 
+@jit
+def crossover_rows(rng, rows, changed, x, gof):
+    """:func:`crossover` with its draws made as :func:`geco.search.operators.crossover` makes
+    them (none for fewer than two parents)."""
+    p = rows.shape[0]
+    if p < 2:
+        return np.empty((0, rows.shape[1])), np.empty((0, changed.shape[1]), dtype=np.bool_)
+    return _crossover(rows, changed, x, gof, rng.random((p * (p - 1) // 2, changed.shape[1])))
+
+
 def crossover(rows: np.ndarray, changed: np.ndarray, x: np.ndarray, gof: np.ndarray, u: np.ndarray):
     """One child per pair (i < j, ``np.triu_indices`` order) of parents, as
     :func:`geco.search.operators.crossover` builds it from its draws ``u`` (pairs, G)."""
@@ -237,6 +247,30 @@ def _walk_back(rows, changed, count, x, gof, u):
                     out[t, c] = x[c] if revert else rows[i, c]
                 t += 1
     return out, out_changed
+
+
+@jit
+def walk_back_rows(rng, rows, changed, x, gof):
+    """What :func:`geco.search.operators.walk_back` makes of its parents (two rounds), drawing
+    as it does: the parents changing two groups or more, one draw of (2, them, G)."""
+    n, G = changed.shape
+    count = np.zeros(n, dtype=np.intp)
+    two = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        for g in range(G):
+            count[i] += changed[i, g]
+        two[i] = count[i] >= 2
+    who = true_indices(two)
+    if len(who) == 0:
+        return np.empty((0, rows.shape[1])), np.empty((0, G), dtype=np.bool_)
+    sub_rows = np.empty((len(who), rows.shape[1]))
+    sub_changed = np.empty((len(who), G), dtype=np.bool_)
+    sub_count = np.empty(len(who), dtype=np.intp)
+    for t in range(len(who)):
+        copy_row(sub_rows, t, rows, who[t])
+        copy_row(sub_changed, t, changed, who[t])
+        sub_count[t] = count[who[t]]
+    return _walk_back(sub_rows, sub_changed, sub_count, x, gof, rng.random((2, len(who), G)))
 
 
 def walk_back(rows: np.ndarray, changed: np.ndarray, count: np.ndarray, x: np.ndarray, gof: np.ndarray,
@@ -396,7 +430,7 @@ def distinct_children(rng: np.random.Generator, rows: np.ndarray, changed: np.nd
 
 
 @jit
-def _selective_mutation(rng, rows, changed, is_cf, has_space, breadth, m, gof, x, scale, cap, priced, up, down, w,
+def selective_mutation_rows(rng, rows, changed, is_cf, has_space, breadth, m, gof, x, scale, cap, priced, up, down, w,
                         n_feat, start, base, cumulative, weights, n_features, feature_start, features, value_start,
                         values, ranks, rank_key):  # fmt: skip
     P, d = rows.shape
@@ -532,7 +566,7 @@ def selective_mutation(rng: np.random.Generator, rows: np.ndarray, changed: np.n
     :class:`~geco.search.stacked.StackedSpaces`."""
     x, scale, cap, priced, up, down, w, n_feat = spec
     st = stacked
-    return _selective_mutation(
+    return selective_mutation_rows(
         rng, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed),
         np.ascontiguousarray(is_cf, dtype=np.bool_), np.ascontiguousarray(has_space, dtype=np.bool_),
         -1 if breadth is None else int(breadth), int(m), gof, x, scale, cap, priced, up, down, w, float(n_feat),
@@ -542,7 +576,7 @@ def selective_mutation(rng: np.random.Generator, rows: np.ndarray, changed: np.n
 
 
 @jit
-def _mutation(rng, rows, changed, has_space, breadth, m, start, size, base, cumulative, weights, n_features,
+def mutation_rows(rng, rows, changed, has_space, breadth, m, start, size, base, cumulative, weights, n_features,
               feature_start, features, value_start, values):  # fmt: skip
     P, G = changed.shape
     open_ = np.empty((P, G), dtype=np.bool_)
@@ -579,7 +613,7 @@ def mutation(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, ha
     """What :func:`geco.search.operators.mutation` makes of its parents (full rows, changed
     groups), in its order and drawing from ``rng`` as it does."""
     st = stacked
-    return _mutation(
+    return mutation_rows(
         rng, np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed),
         np.ascontiguousarray(has_space, dtype=np.bool_), -1 if breadth is None else int(breadth), int(m), st.start,
         st.size, st.base, st.cumulative, st.weights, st.n_features, st.feature_start, st.features, st.value_start,

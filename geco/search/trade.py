@@ -203,6 +203,8 @@ def step_in(ctx: Context, parents: Candidates, dist_spec) -> Candidates:
         return Candidates.empty(d, G)
     sides = _sides_of(ctx, dist_spec)
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
+    if ctx.kernels is not None:  # the same children in one compiled pass
+        return Candidates(*ctx.kernels.step_in(parents.rows, parents.changed, own, ctx.x, ctx.stacked, sides.tables))
     group, src = np.nonzero(parents.changed.T)  # group by group, as the children come
     rows, changed = parents.rows[src], parents.changed[src]
     pair = np.arange(len(src))

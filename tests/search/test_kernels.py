@@ -24,7 +24,7 @@ from geco.search.operators import Context, group_distances, mutation, selective_
 from geco.search.population import Candidates, Pool, block_starts, key_order, key_words, words_keys
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
-from geco.search.trade import concentrate, trade
+from geco.search.trade import concentrate, step_in, trade
 from plaf_grammar import FeatureCosts
 
 # adult.plaf's rules plus a cost and a rule tying two groups (a cross rule the cascade repairs)
@@ -547,6 +547,29 @@ def test_trade_equals_the_reference(seed, per_parent):
         assert len(ref) < 40 * per_parent
         a = ref.rows[ref.changed[:, 0], 0]
         assert (a < x[0]).any() and (a > x[0]).any()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_step_in_equals_the_reference(seed):
+    """Parents changing one to four groups on either side of x, some a step from x's own
+    value (back to it), one with no group left once stepped, and parents whose value is x's
+    own in a changed group: the compiled step-in's children are the reference's, in its order."""
+    rng = np.random.default_rng(seed)
+    spaces, gof, x, spec = _two_sided_spaces(rng)
+    G = len(spaces)
+    st = StackedSpaces.of(spaces)
+    changed = rng.random((40, G)) < 0.45
+    changed[:, -1] = False
+    changed[~changed.any(axis=1), 0] = True
+    rows = _random_values(rng, st, x, changed)
+    nearest = int(np.argmin(np.abs(st.values[st.value_start[0] : st.value_start[0] + st.size[0]] - x[0])))
+    changed[0] = False
+    changed[0, 0] = True  # a lone group on its value nearest x: stepped back to x, no child left
+    st.assign(rows, np.array([0]), np.array([0]), np.array([nearest]))
+    made = _operator_both_ways(lambda ctx, p: step_in(ctx, p, spec), spaces, gof, x, rows, changed, seed)
+    _same_children(made, 40)
+    ref = made[0][0]
+    assert len(ref) < int(changed.sum()) + len(changed)  # rows back at x everywhere were left out
 
 
 @pytest.mark.parametrize(("seed", "per_parent"), [(3, 32), (4, 5)])

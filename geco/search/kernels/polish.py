@@ -1,8 +1,9 @@
-"""The polishing's trade and concentration compiled: which groups each child moves and where,
-then the children, in two passes over the parents instead of some forty numpy calls on
-(children x groups) arrays.
+"""The polishing's trade, step-in and concentration compiled: which groups each child moves and
+where, then the children, in a pass or two over the parents instead of some forty numpy calls
+on (children x groups) arrays.
 
-:func:`geco.search.trade.trade` and :func:`geco.search.trade.concentrate` stay the reference.
+:func:`geco.search.trade.trade`, :func:`geco.search.trade.step_in` and
+:func:`geco.search.trade.concentrate` stay the reference.
 The draws stay the caller's: the keys are passed in, and the log-uniform steps between the two
 passes are drawn and rounded by numpy (``np.exp``/``np.log`` on the same arrays as the
 reference), so the children and the random stream are the reference's bit for bit (the
@@ -15,7 +16,7 @@ import numpy as np
 
 from geco.search.kernels.common import copy_row, jit, search_left, search_right, set_group
 
-__all__ = ["concentrate_plan", "place", "trade_children", "trade_plan"]
+__all__ = ["concentrate_plan", "place", "step_in", "trade_children", "trade_plan"]
 
 
 @jit
@@ -261,3 +262,68 @@ def place(rows: np.ndarray, who: np.ndarray, group: np.ndarray, side: np.ndarray
     _place(rows, np.asarray(who, dtype=np.intp), np.asarray(group, dtype=np.intp), np.asarray(side, dtype=np.float64),
            np.asarray(rank, dtype=np.intp), st.start, st.n_features, st.feature_start, st.features, st.value_start,
            st.values, before_lo, before_hi, where_lo, where_hi)  # fmt: skip
+
+
+@jit
+def _step_in(rows, changed, own, x, start, n_features, feature_start, features, value_start, values, ranks, rank_key,
+             numeric, feature, before_lo, before_hi, where_lo, where_hi):  # fmt: skip
+    n_parents, n_groups = changed.shape
+    d = rows.shape[1]
+    n_pairs = 0
+    for p in range(n_parents):
+        for g in range(n_groups):
+            n_pairs += changed[p, g]
+    out = np.empty((n_pairs + n_parents, d))
+    out_changed = np.empty((n_pairs + n_parents, n_groups), dtype=np.bool_)
+    for p in range(n_parents):  # every changed group stepped at once: the last n_parents rows
+        copy_row(out, n_pairs + p, rows, p)
+        copy_row(out_changed, n_pairs + p, changed, p)
+    t = 0
+    for g in range(n_groups):  # group by group, each group's parents in order
+        for p in range(n_parents):
+            if not changed[p, g]:
+                continue
+            copy_row(out, t, rows, p)
+            copy_row(out_changed, t, changed, p)
+            side = _side(numeric, feature, x, rows[p], g)
+            rank = _side_count(before_lo, before_hi, start, g, side,
+                               _count_below(ranks, rank_key, start, g, own[p, g], False)) - 1  # fmt: skip
+            if rank < 0:  # no value nearer on its side: back to x's own
+                for f in range(n_features[g]):
+                    j = features[feature_start[g] + f]
+                    out[t, j] = x[j]
+                out_changed[t, g] = False
+            else:
+                pos = _side_position(before_lo, before_hi, where_lo, where_hi, start, g, side, rank)
+                set_group(out, t, g, pos, n_features, feature_start, features, value_start, values)
+            for f in range(n_features[g]):
+                j = features[feature_start[g] + f]
+                out[n_pairs + p, j] = out[t, j]
+            out_changed[n_pairs + p, g] = out_changed[t, g]
+            t += 1
+    n = 0
+    for i in range(n_pairs + n_parents):  # a row back at x everywhere is no child
+        moved = False
+        for g in range(n_groups):
+            moved = moved or out_changed[i, g]
+        if moved:
+            if n != i:
+                copy_row(out, n, out, i)
+                copy_row(out_changed, n, out_changed, i)
+            n += 1
+    return out[:n], out_changed[:n]
+
+
+def step_in(rows: np.ndarray, changed: np.ndarray, own: np.ndarray, x: np.ndarray, stacked,
+            sides) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """What :func:`geco.search.trade.step_in` makes of its parents (``own``: their group
+    distances), in its order: per (group, parent) the group on the next value towards ``x`` on
+    its side (``x``'s own where none is nearer), then per parent every changed group so, rows
+    back at ``x`` left out."""
+    st = stacked
+    numeric, feature, before_lo, before_hi, where_lo, where_hi = sides
+    return _step_in(
+        np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed), np.ascontiguousarray(own), x,
+        st.start, st.n_features, st.feature_start, st.features, st.value_start, st.values, st.ranks, st.rank_key,
+        numeric, feature, before_lo, before_hi, where_lo, where_hi,
+    )  # fmt: skip

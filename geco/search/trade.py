@@ -340,6 +340,12 @@ def sweep_grid(ctx: Context, parents: Candidates, dist_spec, max_changed: int = 
     st = ctx.stacked
     sides = _sides_of(ctx, dist_spec)
     own = group_distances(ctx, parents.rows, parents.changed, dist_spec)
+    if ctx.kernels is not None:  # the same grid in one compiled pass
+        stepped, stepped_changed, *grid = ctx.kernels.sweep_grid(
+            parents.rows, parents.changed, own, ctx.x, np.asarray(SWEEP_KEEP), np.asarray(SWEEP_REACH), ctx.has_space, st,
+            sides.tables,
+        )  # fmt: skip
+        return SweepGrid(sides, stepped, stepped_changed, *grid) if len(stepped) else None
     # the parents with one group stepped in: every (parent, changed group, fraction)
     group, src = np.nonzero(parents.changed.T)
     side = sides.of_rows(group, parents.rows, src)

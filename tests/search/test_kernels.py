@@ -24,7 +24,7 @@ from geco.search.operators import Context, group_distances, mutation, selective_
 from geco.search.population import Candidates, Pool, block_starts, key_order, key_words, words_keys
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
-from geco.search.trade import concentrate, step_in, trade
+from geco.search.trade import concentrate, step_in, sweep_grid, trade
 from plaf_grammar import FeatureCosts
 
 # adult.plaf's rules plus a cost and a rule tying two groups (a cross rule the cascade repairs)
@@ -570,6 +570,39 @@ def test_step_in_equals_the_reference(seed):
     _same_children(made, 40)
     ref = made[0][0]
     assert len(ref) < int(changed.sum()) + len(changed)  # rows back at x everywhere were left out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sweep_grid_equals_the_reference(seed):
+    """Parents changing one or two groups (and some more, left out) on either side of x, one
+    on its value nearest x (no step kept): the compiled grid's stepped rows and children
+    (stepped row, partner, side, rank) are the reference's, in its order."""
+    rng = np.random.default_rng(seed)
+    spaces, gof, x, spec = _two_sided_spaces(rng)
+    G = len(spaces)
+    st = StackedSpaces.of(spaces)
+    changed = rng.random((12, G)) < 0.3
+    changed[:, -1] = False
+    changed[~changed.any(axis=1), 1] = True
+    rows = _random_values(rng, st, x, changed)
+    nearest = int(np.argmin(np.abs(st.values[st.value_start[0] : st.value_start[0] + st.size[0]] - x[0])))
+    changed[0] = False
+    changed[0, 0] = True
+    st.assign(rows, np.array([0]), np.array([0]), np.array([nearest]))
+    grids = []
+    for native in (False, True):
+        ctx = Context(x, tuple(f"f{j}" for j in range(len(x))), spaces, gof, [], [], [], np.random.default_rng(seed))
+        ctx.kernels = kernels if native else None
+        grids.append(sweep_grid(ctx, Candidates(rows.copy(), changed.copy()), spec))
+    ref, got = grids
+    assert len(ref) > 50 and len(ref.stepped) > 5
+    for field in ("stepped", "stepped_changed", "parent", "group", "side", "rank"):
+        _same(getattr(got, field), getattr(ref, field), field)
+    one = Candidates(rows[:1].copy(), changed[:1].copy())  # only a step back to x: no grid
+    for native in (False, True):
+        ctx = Context(x, tuple(f"f{j}" for j in range(len(x))), spaces, gof, [], [], [], np.random.default_rng(seed))
+        ctx.kernels = kernels if native else None
+        assert sweep_grid(ctx, one, spec) is None
 
 
 @pytest.mark.parametrize(("seed", "per_parent"), [(3, 32), (4, 5)])

@@ -48,12 +48,19 @@ from geco.search.kernels.operators import (
     smallest,
     walk_back,
 )
-from geco.search.kernels.polish import concentrate_plan, place, step_in, trade_children, trade_plan
+from geco.search.kernels.polish import (
+    concentrate_plan,
+    place,
+    step_in,
+    sweep_grid,
+    trade_children,
+    trade_plan,
+)
 from geco.search.kernels.rules import cascade, holds
 from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
     "absent", "archive_slots", "block_best", "breed", "by_keys", "cascade", "concentrate_plan", "crossover", "distinct_children", "distinct_options", "gather",
     "greedy_options", "group_distances", "holds", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "place", "reach_within", "row_statuses", "row_tables",
-    "select_pools", "selection", "selective_mutation", "smallest", "step_in", "tight_sums", "trade_children", "trade_plan", "walk_back",
+    "select_pools", "selection", "selective_mutation", "smallest", "step_in", "sweep_grid", "tight_sums", "trade_children", "trade_plan", "walk_back",
 ]  # fmt: skip

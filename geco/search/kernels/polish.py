@@ -14,9 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.search.kernels.common import copy_row, jit, search_left, search_right, set_group
+from geco.search.kernels.common import (
+    copy_row,
+    jit,
+    search_left,
+    search_right,
+    set_group,
+    stable_order,
+)
 
-__all__ = ["concentrate_plan", "place", "step_in", "trade_children", "trade_plan"]
+__all__ = ["concentrate_plan", "place", "step_in", "sweep_grid", "trade_children", "trade_plan"]
 
 
 @jit
@@ -326,4 +333,118 @@ def step_in(rows: np.ndarray, changed: np.ndarray, own: np.ndarray, x: np.ndarra
         np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed), np.ascontiguousarray(own), x,
         st.start, st.n_features, st.feature_start, st.features, st.value_start, st.values, st.ranks, st.rank_key,
         numeric, feature, before_lo, before_hi, where_lo, where_hi,
+    )  # fmt: skip
+
+
+@jit
+def _spread_ranks(groups, fracs, size, start, numeric, before_lo, before_hi, where_lo, where_hi):
+    """``geco.search.trade._spread_ranks``: (group, side, rank) of each group's values at the
+    fractions ``fracs`` of its values on each side of ``x`` (side 0: of all of them, for a group
+    without sides), once each, in (group, position) order."""
+    n_fracs = len(fracs)
+    cap = 3 * len(groups) * n_fracs
+    g_of = np.empty(cap, dtype=np.intp)
+    s_of = np.empty(cap)
+    r_of = np.empty(cap, dtype=np.intp)
+    key = np.empty(cap)
+    span = 1
+    for g in range(len(size)):
+        span = max(span, size[g])
+    span += 1
+    n = 0
+    for side in (-1.0, 1.0, 0.0):  # the reference lists side -1, then +1, then the groups without sides
+        for a in range(len(groups)):
+            g = groups[a]
+            if (side == 0.0) == numeric[g]:
+                continue
+            total = _side_count(before_lo, before_hi, start, g, side, size[g])
+            if total <= 0:
+                continue
+            for c in range(n_fracs):
+                r = max(np.int64(np.ceil(fracs[c] * total)) - 1, 0)
+                g_of[n], s_of[n], r_of[n] = g, side, r
+                key[n] = g * span + _side_position(before_lo, before_hi, where_lo, where_hi, start, g, side, r)
+                n += 1
+    order = stable_order(key[:n])
+    keep = np.empty(n, dtype=np.intp)
+    m = 0
+    for t in range(n):  # np.unique's first occurrence of each key, keys ascending
+        if t == 0 or key[order[t]] != key[order[t - 1]]:
+            keep[m] = order[t]
+            m += 1
+    return g_of[keep[:m]], s_of[keep[:m]], r_of[keep[:m]]
+
+
+@jit
+def _sweep_grid(rows, changed, own, x, keep_fracs, reach_fracs, has_space, start, size, n_features, feature_start,
+                features, value_start, values, ranks, rank_key, numeric, feature, before_lo, before_hi, where_lo,
+                where_hi):  # fmt: skip
+    n_parents, n_groups = changed.shape
+    d = rows.shape[1]
+    n_keep = len(keep_fracs)
+    # the parents with one group stepped in: every (changed group, parent, fraction) kept
+    cap = 0
+    for p in range(n_parents):
+        for g in range(n_groups):
+            cap += changed[p, g]
+    cap *= n_keep
+    stepped = np.empty((cap, d))
+    stepped_changed = np.empty((cap, n_groups), dtype=np.bool_)
+    m = 0
+    for g in range(n_groups):
+        for p in range(n_parents):
+            if not changed[p, g]:
+                continue
+            side = _side(numeric, feature, x, rows[p], g)
+            count = _side_count(before_lo, before_hi, start, g, side,
+                                _count_below(ranks, rank_key, start, g, own[p, g], False))  # fmt: skip
+            if count <= 0:
+                continue
+            for c in range(n_keep):
+                rank = np.int64(np.floor(keep_fracs[c] * count))
+                copy_row(stepped, m, rows, p)
+                copy_row(stepped_changed, m, changed, p)
+                pos = _side_position(before_lo, before_hi, where_lo, where_hi, start, g, side, rank)
+                set_group(stepped, m, g, pos, n_features, feature_start, features, value_start, values)
+                m += 1
+    stepped, stepped_changed = stepped[:m], stepped_changed[:m]
+    with_space = np.empty(n_groups, dtype=np.intp)
+    k = 0
+    for g in range(n_groups):
+        if has_space[g]:
+            with_space[k] = g
+            k += 1
+    h, hs, hr = _spread_ranks(with_space[:k], reach_fracs, size, start, numeric, before_lo, before_hi, where_lo,
+                              where_hi)  # fmt: skip
+    # beside every partner value the stepped row does not change yet
+    n = 0
+    for v in range(m):
+        for t in range(len(h)):
+            n += not stepped_changed[v, h[t]]
+    parent = np.empty(n, dtype=np.intp)
+    group = np.empty(n, dtype=np.intp)
+    side_of = np.empty(n)
+    rank_of = np.empty(n, dtype=np.intp)
+    i = 0
+    for v in range(m):
+        for t in range(len(h)):
+            if not stepped_changed[v, h[t]]:
+                parent[i], group[i], side_of[i], rank_of[i] = v, h[t], hs[t], hr[t]
+                i += 1
+    return stepped, stepped_changed, parent, group, side_of, rank_of
+
+
+def sweep_grid(rows: np.ndarray, changed: np.ndarray, own: np.ndarray, x: np.ndarray, keep_fracs: np.ndarray,
+               reach_fracs: np.ndarray, has_space: np.ndarray, stacked, sides) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """What :func:`geco.search.trade.sweep_grid` makes of its parents (those changing one or
+    two groups; ``own``: their group distances): the stepped rows and their changed groups,
+    and per child its stepped row, partner group, side and rank, in its order."""
+    st = stacked
+    numeric, feature, before_lo, before_hi, where_lo, where_hi = sides
+    return _sweep_grid(
+        np.ascontiguousarray(rows, dtype=np.float64), np.ascontiguousarray(changed), np.ascontiguousarray(own), x,
+        np.asarray(keep_fracs, dtype=np.float64), np.asarray(reach_fracs, dtype=np.float64),
+        np.ascontiguousarray(has_space, dtype=np.bool_), st.start, st.size, st.n_features, st.feature_start,
+        st.features, st.value_start, st.values, st.ranks, st.rank_key, numeric, feature, before_lo, before_hi,
+        where_lo, where_hi,
     )  # fmt: skip

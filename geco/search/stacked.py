@@ -55,9 +55,9 @@ class StackedSpaces:
             [np.asarray(s.cumulative, dtype=np.float64) + b for s, b in zip(spaces, base)]
         )
         distance = np.concatenate([np.asarray(s.distance, dtype=np.float64) for s in spaces])
-        ranks = np.unique(distance)
+        ranks, rank = StackedSpaces.ranks_of(distance)
         owner = np.repeat(np.arange(len(spaces)), size)
-        rank_key = owner * len(ranks) + np.searchsorted(ranks, distance)
+        rank_key = owner * len(ranks) + rank
         n_features = np.array([len(s.features) for s in spaces], dtype=np.intp)
         feature_start = np.concatenate([[0], np.cumsum(n_features)[:-1]]).astype(np.intp)
         value_start = np.concatenate([[0], np.cumsum(size * n_features)[:-1]]).astype(np.intp)
@@ -66,6 +66,22 @@ class StackedSpaces:
             np.concatenate([np.asarray(s.features, dtype=np.intp) for s in spaces]), value_start,
             np.concatenate([np.asarray(s.values, dtype=np.float64).reshape(-1) for s in spaces]),
         )  # fmt: skip
+
+    @staticmethod
+    def ranks_of(distance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``np.unique(distance)`` and each distance's place in it (``np.searchsorted``), from one
+        stable sort: each group's distances are ascending already, runs the sort merges."""
+        if len(distance) == 0 or np.isnan(distance).any():  # NaN: np.unique's own rule for it
+            ranks = np.unique(distance)
+            return ranks, np.searchsorted(ranks, distance)
+        order = np.argsort(distance, kind="stable")
+        ordered = distance[order]
+        new = np.empty(len(ordered), dtype=bool)
+        new[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        rank = np.empty(len(ordered), dtype=np.intp)
+        rank[order] = np.cumsum(new) - 1
+        return ordered[new], rank
 
     # ------------------------------------------------------------------ lookups
     def closer(self, group: np.ndarray, distance: np.ndarray) -> np.ndarray:

@@ -521,3 +521,19 @@ def test_same_seed_same_children():
     for x, y in zip(a, b):
         assert np.array_equal(x.rows, y.rows) and np.array_equal(x.changed, y.changed)
     assert any(x.rows.shape != z.rows.shape or not np.array_equal(x.rows, z.rows) for x, z in zip(a, c))
+
+
+def test_the_stacked_ranks_are_numpys_unique_and_searchsorted():
+    """Each group's distances ascending, ties within and across groups, a group without values:
+    the distinct distances and each one's place are what np.unique and np.searchsorted give."""
+    from geco.search.stacked import StackedSpaces
+
+    rng = np.random.default_rng(3)
+    runs = [np.sort(rng.integers(0, 40, n) / 8.0) for n in (30, 0, 7, 55, 1)]
+    distance = np.concatenate(runs)
+    ranks = np.unique(distance)
+    got = StackedSpaces.ranks_of(distance)
+    assert np.array_equal(got[0], ranks) and np.array_equal(got[1], np.searchsorted(ranks, distance))
+    assert len(ranks) < len(distance)  # ties met
+    empty = StackedSpaces.ranks_of(np.zeros(0))
+    assert len(empty[0]) == len(empty[1]) == 0

@@ -365,7 +365,7 @@ def cascade_in_place(ctx: Context, cands: Candidates) -> np.ndarray:
     """:func:`action_cascade` in one compiled pass (:func:`geco.search.kernels.cascade`; the
     kernels and a program without cross rules): the same repairs, in place, and rejection
     counts; which rows survive (the caller drops the others)."""
-    if not ctx.implications:
+    if not ctx.implications or len(cands) == 0:  # no rows: nothing counted, as the numpy cascade
         return np.ones(len(cands), dtype=bool)
     t = ctx.cascade_tables
     alive, first, second = ctx.kernels.cascade(

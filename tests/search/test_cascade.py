@@ -100,3 +100,14 @@ def test_the_compiled_cascade_repairs_in_place_and_leaves_dropped_rows_to_the_ca
     assert np.array_equal(mine.rows[alive], ref.rows) and np.array_equal(mine.changed[alive], ref.changed)
     assert list(ctx.rejected.items()) == list(ref_ctx.rejected.items())
     assert ctx.rng.bit_generator.state == ref_ctx.rng.bit_generator.state
+
+
+def test_no_candidates_count_nothing_in_either_cascade():
+    """No rows: neither cascade draws or counts anything (no zero counts appear either)."""
+    for compiled in (False, True):
+        ctx = _context(0)
+        ctx.kernels = kernels if compiled else None
+        none = Candidates(np.zeros((0, 4)), np.zeros((0, 4), dtype=bool))
+        state = ctx.rng.bit_generator.state
+        assert len(action_cascade(ctx, none)) == 0 and cascade_in_place(ctx, none).shape == (0,)
+        assert ctx.rejected == {} and ctx.rng.bit_generator.state == state

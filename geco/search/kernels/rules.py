@@ -105,7 +105,9 @@ def _run(code, constants, start, stop, rows, idx, stack, out):
 
 @jit
 def holds(code, constants, starts, depth, p, rows):
-    """(n,) whether each row of ``rows`` meets program ``p`` of the stacked table."""
+    """(n,) whether each row of ``rows`` meets program ``p`` of the stacked table: one rule
+    alone, as :func:`plaf_grammar.programs.evaluate` runs it with numpy (and the tests
+    compare)."""
     n = len(rows)
     out = np.empty(n, dtype=np.bool_)
     _run(code, constants, starts[p], starts[p + 1], rows, np.arange(n), np.empty((max(depth, 1), n)), out)
@@ -128,8 +130,7 @@ def cascade(rng, rows, changed, code, constants, starts, depth, n_imp, groups, f
             value_starts, values, cum_starts, cumulative):  # fmt: skip
     """The action cascade, in place on ``rows`` and ``changed``, for ``n_imp`` implications
     (programs 0 .. 2 n_imp - 1 of the stacked table: condition and consequence of each, in
-    cascade order). Implication ``i``
-    repairs its consequence group ``groups[i]``, whose columns are
+    cascade order). Implication ``i`` repairs its consequence group ``groups[i]``, whose columns are
     ``features[feat_starts[i]:feat_starts[i + 1]]``, from its values that satisfy it (rows of
     ``values[value_starts[i]:]``, that many columns each; ``cumulative[cum_starts[i]:cum_starts[i
     + 1]]`` their cumulative weights; none: the row is dropped).

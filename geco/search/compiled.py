@@ -1,8 +1,8 @@
 """Which search runs: the compiled kernels (:mod:`geco.search.kernels`, numba) or the numpy
 reference. Both give the same explanation for the same seed, so the choice is one of cost only:
-the kernels save about a fifth of an explanation's time, and their first use in a process costs
-about half a second (importing numba and loading the kernels from numba's disk cache; compiling
-them the first time after an install, about twenty). ``SearchConfig.native``:
+the kernels save a quarter to two fifths of an explanation's time, and their first use in a
+process costs about a third of a second (importing numba and loading the kernels from numba's
+disk cache; compiling them the first time after an install, about twenty-six). ``SearchConfig.native``:
 
 * ``True`` / ``False``: the kernels (where numba is installed) / the reference;
 * ``None`` (the default): the kernels when they are already loaded in this process, else the
@@ -45,12 +45,14 @@ __all__ = ["FIRST_USE_SECONDS", "KERNELS_SAVE", "BackgroundCompile", "background
            "kernels_loaded", "kernels_pay", "load_kernels", "load_kernels_if_compiled", "note_reference_search"]
 
 _MODULE = "geco.search.kernels"
-#: the share of an explanation's time the kernels save (bench_native: 1.23-1.45x, i.e. 19-31 %)
+#: the share of an explanation's time the kernels save, at least (bench_native: 1.36-1.67x,
+#: i.e. 26-40 %; earlier 1.23-1.45x)
 KERNELS_SAVE = 0.2
 #: the kernels' first use in a process: (numba's disk cache filled, empty) in CPU seconds, what
 #: they add to a fresh process's first compiled explanation as bench_native measures it on a
-#: 2-core AMD EPYC (0.40-0.48 s and 18.9-20.7 s: every kernel a search runs)
-FIRST_USE_SECONDS = (0.5, 19.0)
+#: 2-core AMD EPYC (0.35-0.36 s and 25.4-27.2 s: every kernel a search runs, the one-call
+#: breeding and the compiled cascade among them)
+FIRST_USE_SECONDS = (0.5, 26.0)
 
 
 def _switch() -> str:
@@ -115,7 +117,7 @@ def compiled_kernels(native: bool | None = True, may_load: bool = False) -> Modu
     here when this process has earned them (:func:`kernels_earned`), from numba's cache. Earned
     but not in the cache, they are compiled in a child process (:func:`compile_in_background`)
     while the searches go on in the reference, and loaded by the first search after it is done:
-    a loop of single explanations never stops ~20 s for the compile."""
+    a loop of single explanations never stops ~26 s for the compile."""
     switch = _switch()
     if switch == "0" or (native is False and switch != "1"):
         return None

@@ -85,6 +85,11 @@ def test_same_seed_same_explanation_and_representations_agree(adult):
     pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
     pd.testing.assert_frame_equal(a.counterfactuals, full.counterfactuals)
     assert a.stats["peak_population_bytes"] < full.stats["peak_population_bytes"]
+    # the compiled search (one-call breeding, compiled cascade) in both representations too
+    for representation in ("delta", "full"):
+        native = explainer.explain(x, random_state=7, representation=representation, native=True)
+        assert native.stats["compiled_search"]
+        pd.testing.assert_frame_equal(a.counterfactuals, native.counterfactuals)
 
 
 def test_implication_is_repaired_by_the_cascade(adult):

@@ -549,23 +549,29 @@ def test_trade_equals_the_reference(seed, per_parent):
         assert (a < x[0]).any() and (a > x[0]).any()
 
 
+def _parents_one_beside_x(rng, n, share, fallback):
+    """``n`` parents on :func:`_two_sided_spaces`, each group changed with probability
+    ``share`` (group ``fallback`` where none is), at random values; the first changes group 0
+    alone, on its value nearest x (a step towards x takes it back to x)."""
+    spaces, gof, x, spec = _two_sided_spaces(rng)
+    st = StackedSpaces.of(spaces)
+    changed = rng.random((n, len(spaces))) < share
+    changed[:, -1] = False
+    changed[~changed.any(axis=1), fallback] = True
+    rows = _random_values(rng, st, x, changed)
+    nearest = int(np.argmin(np.abs(st.values[st.value_start[0] : st.value_start[0] + st.size[0]] - x[0])))
+    changed[0] = False
+    changed[0, 0] = True
+    st.assign(rows, np.array([0]), np.array([0]), np.array([nearest]))
+    return spaces, gof, x, spec, rows, changed
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_step_in_equals_the_reference(seed):
     """Parents changing one to four groups on either side of x, some a step from x's own
     value (back to it), one with no group left once stepped, and parents whose value is x's
     own in a changed group: the compiled step-in's children are the reference's, in its order."""
-    rng = np.random.default_rng(seed)
-    spaces, gof, x, spec = _two_sided_spaces(rng)
-    G = len(spaces)
-    st = StackedSpaces.of(spaces)
-    changed = rng.random((40, G)) < 0.45
-    changed[:, -1] = False
-    changed[~changed.any(axis=1), 0] = True
-    rows = _random_values(rng, st, x, changed)
-    nearest = int(np.argmin(np.abs(st.values[st.value_start[0] : st.value_start[0] + st.size[0]] - x[0])))
-    changed[0] = False
-    changed[0, 0] = True  # a lone group on its value nearest x: stepped back to x, no child left
-    st.assign(rows, np.array([0]), np.array([0]), np.array([nearest]))
+    spaces, gof, x, spec, rows, changed = _parents_one_beside_x(np.random.default_rng(seed), 40, 0.45, 0)
     made = _operator_both_ways(lambda ctx, p: step_in(ctx, p, spec), spaces, gof, x, rows, changed, seed)
     _same_children(made, 40)
     ref = made[0][0]
@@ -577,18 +583,7 @@ def test_sweep_grid_equals_the_reference(seed):
     """Parents changing one or two groups (and some more, left out) on either side of x, one
     on its value nearest x (no step kept): the compiled grid's stepped rows and children
     (stepped row, partner, side, rank) are the reference's, in its order."""
-    rng = np.random.default_rng(seed)
-    spaces, gof, x, spec = _two_sided_spaces(rng)
-    G = len(spaces)
-    st = StackedSpaces.of(spaces)
-    changed = rng.random((12, G)) < 0.3
-    changed[:, -1] = False
-    changed[~changed.any(axis=1), 1] = True
-    rows = _random_values(rng, st, x, changed)
-    nearest = int(np.argmin(np.abs(st.values[st.value_start[0] : st.value_start[0] + st.size[0]] - x[0])))
-    changed[0] = False
-    changed[0, 0] = True
-    st.assign(rows, np.array([0]), np.array([0]), np.array([nearest]))
+    spaces, gof, x, spec, rows, changed = _parents_one_beside_x(np.random.default_rng(seed), 12, 0.3, 1)
     grids = []
     for native in (False, True):
         ctx = Context(x, tuple(f"f{j}" for j in range(len(x))), spaces, gof, [], [], [], np.random.default_rng(seed))

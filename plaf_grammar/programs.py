@@ -47,9 +47,9 @@ class RulePrograms:
     depth: int
 
     @classmethod
-    def of(cls, exprs: Sequence[Expr], schema: Schema) -> RulePrograms:
+    def of(cls, exprs: Sequence[Expr], schema: Schema | None) -> RulePrograms:
         """The programs of grounded expressions (only ``cf`` references and constants), their
-        columns indexed as in ``schema``'s rows."""
+        columns indexed as in ``schema``'s rows (None only for no expressions)."""
         emit = _Emitter(schema)
         starts = [0]
         for e in exprs:
@@ -98,18 +98,23 @@ class _Emitter(Visitor[None]):
             raise ValueError(f"expression is not grounded: {e}")
         self.op("col", 0, self.schema.index(e.name))
 
-    def Neg(self, e: Expr) -> None:
+    def unary(self, e: Expr, name: str) -> None:
         self.visit(e.operand)  # type: ignore[attr-defined]
-        self.op("neg", 1)
+        self.op(name, 1)
+
+    def Neg(self, e: Expr) -> None:
+        self.unary(e, "neg")
 
     def Abs(self, e: Expr) -> None:
-        self.visit(e.operand)  # type: ignore[attr-defined]
-        self.op("abs", 1)
+        self.unary(e, "abs")
 
     def BinOp(self, e: Expr) -> None:
+        """Arithmetic, and (as ``BoolOp``) ``and`` / ``or``: both operands, then the operator."""
         self.visit(e.left)  # type: ignore[attr-defined]
         self.visit(e.right)  # type: ignore[attr-defined]
         self.op(e.op, 2)  # type: ignore[attr-defined]
+
+    BoolOp = BinOp
 
     def Compare(self, e: Expr) -> None:
         self.operand(e.left, e.right)  # type: ignore[attr-defined]
@@ -128,13 +133,7 @@ class _Emitter(Visitor[None]):
         self.op("not in" if e.negated else "in", 1, start, len(items))  # type: ignore[attr-defined]
 
     def Not(self, e: Expr) -> None:
-        self.visit(e.operand)  # type: ignore[attr-defined]
-        self.op("not", 1)
-
-    def BoolOp(self, e: Expr) -> None:
-        self.visit(e.left)  # type: ignore[attr-defined]
-        self.visit(e.right)  # type: ignore[attr-defined]
-        self.op(e.op, 2)  # type: ignore[attr-defined]
+        self.unary(e, "not")
 
     def operand(self, e: Expr, other: Expr) -> None:
         """A comparison operand; a literal facing a categorical feature becomes its code."""

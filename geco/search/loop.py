@@ -60,6 +60,7 @@ from geco.search.archive import Archive
 from geco.search.compiled import compiled_kernels
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.operators import (
+    WALK_BACK_ROUNDS,
     Context,
     action_cascade,
     cascade_in_place,
@@ -361,7 +362,7 @@ class GeneticSearch:
                 return Candidates(*self.kernels.breed(
                     ctx.rng, population.rows, population.changed, population.words, population.score, population.dist,
                     population.starts(), ctx.x, ctx.group_of_feature, ctx.has_space, cfg.m_mut, MUTATION_BREADTH,
-                    CROSSOVER_PARENTS, self.cell_terms, ctx.stacked, self.reach,
+                    CROSSOVER_PARENTS, WALK_BACK_ROUNDS, self.cell_terms, ctx.stacked, self.reach,
                 ))  # fmt: skip
         with self.timer("breed"):  # the parents, and below all the children in one array
             parents, parent_is_cf = self.best_per_delta(population)

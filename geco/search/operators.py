@@ -37,9 +37,13 @@ from geco.search.stacked import StackedSpaces
 from geco.search.ties import Tie, repair_ties, ties_of
 
 __all__ = [
-    "Context", "action_cascade", "cascade_in_place", "crossover", "grow", "initial_population", "mutation",
+    "WALK_BACK_ROUNDS", "Context", "action_cascade", "cascade_in_place", "crossover", "grow", "initial_population", "mutation",
     "selective_mutation", "walk_back",
 ]  # fmt: skip
+
+
+#: walk-back's independent subsets per size (:func:`walk_back`)
+WALK_BACK_ROUNDS = 2
 
 
 @dataclass
@@ -162,9 +166,9 @@ def crossover(ctx: Context, parents: Candidates) -> Candidates:
     d, G = len(ctx.x), ctx.n_groups
     if p < 2:
         return Candidates.empty(d, G)
-    if ctx.kernels is not None:
-        u = ctx.rng.random((p * (p - 1) // 2, G))
-        return Candidates(*ctx.kernels.crossover(parents.rows, parents.changed, ctx.x, ctx.group_of_feature, u))
+    if ctx.kernels is not None:  # the same draws, made in the kernel
+        return Candidates(*ctx.kernels.crossover_rows(ctx.rng, np.ascontiguousarray(parents.rows),
+                                                      np.ascontiguousarray(parents.changed), ctx.x, ctx.group_of_feature))  # fmt: skip
     i, j = np.triu_indices(p, k=1)
     mi, mj = parents.changed[i], parents.changed[j]
     pick_i = mi & (~mj | (ctx.rng.random(mi.shape) < 0.5))
@@ -258,20 +262,21 @@ def selective_mutation(
     return Candidates.concat(parts, d, G)
 
 
-def walk_back(ctx: Context, parents: Candidates, rounds: int = 2) -> Candidates:
+def walk_back(ctx: Context, parents: Candidates, rounds: int = WALK_BACK_ROUNDS) -> Candidates:
     """Children of parents that change at least two groups, each reverting a random subset of
     the parent's changed groups to ``x``: half of them, a quarter, ... down to one, ``rounds``
     independent subsets per size. Reverting one group at a time (selective mutation) needs a
     generation per group; this needs a generation per halving."""
     d, G = len(ctx.x), ctx.n_groups
+    if ctx.kernels is not None:  # the same draws, made in the kernel
+        return Candidates(*ctx.kernels.walk_back_rows(ctx.rng, np.ascontiguousarray(parents.rows),
+                                                      np.ascontiguousarray(parents.changed), ctx.x,
+                                                      ctx.group_of_feature, rounds))  # fmt: skip
     n_changed = parents.changed.sum(axis=1)
     who = np.flatnonzero(n_changed >= 2)
     if len(who) == 0:
         return Candidates.empty(d, G)
     rows, changed, count = parents.rows[who], parents.changed[who], n_changed[who]
-    if ctx.kernels is not None:
-        u = np.stack([ctx.rng.random(changed.shape) for _ in range(rounds)])
-        return Candidates(*ctx.kernels.walk_back(rows, changed, count, ctx.x, ctx.group_of_feature, u))
     sizes = []
     size = count // 2
     while (size >= 1).any():

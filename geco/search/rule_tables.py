@@ -42,10 +42,7 @@ class CascadeTables:
         """From grounded implications (``condition``/``consequence`` predicates, ``group``)
         and their repair spaces (:func:`geco.problem.feasible_space.implication_spaces`)."""
         tests = [p for imp in implications for p in (imp.condition, imp.consequence)]
-        if not tests:
-            programs = RulePrograms(np.zeros((0, 3), dtype=np.int64), np.zeros(0), np.zeros(1, dtype=np.int64), 0)
-        else:
-            programs = RulePrograms.of([p.expr for p in tests], tests[0].schema)
+        programs = RulePrograms.of([p.expr for p in tests], tests[0].schema if tests else None)
         width = [len(s.features) for s in spaces]
         sizes = [len(s) for s in spaces]
 

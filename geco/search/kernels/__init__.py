@@ -40,13 +40,13 @@ from geco.search.kernels.bookkeeping import (
 from geco.search.kernels.breed import breed
 from geco.search.kernels.operators import (
     by_keys,
-    crossover,
+    crossover_rows,
     distinct_children,
     group_distances,
     mutation,
     selective_mutation,
     smallest,
-    walk_back,
+    walk_back_rows,
 )
 from geco.search.kernels.polish import (
     concentrate_plan,
@@ -60,7 +60,7 @@ from geco.search.kernels.rules import cascade, holds
 from geco.search.kernels.seeds import row_tables, tight_sums
 
 __all__ = [
-    "absent", "archive_slots", "block_best", "breed", "by_keys", "cascade", "concentrate_plan", "crossover", "distinct_children", "distinct_options", "gather",
+    "absent", "archive_slots", "block_best", "breed", "by_keys", "cascade", "concentrate_plan", "crossover_rows", "distinct_children", "distinct_options", "gather",
     "greedy_options", "group_distances", "holds", "index_words", "merge_order", "mutation", "new_rows", "offer_blocks", "place", "reach_within", "row_statuses", "row_tables",
-    "select_pools", "selection", "selective_mutation", "smallest", "step_in", "sweep_grid", "tight_sums", "trade_children", "trade_plan", "walk_back",
+    "select_pools", "selection", "selective_mutation", "smallest", "step_in", "sweep_grid", "tight_sums", "trade_children", "trade_plan", "walk_back_rows",
 ]  # fmt: skip

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from geco.search.kernels.bookkeeping import block_best_rows, within_reach
-from geco.search.kernels.common import jit, stable_order, true_indices
+from geco.search.kernels.common import copy_row, jit, stable_order, true_indices
 from geco.search.kernels.operators import (
     crossover_rows,
     mutation_rows,
@@ -25,10 +25,10 @@ __all__ = ["breed"]
 
 @jit
 def _take(a, idx):
+    """``a[idx]`` for a 2-D array."""
     out = np.empty((len(idx), a.shape[1]), dtype=a.dtype)
     for t in range(len(idx)):
-        for c in range(a.shape[1]):
-            out[t, c] = a[idx[t], c]
+        copy_row(out, t, a, idx[t])
     return out
 
 
@@ -56,7 +56,7 @@ def _stack(parts_rows, parts_changed, d, G):
 def _breed(rng, rows, changed, words, score, dist, starts, x, gof, has_space, m, breadth, crossover_parents, scale,
            cap, priced, up, down, w, n_feat, st_start, st_size, st_base, st_cumulative, st_weights, st_n_features,
            st_feature_start, st_features, st_value_start, st_values, st_ranks, st_rank_key, bounded, kth,
-           kth_finite, options, option_words, bounds, gap, ranges, categorical):  # fmt: skip
+           kth_finite, options, option_words, bounds, gap, ranges, categorical, walk_back_rounds):  # fmt: skip
     n, d = rows.shape
     G = changed.shape[1]
     idx = block_best_rows(starts, n, score, 1)
@@ -78,7 +78,7 @@ def _breed(rng, rows, changed, words, score, dist, starts, x, gof, has_space, m,
                                     st_feature_start, st_features, st_value_start, st_values, st_ranks,
                                     st_rank_key)  # fmt: skip
     cf_at = true_indices(is_cf)
-    back = walk_back_rows(rng, _take(prow, cf_at), _take(pch, cf_at), x, gof)
+    back = walk_back_rows(rng, _take(prow, cf_at), _take(pch, cf_at), x, gof, walk_back_rounds)
     # the mutation parents: rows short of the target, each Δ's best counterfactual, within reach
     short = np.empty(n, dtype=np.bool_)
     for i in range(n):
@@ -105,12 +105,14 @@ def _breed(rng, rows, changed, words, score, dist, starts, x, gof, has_space, m,
 
 def breed(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, words: np.ndarray, score: np.ndarray,
           dist: np.ndarray, starts: np.ndarray, x: np.ndarray, gof: np.ndarray, has_space: np.ndarray, m: int,
-          breadth: int | None, crossover_parents: int, spec: tuple, stacked, reach) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+          breadth: int | None, crossover_parents: int, walk_back_rounds: int, spec: tuple, stacked,
+          reach) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """One generation's children (full rows, changed groups) of a population (its rows,
     changed groups, key words, scores, distances, block ``starts``) as the search's breed
     composes them, drawing from ``rng`` as it does. ``spec``: ``DistanceSpec.cell_terms()``;
     ``stacked``: the :class:`~geco.search.stacked.StackedSpaces`; ``reach``: the
-    :class:`~geco.search.reach.Reach` the mutation parents must be within."""
+    :class:`~geco.search.reach.Reach` the mutation parents must be within; the other numbers
+    are the search's (mutation's samples and breadth, crossover's parents, walk-back's rounds)."""
     _, scale, cap, priced, up, down, w, n_feat = spec
     st = stacked
     return _breed(
@@ -124,4 +126,5 @@ def breed(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, words
         np.ascontiguousarray(reach.options, dtype=np.float64), np.ascontiguousarray(reach.words, dtype=np.uint64),
         np.ascontiguousarray(reach.bounds, dtype=np.float64), float(reach.gap),
         np.ascontiguousarray(reach.ranges, dtype=np.float64), np.ascontiguousarray(reach.categorical, dtype=np.bool_),
+        int(walk_back_rounds),
     )  # fmt: skip

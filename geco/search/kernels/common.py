@@ -6,7 +6,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["GOLDEN", "combine", "copy_row", "jit", "mix", "search_left", "search_right", "set_group", "stable_order", "true_indices"]
+__all__ = ["GOLDEN", "combine", "copy_row", "jit", "mix", "reset_group", "search_left", "search_right", "set_group", "stable_order",
+           "true_indices"]
 
 #: compiled once per process shape and cached on disk (beside the package, or in numba's user
 #: cache directory when the package directory is read-only)
@@ -94,6 +95,14 @@ def set_group(out, t, g, index, n_features, feature_start, features, value_start
     at = value_start[g] + index * n_features[g]
     for f in range(n_features[g]):
         out[t, features[feature_start[g] + f]] = values[at + f]
+
+
+@jit
+def reset_group(out, t, g, x, n_features, feature_start, features):
+    """Row ``t`` of ``out`` takes ``x``'s values on group ``g`` (all its features)."""
+    for f in range(n_features[g]):
+        j = features[feature_start[g] + f]
+        out[t, j] = x[j]
 
 
 @jit

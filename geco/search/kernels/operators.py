@@ -18,8 +18,8 @@ from geco.search.kernels.common import (
     true_indices,
 )
 
-__all__ = ["by_keys", "crossover", "crossover_rows", "distinct_children", "group_distances", "mutation", "mutation_rows",
-           "selective_mutation", "selective_mutation_rows", "smallest", "walk_back", "walk_back_rows"]
+__all__ = ["by_keys", "crossover_rows", "distinct_children", "group_distances", "mutation", "mutation_rows",
+           "selective_mutation", "selective_mutation_rows", "smallest", "walk_back_rows"]
 
 
 
@@ -189,18 +189,13 @@ def _crossover(rows, changed, x, gof, u):
 
 @jit
 def crossover_rows(rng, rows, changed, x, gof):
-    """:func:`crossover` with its draws made as :func:`geco.search.operators.crossover` makes
-    them (none for fewer than two parents)."""
+    """One child per pair (i < j, ``np.triu_indices`` order) of parents, as
+    :func:`geco.search.operators.crossover` builds it, drawing as its numpy reference does
+    (pairs, G; nothing for fewer than two parents)."""
     p = rows.shape[0]
     if p < 2:
         return np.empty((0, rows.shape[1])), np.empty((0, changed.shape[1]), dtype=np.bool_)
     return _crossover(rows, changed, x, gof, rng.random((p * (p - 1) // 2, changed.shape[1])))
-
-
-def crossover(rows: np.ndarray, changed: np.ndarray, x: np.ndarray, gof: np.ndarray, u: np.ndarray):
-    """One child per pair (i < j, ``np.triu_indices`` order) of parents, as
-    :func:`geco.search.operators.crossover` builds it from its draws ``u`` (pairs, G)."""
-    return _crossover(np.ascontiguousarray(rows), np.ascontiguousarray(changed), x, gof, u)
 
 
 @jit
@@ -250,9 +245,9 @@ def _walk_back(rows, changed, count, x, gof, u):
 
 
 @jit
-def walk_back_rows(rng, rows, changed, x, gof):
-    """What :func:`geco.search.operators.walk_back` makes of its parents (two rounds), drawing
-    as it does: the parents changing two groups or more, one draw of (2, them, G)."""
+def walk_back_rows(rng, rows, changed, x, gof, rounds):
+    """What :func:`geco.search.operators.walk_back` makes of its parents, drawing as its numpy
+    reference does: the parents changing two groups or more, one draw of (rounds, them, G)."""
     n, G = changed.shape
     count = np.zeros(n, dtype=np.intp)
     two = np.empty(n, dtype=np.bool_)
@@ -270,14 +265,7 @@ def walk_back_rows(rng, rows, changed, x, gof):
         copy_row(sub_rows, t, rows, who[t])
         copy_row(sub_changed, t, changed, who[t])
         sub_count[t] = count[who[t]]
-    return _walk_back(sub_rows, sub_changed, sub_count, x, gof, rng.random((2, len(who), G)))
-
-
-def walk_back(rows: np.ndarray, changed: np.ndarray, count: np.ndarray, x: np.ndarray, gof: np.ndarray,
-              u: np.ndarray):  # fmt: skip
-    """The children of :func:`geco.search.operators.walk_back` for parents changing
-    ``count >= 2`` groups, from its draws ``u`` (rounds, parents, G), in its order."""
-    return _walk_back(np.ascontiguousarray(rows), np.ascontiguousarray(changed), count, x, gof, u)
+    return _walk_back(sub_rows, sub_changed, sub_count, x, gof, rng.random((rounds, len(who), G)))
 
 
 #: repeated-draw rounds and the table-to-sample ratio of the reference (geco.search.stacked,

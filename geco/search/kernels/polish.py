@@ -17,6 +17,7 @@ import numpy as np
 from geco.search.kernels.common import (
     copy_row,
     jit,
+    reset_group,
     search_left,
     search_right,
     set_group,
@@ -157,9 +158,7 @@ def _trade_children(rows, changed, per_parent, w, g_of, h_of, side_g, rank_g, si
         for c in range(n_groups):
             out_changed[o, c] = changed[p, c]
         if rank_g[t] < 0:  # g back to x's own value
-            for f in range(n_features[g]):
-                j = features[feature_start[g] + f]
-                out[o, j] = x[j]
+            reset_group(out, o, g, x, n_features, feature_start, features)
             out_changed[o, g] = False
         else:
             pos = _side_position(before_lo, before_hi, where_lo, where_hi, start, g, side_g[t], rank_g[t])
@@ -296,9 +295,7 @@ def _step_in(rows, changed, own, x, start, n_features, feature_start, features, 
             rank = _side_count(before_lo, before_hi, start, g, side,
                                _count_below(ranks, rank_key, start, g, own[p, g], False)) - 1  # fmt: skip
             if rank < 0:  # no value nearer on its side: back to x's own
-                for f in range(n_features[g]):
-                    j = features[feature_start[g] + f]
-                    out[t, j] = x[j]
+                reset_group(out, t, g, x, n_features, feature_start, features)
                 out_changed[t, g] = False
             else:
                 pos = _side_position(before_lo, before_hi, where_lo, where_hi, start, g, side, rank)

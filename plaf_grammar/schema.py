@@ -29,6 +29,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+try:  # pandas >= 3: a frame from its blocks, with no inference (what decode knows already)
+    from pandas.api.internals import create_dataframe_from_blocks
+except ImportError:  # pragma: no cover - older pandas: the dict constructor
+    create_dataframe_from_blocks = None
+
 from plaf_grammar.table import EncodedTable, code_dtype
 
 Kind = Literal["numeric", "ordinal", "categorical"]
@@ -527,7 +532,7 @@ class Schema:
                 cols[f.name] = col.astype(f.dtype) if f.dtype != "float64" else col.copy()
         if extra:
             cols.update(extra)
-        return pd.DataFrame(cols, index=index)
+        return frame_of_columns(cols, len(arr), index)
 
     def _check_codes(self, arr: np.ndarray) -> None:
         """ValueError naming the first categorical column of ``arr`` holding a value that is no
@@ -546,3 +551,34 @@ class Schema:
             i, k = np.argwhere(~ok)[0]
             f = self.features[columns[k]]
             raise ValueError(f"column {f.name!r}: {float(v[i, k])!r} at row {int(i)} is no code of its {len(f.categories)} categories")
+
+
+def frame_of_columns(cols: dict[str, Any], n: int, index: Sequence[Any] | None = None) -> pd.DataFrame:
+    """``pd.DataFrame(cols, index=index)`` for ``n`` rows, built from its blocks (one 2-D array
+    per numpy dtype, one per categorical) where every column is a numeric, bool or categorical
+    array of ``n`` values: the dict constructor infers and consolidates what is known here, five
+    times the cost on a frame of a few rows (two per explanation). Any other column (strings,
+    which pandas would infer as its string dtype) takes the dict constructor."""
+    if create_dataframe_from_blocks is None or (index is not None and len(index) != n):
+        return pd.DataFrame(cols, index=index)
+    by_dtype: dict[np.dtype, list[int]] = {}
+    blocks: list[tuple[Any, np.ndarray]] = []
+    values = list(cols.values())
+    for j, v in enumerate(values):
+        if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "biuf" and len(v) == n:
+            by_dtype.setdefault(v.dtype, []).append(j)
+        elif isinstance(v, pd.Categorical) and len(v) == n:
+            blocks.append((v, np.array([j], dtype=np.intp)))
+        else:
+            return pd.DataFrame(cols, index=index)
+    for js in by_dtype.values():
+        blocks.append((np.stack([values[j] for j in js]), np.array(js, dtype=np.intp)))
+    rows = pd.RangeIndex(n) if index is None else index if isinstance(index, pd.Index) else pd.Index(index)
+    return create_dataframe_from_blocks(blocks, index=rows, columns=_column_index(tuple(cols)).copy())
+
+
+@functools.lru_cache(maxsize=64)
+def _column_index(names: tuple[str, ...]) -> pd.Index:
+    """The column Index of ``names``, built once (inferring its dtype costs 10 us a frame); each
+    frame takes a copy, as the dict constructor gives each its own."""
+    return pd.Index(list(names))

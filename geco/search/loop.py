@@ -730,6 +730,8 @@ class GeneticSearch:
         if len(pool) == 0:
             return 0
         starts = pool.starts()
+        if self.kernels is not None:
+            return self.kernels.stored_values(pool.changed, starts, self.row_cols)
         sizes = np.diff(np.append(starts, len(pool)))
         return int(sizes @ (pool.changed[starts] @ self.row_cols))
 
@@ -756,8 +758,13 @@ class GeneticSearch:
         """The ``k`` best scores of ``population``, padded with inf."""
         if len(population) == 0:
             return np.full(self.config.k, np.inf)
-        scores = np.sort(population.score)[: self.config.k]
-        return np.pad(scores, (0, self.config.k - len(scores)), constant_values=np.inf)
+        k = self.config.k
+        out = np.full(k, np.inf)
+        score = population.score
+        top = np.partition(score, k - 1)[:k] if len(score) > k else score.copy()  # NaN sorts last in both
+        top.sort()
+        out[: len(top)] = top
+        return out
 
     def differing_cells(self, rows: np.ndarray, changed: np.ndarray):
         """Where each row differs from x: its Δ's columns (the rest is x's by construction),

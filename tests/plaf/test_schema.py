@@ -62,6 +62,33 @@ def test_decode_refuses_what_is_no_category_code_and_adds_columns(schema):
     assert out["probability"].tolist() == [0.1, 0.2, 0.9] and out["edu"].tolist() == ["lo", "mid", "hi"]
 
 
+@pytest.mark.parametrize("drop_strings", [False, True], ids=["with strings", "numbers and categories"])
+@pytest.mark.parametrize("rows", [[0, 1, 2], [1], []], ids=["three rows", "one row", "no row"])
+def test_decoded_frame_from_blocks_is_the_dict_constructors(monkeypatch, drop_strings, rows):
+    """A decoded frame built from its blocks (numbers, bools, categoricals) is the frame the
+    dict constructor builds: dtypes, columns (their Index's dtype), index and values; a string
+    column takes the dict constructor (pandas infers its string dtype)."""
+    import plaf_grammar.schema as schema_module
+
+    df = frame().drop(columns="job") if drop_strings else frame()
+    sch = Schema.from_dataframe(df)
+    enc = sch.encode(df)[rows]
+    extra = {"probability": np.linspace(0, 1, len(rows)), "n_changed": np.arange(len(rows)),
+             "counterfactual": np.ones(len(rows), dtype=bool)}  # fmt: skip
+    for index in (None, df.index[rows], [f"r{i}" for i in range(len(rows))], pd.RangeIndex(len(rows), name="rank")):
+        got = sch.decode(enc, index=index, extra=extra)
+        with monkeypatch.context() as m:
+            m.setattr(schema_module, "create_dataframe_from_blocks", None)
+            want = sch.decode(enc, index=index, extra=extra)
+        pd.testing.assert_frame_equal(got, want, check_index_type=True, check_column_type=True)
+        assert got.columns.dtype == want.columns.dtype and got.index.equals(want.index)
+    got.columns.name = "renamed"  # each frame owns its column Index
+    assert sch.decode(enc).columns.name is None
+    if len(rows) > 1:  # an index of another length: the dict constructor's error
+        with pytest.raises(ValueError):
+            sch.decode(enc, index=list(range(len(rows) + 1)))
+
+
 @pytest.mark.parametrize("rows", [slice(None), [11]], ids=["bulk", "one row"])
 @pytest.mark.parametrize(
     "column, value, message",

@@ -273,8 +273,11 @@ def test_phase_timer_adds_up_per_phase():
     assert nested.seconds["c"] >= 0.05
 
 
-def test_stored_columns_count_each_rows_delta_columns():
-    search = make_search()
+@pytest.mark.parametrize("native", [False, True])
+def test_stored_columns_count_each_rows_delta_columns(native):
+    if native:
+        pytest.importorskip("numba")
+    search = make_search(native=native)
     search.row_cols = np.arange(1, G + 1)  # groups of 1 .. 8 columns
     pool = scored_pool(search)
     assert len(pool.starts()) > 10

@@ -20,7 +20,7 @@ from geco.search.kernels.common import (
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
 __all__ = ["absent", "archive_slots", "block_best", "block_best_rows", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
-           "new_rows", "offer_blocks", "reach_within", "row_statuses", "select_pools", "selection", "within_reach"]
+           "new_rows", "offer_blocks", "reach_within", "row_statuses", "select_pools", "selection", "stored_values", "within_reach"]
 
 
 @jit
@@ -425,6 +425,26 @@ def block_best(starts: np.ndarray, n: int, score: np.ndarray, top: int = 1) -> n
     of ``n`` rows), blocks in order, each block's by score (ties: row order): what
     ``np.lexsort((score, owner))`` keeps of each block's first ``top``."""
     return block_best_rows(np.asarray(starts, dtype=np.intp), int(n), score, int(top))
+
+
+@jit
+def _stored_values(changed, starts, n, row_cols):
+    total = 0
+    for b in range(len(starts)):
+        end = starts[b + 1] if b + 1 < len(starts) else n
+        width = 0
+        for g in range(changed.shape[1]):
+            if changed[starts[b], g]:
+                width += row_cols[g]
+        total += (end - starts[b]) * width
+    return total
+
+
+def stored_values(changed: np.ndarray, starts: np.ndarray, row_cols: np.ndarray) -> int:
+    """The values a pool holds in the Δ-representation: each block's rows (``starts``, as
+    :func:`block_best` reads them) times the columns of its changed groups (``row_cols``: per
+    group)."""
+    return int(_stored_values(np.ascontiguousarray(changed), np.asarray(starts, dtype=np.intp), len(changed), row_cols))
 
 
 @jit

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import plaf_grammar.schema as schema_module
 from plaf_grammar import Feature, Schema, SchemaError
 
 
@@ -62,14 +63,13 @@ def test_decode_refuses_what_is_no_category_code_and_adds_columns(schema):
     assert out["probability"].tolist() == [0.1, 0.2, 0.9] and out["edu"].tolist() == ["lo", "mid", "hi"]
 
 
+@pytest.mark.skipif(schema_module.create_dataframe_from_blocks is None, reason="pandas < 3 builds every frame from a dict")
 @pytest.mark.parametrize("drop_strings", [False, True], ids=["with strings", "numbers and categories"])
 @pytest.mark.parametrize("rows", [[0, 1, 2], [1], []], ids=["three rows", "one row", "no row"])
 def test_decoded_frame_from_blocks_is_the_dict_constructors(monkeypatch, drop_strings, rows):
     """A decoded frame built from its blocks (numbers, bools, categoricals) is the frame the
     dict constructor builds: dtypes, columns (their Index's dtype), index and values; a string
     column takes the dict constructor (pandas infers its string dtype)."""
-    import plaf_grammar.schema as schema_module
-
     df = frame().drop(columns="job") if drop_strings else frame()
     sch = Schema.from_dataframe(df)
     enc = sch.encode(df)[rows]

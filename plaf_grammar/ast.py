@@ -8,6 +8,7 @@ canonical PLAF (see ``printer.py``). Checking a program against a schema gives a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
@@ -148,7 +149,13 @@ class BoolOp(Expr):
 
 def children(e: Expr) -> tuple[Expr, ...]:
     """Direct sub-expressions of ``e`` (set items are literals and are not listed)."""
-    return tuple(v for f in fields(e) if isinstance(v := getattr(e, f.name), Expr))
+    return tuple(v for name in _field_names(type(e)) if isinstance(v := getattr(e, name), Expr))
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A node class's field names (``dataclasses.fields`` builds them again on every call)."""
+    return tuple(f.name for f in fields(cls))
 
 
 def walk(e: Expr) -> Iterator[Expr]:

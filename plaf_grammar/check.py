@@ -7,6 +7,7 @@ each rule acts, implication order), so only a checked program can be grounded on
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,10 +17,13 @@ from plaf_grammar.analysis import Analysis, analyse
 from plaf_grammar.ast import Program
 from plaf_grammar.costs import FeatureCosts
 from plaf_grammar.errors import PLAFError
-from plaf_grammar.ground import GroundProgram, ground
+from plaf_grammar.ground import GroundingMemo, GroundProgram, ground
 from plaf_grammar.schema import Schema
 
 __all__ = ["CheckedProgram", "check", "to_schema"]
+
+#: each checked program's grounding memo, alive as long as the program
+_MEMOS: weakref.WeakKeyDictionary[CheckedProgram, GroundingMemo] = weakref.WeakKeyDictionary()
 
 
 def to_schema(schema_or_dataframe: Schema | pd.DataFrame) -> Schema:
@@ -63,8 +67,13 @@ class CheckedProgram:
 
     def ground(self, x: Any) -> GroundProgram:
         """Bind ``x.*`` to the instance ``x`` (Series, 1-row DataFrame, dict of user values, or
-        an encoded 1-D float64 array); see :func:`plaf_grammar.ground.ground`."""
-        return ground(self.analysis, x)
+        an encoded 1-D float64 array); see :func:`plaf_grammar.ground.ground`. Rules met before
+        with the same ``x`` values are not grounded again (:class:`GroundingMemo`, one per
+        checked program, never pickled)."""
+        memo = _MEMOS.get(self)
+        if memo is None:
+            memo = _MEMOS[self] = GroundingMemo()
+        return ground(self.analysis, x, memo)
 
     def __str__(self) -> str:
         return str(self.program)

@@ -13,7 +13,7 @@ categorical one a :class:`Category` node that carries its code (and its label, f
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,7 @@ from plaf_grammar.ast import (
     SourceRule,
     Str,
     cf_features,
+    refs,
 )
 from plaf_grammar.predicates import (
     AllOf,
@@ -47,7 +48,7 @@ from plaf_grammar.predicates import (
 from plaf_grammar.schema import Schema
 from plaf_grammar.visitor import Visitor
 
-__all__ = ["GroundImplication", "GroundProgram", "ground"]
+__all__ = ["GroundImplication", "GroundProgram", "GroundingMemo", "ground"]
 
 _CONSTANT = (Num, Str, Bool, Category)
 _ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
@@ -234,48 +235,105 @@ class GroundProgram:
         return "\n".join(lines)
 
 
-def ground(analysis: Analysis, x: Any) -> GroundProgram:
+class GroundingMemo:
+    """Rules grounded before, by rule and the exact bits of the ``x`` values the rule reads:
+    grounding a rule folds those values into it and nothing else of ``x``, so a rule met again
+    with the same values grounds to the same predicates (immutable, shared). Explaining rows of
+    one table meets the same values over and over (codes, ages, counts). Bounded: emptied when
+    ``capacity`` entries are held. Thread-safe as dict operations are."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self._reads: dict[tuple[str, int], np.ndarray] = {}
+        self._grounded: dict[tuple[str, int, bytes], Any] = {}
+
+    def grounded(self, kind: str, i: int, exprs: tuple[Expr, ...], xe: np.ndarray, schema: Schema,
+                 make: Callable[[], Any]) -> Any:  # fmt: skip
+        """What ``make()`` grounds statement ``i`` of ``kind`` (its expressions ``exprs``) to on
+        the encoded instance ``xe``: made once per distinct values of its ``x`` references."""
+        reads = self._reads.get((kind, i))
+        if reads is None:
+            names = dict.fromkeys(r.name for e in exprs for r in refs(e, "x"))
+            reads = self._reads[(kind, i)] = np.array([schema.index(n) for n in names], dtype=np.intp)
+        key = (kind, i, xe[reads].tobytes())
+        hit = self._grounded.get(key, _MISSING)
+        if hit is _MISSING:
+            if len(self._grounded) >= self.capacity:
+                self._grounded.clear()
+            hit = self._grounded[key] = make()
+        return hit
+
+
+_MISSING = object()
+
+
+def _placed(expr: Expr, rule: SourceRule, static_groups: frozenset[int], analysis: Analysis) -> tuple[int, Predicate] | None:
+    """Where a grounded rule acts: its group (-1: across groups, a candidate-level rule) and its
+    predicate; None for a rule that always holds."""
+    if isinstance(expr, Bool) and expr.value:
+        return None
+    # folding may drop features (x.b > 3 or cf.c > 1 -> cf.c > 1): place by what is left;
+    # a constant-false rule stays with its static group(s) and empties it.
+    groups = frozenset(analysis.group_index[f] for f in cf_features(expr)) or static_groups
+    return (next(iter(groups)) if len(groups) == 1 else -1), Predicate(expr, analysis.schema, rule)
+
+
+def _grounded_implication(sub: _Substitute, imp: Any, analysis: Analysis) -> tuple[str, Any] | None:
+    """An implication grounded: ("implication", the :class:`GroundImplication`), ("rule", its
+    consequence placed as a plain rule: the condition holds for this x) or None (it cannot
+    fire, or always holds)."""
+    cond = sub.visit(imp.statement.condition)
+    conseq = sub.visit(imp.statement.consequence)
+    if isinstance(cond, Bool):
+        if cond.value:  # condition true for this x: the consequence is a plain rule
+            return "rule", _placed(conseq, imp.source, frozenset([imp.group]), analysis)
+        return None
+    if isinstance(conseq, Bool) and conseq.value:
+        return None
+    schema = analysis.schema
+    return "implication", GroundImplication(
+        condition=Predicate(cond, schema, imp.source),
+        consequence=Predicate(conseq, schema, imp.source),
+        group=imp.group,
+        rule=imp.source,
+    )
+
+
+def ground(analysis: Analysis, x: Any, memo: GroundingMemo | None = None) -> GroundProgram:
     """Ground a checked program (its :class:`Analysis`) on the instance ``x``: a Series, 1-row
-    DataFrame or dict of user values, or an encoded 1-D float64 array."""
+    DataFrame or dict of user values, or an encoded 1-D float64 array. ``memo``: rules grounded
+    on earlier instances of the same program (:class:`GroundingMemo`)."""
     schema = analysis.schema
     xe = schema.encode_instance(x)
     sub = _Substitute(schema, xe)
-    gidx = analysis.group_index
     per_group: list[list[Predicate]] = [[] for _ in analysis.groups]
     cross: list[Predicate] = []
 
-    def place(expr: Expr, rule: SourceRule, static_groups: frozenset[int]) -> None:
-        """File a grounded rule under its group, or as a candidate-level rule."""
-        if isinstance(expr, Bool) and expr.value:
-            return
-        # folding may drop features (x.b > 3 or cf.c > 1 -> cf.c > 1): place by what is left;
-        # a constant-false rule stays with its static group(s) and empties it.
-        groups = frozenset(gidx[f] for f in cf_features(expr)) or static_groups
-        if len(groups) == 1:
-            per_group[next(iter(groups))].append(Predicate(expr, schema, rule))
-        else:
-            cross.append(Predicate(expr, schema, rule))
+    def file(placed: tuple[int, Predicate] | None) -> None:
+        """File a placed rule under its group, or as a candidate-level rule."""
+        if placed is not None:
+            (cross if placed[0] < 0 else per_group[placed[0]]).append(placed[1])
 
-    for info in analysis.rules:
-        place(sub.visit(info.expr), info.source, info.groups)
+    for i, info in enumerate(analysis.rules):
+
+        def make(info: Any = info) -> tuple[int, Predicate] | None:
+            return _placed(sub.visit(info.expr), info.source, info.groups, analysis)
+
+        file(make() if memo is None else memo.grounded("rule", i, (info.expr,), xe, schema, make))
 
     implications: list[GroundImplication] = []
-    for imp in analysis.implications:
-        cond = sub.visit(imp.statement.condition)
-        conseq = sub.visit(imp.statement.consequence)
-        if isinstance(cond, Bool):
-            if cond.value:  # condition true for this x: the consequence is a plain rule
-                place(conseq, imp.source, frozenset([imp.group]))
+    for i, imp in enumerate(analysis.implications):
+
+        def make_implication(imp: Any = imp) -> tuple[str, Any] | None:
+            return _grounded_implication(sub, imp, analysis)
+
+        exprs = (imp.statement.condition, imp.statement.consequence)
+        what = make_implication() if memo is None else memo.grounded("implication", i, exprs, xe, schema, make_implication)
+        if what is None:
             continue
-        if isinstance(conseq, Bool) and conseq.value:
-            continue
-        implications.append(
-            GroundImplication(
-                condition=Predicate(cond, schema, imp.source),
-                consequence=Predicate(conseq, schema, imp.source),
-                group=imp.group,
-                rule=imp.source,
-            )
-        )
+        if what[0] == "rule":
+            file(what[1])
+        else:
+            implications.append(what[1])
 
     return GroundProgram(schema, list(analysis.groups), xe, per_group, implications, cross)

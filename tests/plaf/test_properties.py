@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from geco import datasets
 from geco.search import kernels
 from plaf_grammar import PLAFError, PLAFSyntaxError, Schema, holds, load, parse
+from plaf_grammar.ground import ground
 from plaf_grammar.ast import (
     Abs,
     BinOp,
@@ -300,6 +301,33 @@ def test_vectorised_predicates_agree_with_reference():
     agree()
     kinds = ("programs", "mixed verdicts", "statements", "implications", "group filters", "cross rules", "rule programs")
     assert all(seen[k] > 0 for k in kinds), seen
+
+
+def _pieces(g, cols) -> list[tuple[str, list[bool]]]:
+    """Every piece of a grounded program, printed and evaluated on ``cols``, in order."""
+    out = [(f"group {i}: {f}", f(cols).tolist()) for i, f in enumerate(g.group_filters) if f is not None]
+    out += [(f"cross: {r}", r(cols).tolist()) for r in g.cross_rules]
+    out += [(f"implication -> {i.group}: {i}", (~i.condition(cols) | i.consequence(cols)).tolist()) for i in g.implications]
+    return out
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(programs(), st.lists(st.tuples(st.sampled_from([*NUM_VALUES, -0.0]), st.sampled_from([-1, 0, 2]),
+                                      st.sampled_from(CATS["o"]), st.sampled_from(CATS["c"])), min_size=2, max_size=8),
+       rows(12))  # fmt: skip
+def test_grounding_memo_gives_what_grounding_again_gives(program, xs, cands):
+    """A checked program grounds rules met before with the same x values from its memo: every
+    instance, in any order (values repeating, 0.0 and -0.0 among them), grounds to the pieces
+    grounding from scratch gives - the same printed rules in the same places, the same verdicts."""
+    try:
+        p = load(str(program), SCHEMA)
+    except PLAFError:
+        assume(False)
+    cols = _cols(_frame(cands))
+    for a, b, o, c in xs:
+        x = {"a": float(a), "b": b, "o": o, "c": c, "n-q": -float(a)}
+        fresh = ground(p.analysis, x)
+        assert _pieces(p.ground(x), cols) == _pieces(fresh, cols), str(p)
 
 
 # ------------------------------------------------------------------------------ fuzz

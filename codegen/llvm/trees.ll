@@ -1880,13 +1880,18 @@ exit:
 ; tree's range NaN. %extent: per node, the largest and the smallest leaf of its subtree (two
 ; doubles; NaN where a leaf below is NaN): a node whose subtree lies within the range found so
 ; far cannot change it and is not walked (a forest of pure leaves stops at its first 0 and 1).
+; %top_only != 0: only the largest leaf is wanted (%low is left meaningless): a node whose
+; subtree's largest leaf is no larger than the largest found is not walked, and of two children
+; the one with the larger subtree maximum is walked first, so that a wide box finds its tree's
+; largest leaf in one dive and skips the rest.
 define void @box_leaf_range(ptr noalias %nodes, ptr noalias %sets, i64 %setw, ptr noalias %troot,
                             ptr noalias %tconst, i64 %T, ptr noalias %lo, ptr noalias %hi,
                             ptr noalias %missing, ptr noalias %codes, ptr noalias %outside,
                             ptr noalias %stack, ptr noalias %top, ptr noalias %low,
-                            ptr noalias %extent) {
+                            ptr noalias %extent, i64 %top_only) {
 entry:
   %none = icmp sle i64 %T, 0
+  %toponly = icmp ne i64 %top_only, 0
   br i1 %none, label %exit, label %tree
 tree:
   %t = phi i64 [0, %entry], [%t1, %tree_done]
@@ -1920,7 +1925,8 @@ pop:
   %emn = load double, ptr %emnp
   %within_top = fcmp ole double %emx, %mx    ; false on a NaN: walked
   %within_low = fcmp oge double %emn, %mn
-  %within = and i1 %within_top, %within_low
+  %within_low_any = or i1 %within_low, %toponly
+  %within = and i1 %within_top, %within_low_any
   br i1 %within, label %pop_head, label %visit
 visit:
   %colp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 1
@@ -2004,15 +2010,29 @@ sides:                                       ; a missing value allowed goes wher
   %gr = or i1 %gr0, %mr_miss
   %lcp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 3
   %lc = load i32, ptr %lcp
-  %slot_l = getelementptr inbounds i32, ptr %stack, i64 %sp1
-  store i32 %lc, ptr %slot_l
-  %gl64 = zext i1 %gl to i64
-  %sp2 = add i64 %sp1, %gl64
   %rcp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 4
   %rc = load i32, ptr %rcp
+  %lc64 = sext i32 %lc to i64                ; top only: the larger subtree maximum popped first
+  %lx2 = shl i64 %lc64, 1
+  %lxp = getelementptr inbounds double, ptr %extent, i64 %lx2
+  %lx = load double, ptr %lxp
+  %rc64 = sext i32 %rc to i64
+  %rx2 = shl i64 %rc64, 1
+  %rxp = getelementptr inbounds double, ptr %extent, i64 %rx2
+  %rx = load double, ptr %rxp
+  %lbigger = fcmp ogt double %lx, %rx
+  %swap = and i1 %toponly, %lbigger
+  %c1 = select i1 %swap, i32 %rc, i32 %lc    ; pushed first, popped last
+  %g1 = select i1 %swap, i1 %gr, i1 %gl
+  %c2 = select i1 %swap, i32 %lc, i32 %rc
+  %g2 = select i1 %swap, i1 %gl, i1 %gr
+  %slot_l = getelementptr inbounds i32, ptr %stack, i64 %sp1
+  store i32 %c1, ptr %slot_l
+  %gl64 = zext i1 %g1 to i64
+  %sp2 = add i64 %sp1, %gl64
   %slot_r = getelementptr inbounds i32, ptr %stack, i64 %sp2
-  store i32 %rc, ptr %slot_r
-  %gr64 = zext i1 %gr to i64
+  store i32 %c2, ptr %slot_r
+  %gr64 = zext i1 %g2 to i64
   %sp3 = add i64 %sp2, %gr64
   br label %pop_head
 walk_done:

@@ -125,8 +125,8 @@ class Box:
 
 
 #: per tree, the largest and smallest leaf value some path of the box's values reaches
-#: (-inf / +inf for a tree none reaches)
-LeafRanges = Callable[[Forest, Box], tuple[np.ndarray, np.ndarray]]
+#: (-inf / +inf for a tree none reaches); with ``need_low`` False the smallest may be None
+LeafRanges = Callable[[Forest, Box, bool], tuple[np.ndarray, np.ndarray | None]]
 
 
 def box_of(forest: Forest, x: np.ndarray, allowed: Allowed) -> Box:
@@ -157,9 +157,10 @@ def _reachable(forest: Forest, box: Box) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(leaves), np.concatenate(trees)
 
 
-def leaf_ranges(forest: Forest, box: Box) -> tuple[np.ndarray, np.ndarray]:
+def leaf_ranges(forest: Forest, box: Box, need_low: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Per tree, the largest and smallest value of the leaves :func:`reachable_leaves` finds
-    (-inf / +inf for a tree none reaches; NaN where a reached leaf is NaN): the reference."""
+    (-inf / +inf for a tree none reaches; NaN where a reached leaf is NaN): the reference
+    (both always; ``need_low`` is the compiled twin's)."""
     leaves, trees = _reachable(forest, box)
     T = forest.n_trees
     value = forest.value[leaves]
@@ -177,10 +178,13 @@ def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed, ranges: LeafRan
     margin or a regressor's prediction the bound is of that number, not capped at 1.
     ``ranges``: how the trees' leaf ranges are found (:func:`leaf_ranges` or a compiled twin)."""
     cap = 1.0 if output_of(forest.desired_class).kind == "proba" else np.inf
-    top, low = ranges(forest, box_of(forest, x, allowed))
+    averaged = forest.divisor is not None  # the bound reads the largest leaves alone
+    top, low = ranges(forest, box_of(forest, x, allowed), not averaged)
     T = forest.n_trees
-    if not (np.all(np.isfinite(top)) and np.all(np.isfinite(low))):
-        return cap  # a tree without a reachable leaf (never for a well-formed forest): no bound
+    # a tree without a reachable leaf (never for a well-formed forest) or with a NaN leaf: no
+    # bound (its low is +inf or NaN exactly where its top is -inf or NaN)
+    if not np.all(np.isfinite(top)) or (not averaged and not np.all(np.isfinite(low))):
+        return cap
     u = _U32 if forest.float32_sums else _U64
     if forest.divisor is not None:
         total = float(np.sum(top))

@@ -53,7 +53,9 @@ class NativeLeafRanges:
         self.has_sets = forest.cat_left.size > 0
         self.extent = subtree_extents(full.nodes, full.troot)
 
-    def __call__(self, forest: Forest, box: Box) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, forest: Forest, box: Box, need_low: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """(top, low) per tree; ``need_low`` False: (top, None), from a walk that prunes on the
+        largest leaf alone and dives to it first (what an averaged forest's bound reads)."""
         if forest is not self.forest:
             raise ValueError("these leaf ranges were built for another forest")
         full, T = self.full, forest.n_trees
@@ -72,6 +74,6 @@ class NativeLeafRanges:
             fb.address("nodes"), fb.address("sets"), full.setw, fb.address("troot"), fb.address("tconst"), T,
             call.address("lo"), call.address("hi"), call.address("missing"), call.address("codes"),
             call.address("outside"), call.address("stack"), call.address("top"), call.address("low"),
-            call.address("extent"),
+            call.address("extent"), int(not need_low),
         )  # fmt: skip
-        return call["top"], call["low"]
+        return call["top"], (call["low"] if need_low else None)

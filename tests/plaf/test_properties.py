@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from geco import datasets
 from geco.search import kernels
 from plaf_grammar import PLAFError, PLAFSyntaxError, Schema, holds, load, parse
-from plaf_grammar.ground import ground
 from plaf_grammar.ast import (
     Abs,
     BinOp,
@@ -38,6 +37,7 @@ from plaf_grammar.ast import (
     Rule,
     Str,
 )
+from plaf_grammar.ground import ground
 from plaf_grammar.programs import RulePrograms, evaluate
 
 # ------------------------------------------------------------------------------ round trip

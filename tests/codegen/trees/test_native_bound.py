@@ -43,10 +43,15 @@ def test_compiled_leaf_ranges_equal_the_reference(fitted, forests):
             want_top, want_low = leaf_ranges(forest, box)
             np.testing.assert_array_equal(top, want_top, err_msg=name)
             np.testing.assert_array_equal(low, want_low, err_msg=name)
+            top_alone, none = native(forest, box, need_low=False)  # the walk pruned on the top alone
+            np.testing.assert_array_equal(top_alone, want_top, err_msg=name)
+            assert none is None
             boxes += 1
         everything = [np.unique(X[:, j][~np.isnan(X[:, j])]) for j in range(X.shape[1])]
-        top, low = native(forest, box_of(forest, X[0], everything))
-        np.testing.assert_array_equal(top, leaf_ranges(forest, box_of(forest, X[0], everything))[0], err_msg=name)
+        want = leaf_ranges(forest, box_of(forest, X[0], everything))[0]
+        for need_low in (True, False):
+            top, _ = native(forest, box_of(forest, X[0], everything), need_low)
+            np.testing.assert_array_equal(top, want, err_msg=name)
     assert boxes >= 400
 
 
@@ -94,6 +99,7 @@ def test_a_nan_leaf_is_found_though_its_tree_is_pruned_elsewhere(fitted, forests
         np.testing.assert_array_equal(top, want_top)
         np.testing.assert_array_equal(low, want_low)
         assert np.isnan(top).sum() == 1
+        np.testing.assert_array_equal(native(broken, box, need_low=False)[0], want_top)
 
 
 def test_the_compiled_engine_bounds_as_the_numpy_one(fitted):

@@ -19,7 +19,8 @@ many options, the features the best one changes.
 (default: this checkout) is the tree under test. The compiled search of a tree that has not run
 before compiles its kernels first (about twenty seconds, outside the timings). Settings:
 ``adult-rf`` (Adult RF-100, the default model), ``credit-xgb`` (Credit XGBoost 120x4),
-``credit-rf`` (Credit RF-100), ``adult-lgbm`` (Adult LightGBM 200), ``adult-xgb``, ``credit-lgbm``, ``wide`` (``make_wide.py``'s
+``credit-rf`` (Credit RF-100), ``adult-lgbm`` (Adult LightGBM 200), ``adult-xgb``, ``credit-lgbm``,
+``adult-rf500``, ``credit-rf500``, ``credit-xgb500`` (bench_phases' RF-500 and XGBoost 500x6), ``wide`` (``make_wide.py``'s
 table of ``--wide-rows`` x 115 with ``bench_wide.py``'s RF-50 and rules); the XGBoost and
 LightGBM ones need those libraries (``geco[bench]``).
 """
@@ -51,6 +52,9 @@ SETTINGS = {
     "adult-lgbm": ("adult", "lgbm200", "Adult LightGBM 200"),
     "adult-xgb": ("adult", "xgb120x4", "Adult XGBoost 120x4"),
     "credit-lgbm": ("credit", "lgbm200", "Credit LightGBM 200"),
+    "adult-rf500": ("adult", "rf500", "Adult RF-500"),
+    "credit-rf500": ("credit", "rf500", "Credit RF-500"),
+    "credit-xgb500": ("credit", "xgb500x6", "Credit XGBoost 500x6"),
     "wide": ("wide", "rf50", "wide table x 115, RF-50 depth 8"),
 }
 

@@ -216,6 +216,7 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         restarts=outcome.restarts,
         seeds_used=outcome.seeds_used,
         candidates_scored=outcome.candidates_scored,
+        rows_reused=outcome.rows_reused,
         blocks_scored=outcome.blocks_scored,
         peak_population_bytes=outcome.peak_population_bytes,
         seconds=dict(outcome.seconds),

@@ -48,7 +48,8 @@ def cell_hashes(row: np.ndarray, col: np.ndarray, value: np.ndarray, n_rows: int
     hash per cell, so a row costs its few changed cells, not a pass over every column. Rows
     without cells hash to 0. Equal rows of the same ``x`` hash equally when their cells cover
     the same columns (the search's cells are the Δ's columns, and equal rows have equal Δ:
-    a group is marked changed exactly when its tuple differs from ``x``'s); a collision (probability ~n^2 / 2^64) would only drop one candidate, never admit a wrong one."""
+    a group is marked changed exactly when its tuple differs from ``x``'s); a collision (probability ~n^2 / 2^64) would only drop one candidate, or give it another's number within
+    the search (:mod:`geco.search.scored_rows`), never admit a wrong answer: the model confirms the options."""
     out = np.zeros(n_rows, dtype=np.uint64)
     if len(row) == 0:
         return out

@@ -115,4 +115,6 @@ class SearchOutcome:
     peak_population_bytes: int = 0
     blocks_scored: int = 0
     polish_rounds: int = 0
+    #: candidates whose number came from the rows scored before in the search (not the engine)
+    rows_reused: int = 0
     budget_cuts: tuple[str, ...] = ()  # the steps the time budget left out, as sentences

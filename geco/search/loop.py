@@ -81,6 +81,7 @@ from geco.search.population import (
     key_words,
 )
 from geco.search.reach import Reach
+from geco.search.scored_rows import ScoredRows
 from geco.search.timing import PhaseTimer
 from geco.search.trade import (
     REGROUP_MIN_CHANGED,
@@ -274,6 +275,7 @@ class GeneticSearch:
         self.archive = Archive(self.d, self.g, self.kernels)
         self.timer = PhaseTimer()
         self.candidates_scored = 0
+        self.rows_reused = 0
         self.blocks_scored = 0
         self.peak_population_bytes = 0
         self.best_prob = 0.0
@@ -281,6 +283,9 @@ class GeneticSearch:
         self.timed_out = False
         self.budget_cuts: list[str] = []
         ctx.kernels = self.kernels
+        #: the rows scored so far (compiled search, exact engine, Δ-representation): a row made
+        #: again takes its number from here
+        self.scored = ScoredRows(self.kernels) if self.kernels is not None and error_bound is None and not self.full else None
         self.cell_terms = dist_spec.cell_terms()
         #: which of a generation's candidates are worth scoring (:data:`REACH_SLACK`)
         self.reach = Reach.unbounded(ctx.x)
@@ -687,11 +692,26 @@ class GeneticSearch:
 
     def probabilities(self, new: Pool, starts: np.ndarray) -> np.ndarray:
         """P(desired) of every row of ``new``: whole rows in the full representation, else one
-        block per Δ (:func:`score_pool`)."""
+        block per Δ (:func:`score_pool`), but for the rows scored before in this search, which
+        take their number from ``scored`` (:mod:`geco.search.scored_rows`) where it is kept."""
         if self.full:
             return np.asarray(self.scorer.score_block(tuple(range(self.d)), new.rows), dtype=np.float64)
         gof = self.ctx.group_of_feature
-        return score_pool(self.scorer, new, starts, gof, self.merge_below, self.merge_min_blocks)
+        if self.scored is None:
+            return score_pool(self.scorer, new, starts, gof, self.merge_below, self.merge_min_blocks)
+        known, prob = self.scored.find(new.hashes)
+        self.rows_reused += int(known.sum())
+        if known.all():
+            return prob
+        if known.any():  # the rest as a pool of their own, still in Δ order
+            fresh = np.flatnonzero(~known)
+            rest = new.take(fresh)
+            prob[fresh] = score_pool(self.scorer, rest, rest.starts(), gof, self.merge_below, self.merge_min_blocks)
+            self.scored.add(rest.hashes, prob[fresh])
+        else:
+            prob = score_pool(self.scorer, new, starts, gof, self.merge_below, self.merge_min_blocks)
+            self.scored.add(new.hashes, prob)
+        return prob
 
     def restore(self, population: Pool, slots: np.ndarray) -> Pool:
         """``population`` with the archived best row of each Δ of archive ``slots`` it lacks."""
@@ -787,7 +807,7 @@ class GeneticSearch:
             converged=stop == "converged", candidates_scored=self.candidates_scored, stop=stop, restarts=restarts,
             seeds_used=self.seeds_used, best_prob=self.best_prob, seconds=dict(self.timer.seconds),
             peak_population_bytes=self.peak_population_bytes, blocks_scored=self.blocks_scored, polish_rounds=polished,
-            budget_cuts=tuple(self.budget_cuts),
+            rows_reused=self.rows_reused, budget_cuts=tuple(self.budget_cuts),
         )  # fmt: skip
 
 

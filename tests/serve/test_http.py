@@ -17,10 +17,11 @@ ALICE = "alice-secret-key"
 
 
 def comparable(d: dict) -> dict:
-    """An explanation's dict without what differs run to run (timings, which search ran: the
-    answers are the same) or by request (index)."""
+    """An explanation's dict without what differs run to run (timings, which search ran and the
+    rows it reused: the answers are the same) or by request (index)."""
     out = {k: v for k, v in d.items() if k != "index"}
-    out["stats"] = {k: v for k, v in d["stats"].items() if not k.startswith("seconds") and k != "compiled_search"}
+    out["stats"] = {k: v for k, v in d["stats"].items()
+                    if not k.startswith("seconds") and k not in ("compiled_search", "rows_reused")}  # fmt: skip
     return out
 
 

@@ -20,7 +20,7 @@ from geco.search.kernels.common import (
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
 __all__ = ["absent", "archive_slots", "block_best", "block_best_rows", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
-           "new_rows", "offer_blocks", "reach_within", "row_statuses", "select_pools", "selection", "stored_values", "within_reach"]
+           "new_rows", "offer_blocks", "reach_within", "row_statuses", "scored_find", "scored_insert", "select_pools", "selection", "stored_values", "within_reach"]
 
 
 @jit
@@ -425,6 +425,48 @@ def block_best(starts: np.ndarray, n: int, score: np.ndarray, top: int = 1) -> n
     of ``n`` rows), blocks in order, each block's by score (ties: row order): what
     ``np.lexsort((score, owner))`` keeps of each block's first ``top``."""
     return block_best_rows(np.asarray(starts, dtype=np.intp), int(n), score, int(top))
+
+
+@jit
+def _slot(keys, used, h):
+    """Where ``h`` sits in the open-addressing table (``keys``, ``used``; a power of two long,
+    never full), or the empty slot where it would go: linear probing from its mixed bits."""
+    mask = np.uint64(len(keys) - 1)
+    i = (h * GOLDEN) >> np.uint64(32)
+    while True:
+        at = np.intp(i & mask)
+        if not used[at] or keys[at] == h:
+            return at
+        i += np.uint64(1)
+
+
+@jit
+def scored_find(keys, values, used, hashes):
+    """Per hash: whether the table holds it, and its value there (NaN where it does not)."""
+    n = len(hashes)
+    known = np.zeros(n, dtype=np.bool_)
+    out = np.full(n, np.nan)
+    for r in range(n):
+        at = _slot(keys, used, hashes[r])
+        if used[at]:
+            known[r] = True
+            out[r] = values[at]
+    return known, out
+
+
+@jit
+def scored_insert(keys, values, used, hashes, probs):
+    """Put each hash with its value into the table (a hash already there takes the new value);
+    the number of hashes new to it. The caller keeps the table at most half full."""
+    added = 0
+    for r in range(len(hashes)):
+        at = _slot(keys, used, hashes[r])
+        if not used[at]:
+            used[at] = True
+            keys[at] = hashes[r]
+            added += 1
+        values[at] = probs[r]
+    return added
 
 
 @jit

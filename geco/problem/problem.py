@@ -83,9 +83,13 @@ class Problem:
         """The distance :meth:`distances` computes (priced by the program's costs)."""
         return self.distance if self.priced is None else self.priced
 
-    def distances(self, rows: np.ndarray) -> np.ndarray:
-        """GeCo's distance of each encoded full row to ``x``, priced by the program's costs."""
-        return self.reported_distance(np.arange(len(self.x)), rows)
+    def distances(self, rows: np.ndarray, kernels: Any = None) -> np.ndarray:
+        """GeCo's distance of each encoded full row to ``x``, priced by the program's costs;
+        ``kernels``: :mod:`geco.search.kernels`, which compute the same numbers in one pass."""
+        spec = self.reported_distance
+        if kernels is not None and len(rows):
+            return kernels.row_distances(rows, spec.cell_terms())
+        return spec(np.arange(len(self.x)), rows)
 
     def model_proba(self, rows: np.ndarray) -> np.ndarray:
         """The model's own P(desired) for encoded full rows (see ``Setting.model_proba``), by

@@ -100,7 +100,7 @@ def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Can
         (lower, moved_rows, moved_bounds),
     )
     for lower_kind, build, tighter in kinds:
-        pos, dist = nearest_bounded(lower_kind, lambda p, b=build: problem.distances(b(p).rows), usable, tighter)
+        pos, dist = nearest_bounded(lower_kind, lambda p, b=build: problem.distances(b(p).rows, ctx.kernels), usable, tighter)
         parts.append(build(pos))
         dists.append(dist)
     return _ordered(parts, dists, config.seeds, d, G)

@@ -355,6 +355,22 @@ def test_group_distances_equal_the_reference(priced):
     _same(group_distances(ctx, rows, changed, spec), expected, "group distances")
 
 
+@pytest.mark.parametrize(("priced", "weights"), [(False, (0.1, 0.2, 0.3, 0.4)), (True, (0.1, 0.2, 0.3, 0.4)),
+                                                  (False, (0.0, 1.0, 0.0, 0.5)), (True, (0.5, 0.0, 0.5, 0.0))])  # fmt: skip
+def test_row_distances_equal_the_reference(priced, weights):
+    """Full rows differing from x anywhere (not only in a Δ), categorical columns among them,
+    weights at 0 and not: the distances ``DistanceSpec`` gives, bit for bit."""
+    rng = np.random.default_rng(9 + priced)
+    d = 11
+    base = _spec(rng, d, priced)
+    spec = DistanceSpec(base.x, base.ranges, base.categorical, weights, base.costs if priced else None)
+    rows = np.tile(spec.x, (500, 1))
+    moved = rng.random(rows.shape) < 0.4
+    rows[moved] = rng.integers(0, 6, int(moved.sum())) + rng.choice([0.0, 0.25], int(moved.sum()))
+    rows[:, spec.categorical] = np.round(rows[:, spec.categorical])
+    _same(kernels.row_distances(rows, spec.cell_terms()), spec(np.arange(d), rows), "distances")
+
+
 def test_smallest_keys_equal_numpy_ranks():
     rng = np.random.default_rng(5)
     allowed = rng.random((400, 20)) < 0.5

@@ -20,7 +20,7 @@ from geco.search.kernels.common import (
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
 __all__ = ["absent", "archive_slots", "block_best", "block_best_rows", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
-           "new_rows", "offer_blocks", "reach_within", "row_statuses", "scored_find", "scored_insert", "select_pools", "selection", "stored_values", "within_reach"]
+           "new_rows", "offer_blocks", "reach_within", "row_distances", "row_statuses", "scored_find", "scored_insert", "select_pools", "selection", "stored_values", "within_reach"]
 
 
 @jit
@@ -103,6 +103,42 @@ def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_
         hashes[i] = h
         dist[i] = combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features)
     return hashes, dist, words
+
+
+@jit
+def _row_distances(rows, x, scale, cap, priced, up, down, w0, w1, w2, w3, n_features):
+    n, d = rows.shape
+    out = np.empty(n)
+    for i in range(n):
+        l0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        mx = 0.0
+        for j in range(d):  # column order, as DistanceSpec.combine sums; a cell at x adds zeros
+            v = rows[i, j]
+            xc = x[j]
+            diff = min(abs(v - xc) / scale[j], cap[j])
+            if priced:
+                cost = up[j] if v > xc else down[j]
+                l0 += cost if diff != 0 else 0.0
+                diff = diff * cost
+            else:
+                l0 += 1.0 if diff != 0 else 0.0
+            s1 += diff
+            s2 += diff * diff
+            mx = max(mx, diff)
+        out[i] = combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features)
+    return out
+
+
+def row_distances(rows: np.ndarray, spec: tuple) -> np.ndarray:
+    """GeCo's distance of each full row to x: what ``DistanceSpec(np.arange(d), rows)`` gives
+    (the same sums in the same order), in one pass. ``spec``:
+    :meth:`geco.problem.distance.DistanceSpec.cell_terms`."""
+    x, scale, cap, priced, up, down, w, n_features = spec
+    w0, w1, w2, w3 = (float(v) for v in w)
+    return _row_distances(np.ascontiguousarray(rows, dtype=np.float64), x, scale, cap, bool(priced), up, down, w0, w1,
+                          w2, w3, float(n_features))  # fmt: skip
 
 
 @jit

@@ -9,7 +9,7 @@ tuple equal to ``x`` is removed and the grounded rules of the group filter the r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +19,7 @@ from geco.problem.hashing import row_hashes
 from plaf_grammar.table import EncodedTable, as_table
 
 __all__ = [
-    "GroupDomain", "GroupSpace", "SingleDomains", "feasible_space", "group_domains", "implication_spaces",
+    "GroupDomain", "GroupSpace", "SingleDomains", "SpaceMemo", "feasible_space", "group_domains", "implication_spaces",
     "project", "restrict", "spaces_of_singles",
 ]  # fmt: skip
 
@@ -170,20 +170,67 @@ def _one_feature_distances(dist_spec: DistanceSpec, features: np.ndarray, values
     return out
 
 
+class SpaceMemo:
+    """Feasible spaces computed before, per group: a group's space depends on ``x``'s tuple of
+    the group, the group's grounded filter and the distance alone, so an instance sharing them
+    with an earlier one (explaining rows of one table: the same codes and counts again) takes
+    the same space. The filter is known by the identity of its predicates (grounded once per
+    rule and ``x`` values by :class:`plaf_grammar.GroundingMemo`), held here so that no other
+    object can take their identities; the spaces' arrays are made read-only. Bounded: emptied
+    at ``capacity`` entries."""
+
+    def __init__(self, capacity: int = 16384) -> None:
+        self.capacity = capacity
+        self._spaces: dict[tuple, tuple[tuple, GroupSpace]] = {}
+
+    @staticmethod
+    def _parts(flt: Callable | None) -> tuple:
+        return () if flt is None else tuple(getattr(flt, "parts", None) or (flt,))
+
+    def get(self, key: tuple, flt: Callable | None) -> GroupSpace | None:
+        """The space stored under ``key`` (the caller's: group, x's tuple, distance) for the
+        filter ``flt``, None if there is none."""
+        hit = self._spaces.get((key, tuple(map(id, self._parts(flt)))))
+        if hit is None:
+            return None
+        parts, space = hit
+        return space if all(a is b for a, b in zip(parts, self._parts(flt))) else None
+
+    def put(self, key: tuple, flt: Callable | None, space: GroupSpace) -> None:
+        """Store ``space`` under ``key`` and the filter ``flt`` (its arrays made read-only)."""
+        if len(self._spaces) >= self.capacity:
+            self._spaces.clear()
+        for a in (space.values, space.weights, space.cumulative, space.distance, space.domain_index):
+            if a is not None:
+                a.flags.writeable = False
+        parts = self._parts(flt)
+        self._spaces[(key, tuple(map(id, parts)))] = (parts, space)
+
+
 def feasible_space(
     domains: Sequence[GroupDomain],
     x: np.ndarray,
     group_filters: Sequence[Callable[[dict], np.ndarray] | None],
     dist_spec: DistanceSpec,
     singles: SingleDomains | None = None,
+    memo: SpaceMemo | None = None,
+    memo_key: Hashable = (),
 ) -> list[GroupSpace]:
     """Per group: its domain minus ``x``'s own tuple, filtered by the group's grounded rules.
     ``singles``: the one-feature groups' domains end to end (:class:`SingleDomains`; built
-    here when not given), whose spaces come from one pass over them all."""
+    here when not given), whose spaces come from one pass over them all. ``memo``: spaces
+    computed before (:class:`SpaceMemo`) for the same domains, under ``memo_key`` (what else
+    ``dist_spec`` depends on than ``x``: its weights, say)."""
     spaces: list[GroupSpace | None] = [None] * len(domains)
+    keys: list[tuple] = []
+    if memo is not None:
+        for dom in domains:
+            keys.append((memo_key, dom.index, x[dom.features].tobytes()))
+            spaces[dom.index] = memo.get(keys[-1], group_filters[dom.index])
+    todo = np.array([space is None for space in spaces], dtype=bool)
     singles = SingleDomains.of(domains) if singles is None else singles
-    if len(singles.groups):
-        spaces_of_singles(spaces, domains, singles, x, group_filters, dist_spec)
+    if len(singles.groups) and todo[singles.groups].any():
+        spaces_of_singles(spaces, domains, singles, x, group_filters, dist_spec, todo)
     for dom in domains:
         if spaces[dom.index] is not None:
             continue
@@ -195,22 +242,30 @@ def feasible_space(
             keep = differs & np.asarray(flt(cols), dtype=bool)
         whole = keep is differs or bool(np.array_equal(keep, differs))
         spaces[dom.index] = _space(dom, keep, dist_spec, whole)
+    if memo is not None:
+        for g in np.flatnonzero(todo).tolist():
+            memo.put(keys[g], group_filters[g], spaces[g])
     return spaces
 
 
 def spaces_of_singles(
     spaces: list, domains: Sequence[GroupDomain], singles: SingleDomains, x: np.ndarray,
     group_filters: Sequence[Callable[[dict], np.ndarray] | None], dist_spec: DistanceSpec,
+    todo: np.ndarray | None = None,
 ) -> None:  # fmt: skip
-    """Fill ``spaces`` for the one-feature groups: what :func:`_space` gives for each, from
-    flat passes (differences, distances, one stable sort by group then distance)."""
+    """Fill ``spaces`` for the one-feature groups (those ``todo`` marks, (G,) bool; default
+    all): what :func:`_space` gives for each, from flat passes (differences, distances, one
+    stable sort by group then distance)."""
     differs = singles.values != x[singles.feature]
+    mine = np.ones(len(singles.groups), dtype=bool) if todo is None else todo[singles.groups]
+    if not mine.all():  # the others' values out of every pass
+        differs &= np.repeat(mine, np.diff(singles.starts))
     keep = differs.copy()
     whole = np.ones(len(singles.groups), dtype=bool)
     for s, g in enumerate(singles.groups):
         flt = group_filters[g]
         lo, hi = singles.starts[s], singles.starts[s + 1]
-        if flt is not None and keep[lo:hi].any():
+        if mine[s] and flt is not None and keep[lo:hi].any():
             keep[lo:hi] &= np.asarray(flt({domains[g].names[0]: singles.values[lo:hi]}), dtype=bool)
             whole[s] = bool(np.array_equal(keep[lo:hi], differs[lo:hi]))
     at = np.flatnonzero(keep)
@@ -220,6 +275,8 @@ def spaces_of_singles(
     at, dist = at[order], dist[order]
     bounds = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(singles.groups)))])
     for s, g in enumerate(singles.groups):
+        if not mine[s]:
+            continue
         lo, hi = bounds[s], bounds[s + 1]
         rows = at[lo:hi]
         dom = domains[g]

@@ -21,7 +21,13 @@ from codegen.registry import choose_engine
 from geco.problem.admissible import DataValues, check_data, check_instance
 from geco.problem.diagnosis import required_groups
 from geco.problem.distance import DistanceSpec, feature_ranges
-from geco.problem.feasible_space import GroupDomain, SingleDomains, feasible_space, group_domains
+from geco.problem.feasible_space import (
+    GroupDomain,
+    SingleDomains,
+    SpaceMemo,
+    feasible_space,
+    group_domains,
+)
 from geco.problem.problem import Instance, Problem
 from geco.problem.seed_index import SeedIndex, domain_codes
 from plaf_grammar import CheckedProgram, EncodedTable, Schema
@@ -151,6 +157,19 @@ class Setting:
             self.seed_indexes[key] = index
         return index
 
+    def space_memo(self) -> SpaceMemo:
+        """The feasible spaces computed for earlier instances (:class:`SpaceMemo`: built at the
+        first use, never pickled: it holds grounded predicates)."""
+        memo = self.__dict__.get("_space_memo")
+        if memo is None:
+            memo = self.__dict__["_space_memo"] = SpaceMemo()
+        return memo
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_space_memo", None)
+        return state
+
     def one_feature_domains(self) -> SingleDomains:
         """The one-feature groups' domains end to end (built at the first call)."""
         if self.single_domains is None:
@@ -189,7 +208,8 @@ class Setting:
         grounded = self.program.ground(instance.x)
         priced = DistanceSpec(instance.x, self.ranges, self.categorical, norm_weights, self.program.costs)
         distance = priced.for_search()
-        spaces = feasible_space(self.domains, instance.x, grounded.group_filters, distance, self.one_feature_domains())
+        spaces = feasible_space(self.domains, instance.x, grounded.group_filters, distance, self.one_feature_domains(),
+                                self.space_memo(), tuple(float(w) for w in norm_weights))  # fmt: skip
         required = required_groups(grounded, self.domains, instance.x)
         return Problem(self, instance, grounded, distance, spaces, required, priced)
 

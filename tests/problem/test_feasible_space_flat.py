@@ -54,3 +54,31 @@ def test_flat_one_feature_spaces_are_the_per_group_ones(name):
                 flat = feasible_space(ex.domains, x, grounded.group_filters, spec, singles)
                 per_group = feasible_space(ex.domains, x, grounded.group_filters, spec, none)
                 _assert_same(flat, per_group, f"{name} row {r} weights {w} program {program!r}")
+
+
+@pytest.mark.parametrize("name", ["adult", "credit"])
+def test_spaces_from_the_memo_are_the_spaces_computed_again(name):
+    """Instances in a row (rows repeating their values, as a batch does; weights changing) take
+    the spaces they share with earlier ones from the memo, the others computed in the flat
+    passes over the groups left: the spaces computed from scratch, every field; the memo's arrays
+    are read-only. Every program's memo hits and misses."""
+    from geco.problem.feasible_space import SpaceMemo
+
+    ds = geco.datasets.load_dataset(name)
+    X = ds.X.iloc[:3000]
+    model = DummyClassifier(strategy="prior").fit(X, ds.y.iloc[:3000])
+    rng = np.random.default_rng(1)
+    for program in _programs(ds):
+        ex = geco.Explainer(model, X, program, engine="blackbox")
+        singles, memo, hits = SingleDomains.of(ex.domains), SpaceMemo(), 0
+        for r in rng.choice(len(X), 25):
+            x = ex.setting.instance(X.iloc[[int(r)]]).x
+            grounded = ex.program.ground(x)
+            w = [(0.25, 0.25, 0.25, 0.25), (0.1, 0.2, 0.3, 0.4)][int(rng.integers(2))]
+            spec = DistanceSpec(x, ex.ranges, ex.categorical, w, ex.program.costs).for_search()
+            before = len(memo._spaces)
+            got = feasible_space(ex.domains, x, grounded.group_filters, spec, singles, memo, w)
+            hits += len(ex.domains) - (len(memo._spaces) - before)
+            _assert_same(got, feasible_space(ex.domains, x, grounded.group_filters, spec, singles), f"{name} {program!r}")
+            assert not any(s.values.flags.writeable or s.cumulative.flags.writeable for s in got)
+        assert 0 < hits < 25 * len(ex.domains), program

@@ -8,13 +8,14 @@ specialise per (x, Δ).
 
 A bound scorer may also offer ``score_delta_rows(rows, starts, deltas) -> (n,) array``: full rows
 held in Δ order (the rows from ``starts[i]`` on are ``x`` outside ``deltas[i]``), scored as
-``score_blocks`` would score each Δ's columns. The tree engines do, so the many small Δ of a
-generation need no per-block copies; the search uses it where present.
+``score_blocks`` would score each Δ's columns (``deltas`` may be :class:`DeltaMasks`, whose
+tuples are made only if read). The tree engines do, so the many small Δ of a generation need no
+per-block copies; the search uses it where present.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain, pairwise
 from typing import Protocol, runtime_checkable
 
@@ -27,6 +28,7 @@ __all__ = [
     "MERGE_MIN_BLOCKS",
     "Allowed",
     "Block",
+    "DeltaMasks",
     "InstanceScorer",
     "ModelScorer",
     "checked_delta",
@@ -139,6 +141,36 @@ def checked_instance(x: np.ndarray, d: int) -> np.ndarray:
     if arr.shape != (d,):
         raise ValueError(f"x: expected an encoded vector of {d} values, got shape {arr.shape}")
     return arr
+
+
+class DeltaMasks(Sequence[tuple[int, ...]]):
+    """Δ given as masks: ``masks`` (Δ, d) bool, row ``i`` marking the features of Δ ``i``. Its
+    items are the Δ's feature indices, ascending (a valid Δ by construction), as tuples made
+    at the first read: a scorer that needs only the rows (walking them whole from x) never
+    makes them, and a generation holds hundreds of Δ."""
+
+    def __init__(self, masks: np.ndarray) -> None:
+        self.masks = np.asarray(masks, dtype=bool)
+        if self.masks.ndim != 2:
+            raise ValueError(f"Δ masks must be (n, d), got shape {self.masks.shape}")
+        self._tuples: list[tuple[int, ...]] | None = None
+
+    def _made(self) -> list[tuple[int, ...]]:
+        if self._tuples is None:
+            r, c = np.nonzero(self.masks)  # row by row, columns ascending
+            cut = np.searchsorted(r, np.arange(len(self.masks) + 1)).tolist()
+            cols = c.tolist()
+            self._tuples = [tuple(cols[a:b]) for a, b in pairwise(cut)]
+        return self._tuples
+
+    def __len__(self) -> int:
+        return len(self.masks)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._made()[i]
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return iter(self._made())
 
 
 def checked_deltas(deltas: Sequence[Sequence[int]], d: int) -> list[tuple[int, ...]]:

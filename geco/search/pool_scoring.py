@@ -11,11 +11,11 @@ which tell it where each row may differ from ``x``.
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from codegen.protocol import DeltaMasks
 from geco.search.population import Pool
 
 if TYPE_CHECKING:
@@ -39,11 +39,7 @@ def score_pool(
     alone = np.flatnonzero(~small) if merge else np.arange(len(starts))
     by_rows = getattr(scorer, "score_delta_rows", None)
     if by_rows is not None and not merge:
-        heads = pool.changed[np.asarray(starts, dtype=np.intp)][:, group_of_feature]
-        r, c = np.nonzero(heads)  # row by row, columns ascending
-        cut = np.searchsorted(r, np.arange(len(starts) + 1)).tolist()
-        cols = c.tolist()
-        deltas = [tuple(cols[a:b]) for a, b in pairwise(cut)]
+        deltas = DeltaMasks(pool.changed[np.asarray(starts, dtype=np.intp)][:, group_of_feature])
         return np.asarray(by_rows(pool.rows, starts, deltas), dtype=np.float64)
     blocks = []
     for i in alone.tolist():

@@ -561,6 +561,39 @@ def test_full_rows_by_delta_refuse_a_bad_delta(fitted):
             b.score_delta_rows(rows, np.array([0]), [bad])
 
 
+def test_delta_masks_score_as_their_tuples_on_every_route(fitted):
+    """Δ given as masks (``codegen.protocol.DeltaMasks``, as the search hands them) score as
+    the tuples they stand for, through the tiers and through the whole forest; their tuples are
+    made only where read; masks of another width are refused by name on either route."""
+    from codegen.protocol import DeltaMasks
+
+    _name, model, schema, X, desired = case(fitted, "rf-bare")
+    rng = np.random.default_rng(2)
+    d = len(schema)
+    masks = np.zeros((6, d), dtype=bool)
+    for i in range(6):
+        masks[i, rng.choice(d, size=int(rng.integers(1, 4)), replace=False)] = True
+    sizes = rng.integers(1, 5, 6)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    rows = np.repeat(X[:1], int(sizes.sum()), axis=0)
+    for i in range(6):
+        block = slice(starts[i], starts[i] + sizes[i])
+        rows[block][:, masks[i]] = X[1 : 1 + sizes[i]][:, masks[i]]
+    tuples = [tuple(np.flatnonzero(m).tolist()) for m in masks]
+    assert list(DeltaMasks(masks)) == tuples and DeltaMasks(masks)[2] == tuples[2]
+    for route in ("tiers", "whole"):
+        b = scorer_for(model, schema, desired, engine="auto").bind(X[0])
+        b._delta_rows_route = route
+        given = DeltaMasks(masks)
+        got = b.score_delta_rows(rows, starts, given)
+        assert (given._tuples is None) == (route == "whole")
+        b._delta_rows_route = route
+        np.testing.assert_array_equal(got, b.score_delta_rows(rows, starts, tuples))
+        b._delta_rows_route = route
+        with pytest.raises(ValueError, match="masks of"):
+            b.score_delta_rows(rows, starts, DeltaMasks(masks[:, :-1]))
+
+
 def test_many_deltas_are_checked_at_once_as_one_by_one():
     """``checked_deltas`` (a generation's new Δ in one pass) accepts what ``checked_delta``
     accepts, a Δ that starts below the one before it included, and refuses the first bad one by

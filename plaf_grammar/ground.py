@@ -152,7 +152,7 @@ class _Substitute(Visitor[Expr]):
         return BoolOp(e.op, a, b, pos=e.pos)
 
 
-@dataclass
+@dataclass(frozen=True)
 class GroundImplication:
     """``if condition then consequence`` grounded on x, for the action cascade.
 

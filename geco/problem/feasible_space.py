@@ -176,11 +176,14 @@ class SpaceMemo:
     with an earlier one (explaining rows of one table: the same codes and counts again) takes
     the same space. The filter is known by the identity of its predicates (grounded once per
     rule and ``x`` values by :class:`plaf_grammar.GroundingMemo`), held here so that no other
-    object can take their identities; the spaces' arrays are made read-only. Bounded: emptied
-    at ``capacity`` entries."""
+    object can take their identities; the spaces' arrays are made read-only. Bounded by the
+    bytes of the spaces held (a wide table's groups hold thousands of values each, and every
+    distinct ``x`` value of a group is a space): emptied when the next space would pass
+    ``max_bytes``; a space of more than a sixteenth of it is not kept."""
 
-    def __init__(self, capacity: int = 16384) -> None:
-        self.capacity = capacity
+    def __init__(self, max_bytes: int = 32 << 20) -> None:
+        self.max_bytes = max_bytes
+        self.nbytes = 0
         self._spaces: dict[tuple, tuple[tuple, GroupSpace]] = {}
 
     @staticmethod
@@ -198,13 +201,19 @@ class SpaceMemo:
 
     def put(self, key: tuple, flt: Callable | None, space: GroupSpace) -> None:
         """Store ``space`` under ``key`` and the filter ``flt`` (its arrays made read-only)."""
-        if len(self._spaces) >= self.capacity:
+        arrays = [a for a in (space.values, space.weights, space.cumulative, space.distance, space.domain_index)
+                  if a is not None]  # fmt: skip
+        size = sum(a.nbytes for a in arrays)
+        if 16 * size > self.max_bytes:
+            return
+        if self.nbytes + size > self.max_bytes:
             self._spaces.clear()
-        for a in (space.values, space.weights, space.cumulative, space.distance, space.domain_index):
-            if a is not None:
-                a.flags.writeable = False
+            self.nbytes = 0
+        for a in arrays:
+            a.flags.writeable = False
         parts = self._parts(flt)
         self._spaces[(key, tuple(map(id, parts)))] = (parts, space)
+        self.nbytes += size
 
 
 def feasible_space(

@@ -2,6 +2,8 @@
 spaces computed group by group: same values, weights, distances (bit for bit), order and flags,
 on the bundled data with their rules, random rules, distance weights and costs."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from sklearn.dummy import DummyClassifier
@@ -82,3 +84,30 @@ def test_spaces_from_the_memo_are_the_spaces_computed_again(name):
             _assert_same(got, feasible_space(ex.domains, x, grounded.group_filters, spec, singles), f"{name} {program!r}")
             assert not any(s.values.flags.writeable or s.cumulative.flags.writeable for s in got)
         assert 0 < hits < 25 * len(ex.domains), program
+
+
+def test_the_memo_holds_at_most_its_bytes():
+    """A memo of a few kilobytes: emptied when the next space would pass them, a space larger than
+    a sixteenth of them never kept; what it gives back is still what was computed."""
+    from geco.problem.feasible_space import SpaceMemo
+
+    ds = geco.datasets.load_dataset("adult")
+    X = ds.X.iloc[:3000]
+    model = DummyClassifier(strategy="prior").fit(X, ds.y.iloc[:3000])
+    ex = geco.Explainer(model, X, None, engine="blackbox")
+    singles, memo = SingleDomains.of(ex.domains), SpaceMemo(max_bytes=16_000)
+    sizes = []
+    for r in range(40):
+        x = ex.setting.instance(X.iloc[[r]]).x
+        grounded = ex.program.ground(x)
+        spec = DistanceSpec(x, ex.ranges, ex.categorical, (0.25,) * 4, ex.program.costs).for_search()
+        got = feasible_space(ex.domains, x, grounded.group_filters, spec, singles, memo)
+        _assert_same(got, feasible_space(ex.domains, x, grounded.group_filters, spec, singles), f"row {r}")
+        held = [space for _, space in memo._spaces.values()]
+        assert memo.nbytes <= 16_000 and memo.nbytes == sum(
+            a.nbytes for s in held for a in (s.values, s.weights, s.cumulative, s.distance, s.domain_index))
+        assert all(16 * (s.values.nbytes + s.weights.nbytes) <= 16_000 for s in held)
+        sizes.append(memo.nbytes)
+    assert any(b < a for a, b in pairwise(sizes))  # emptied at least once
+    big = max(s.values.nbytes for s in got)
+    assert 16 * big > 16_000  # some space too large to keep

@@ -38,14 +38,20 @@ def _programs(ds):
     ]
 
 
+def _explainers(name: str, rows: int):
+    """(program, X, a black-box Explainer over X) for each of :func:`_programs`, on the first
+    ``rows`` rows of a bundled dataset and a constant model."""
+    ds = geco.datasets.load_dataset(name)
+    X = ds.X.iloc[:rows]
+    model = DummyClassifier(strategy="prior").fit(X, ds.y.iloc[:rows])
+    for program in _programs(ds):
+        yield program, X, geco.Explainer(model, X, program, engine="blackbox")
+
+
 @pytest.mark.parametrize("name", ["adult", "credit", "compas"])
 def test_flat_one_feature_spaces_are_the_per_group_ones(name):
-    ds = geco.datasets.load_dataset(name)
-    X = ds.X.iloc[:5000]
-    model = DummyClassifier(strategy="prior").fit(X, ds.y.iloc[:5000])
     rng = np.random.default_rng(0)
-    for program in _programs(ds):
-        ex = geco.Explainer(model, X, program, engine="blackbox")
+    for program, X, ex in _explainers(name, 5000):
         singles, none = SingleDomains.of(ex.domains), SingleDomains.of([])
         assert len(singles.groups) > 0
         for r in rng.choice(len(X), 15, replace=False):
@@ -66,12 +72,8 @@ def test_spaces_from_the_memo_are_the_spaces_computed_again(name):
     are read-only. Every program's memo hits and misses."""
     from geco.problem.feasible_space import SpaceMemo
 
-    ds = geco.datasets.load_dataset(name)
-    X = ds.X.iloc[:3000]
-    model = DummyClassifier(strategy="prior").fit(X, ds.y.iloc[:3000])
     rng = np.random.default_rng(1)
-    for program in _programs(ds):
-        ex = geco.Explainer(model, X, program, engine="blackbox")
+    for program, X, ex in _explainers(name, 3000):
         singles, memo, hits = SingleDomains.of(ex.domains), SpaceMemo(), 0
         for r in rng.choice(len(X), 25):
             x = ex.setting.instance(X.iloc[[int(r)]]).x
@@ -91,10 +93,7 @@ def test_the_memo_holds_at_most_its_bytes():
     a sixteenth of them never kept; what it gives back is still what was computed."""
     from geco.problem.feasible_space import SpaceMemo
 
-    ds = geco.datasets.load_dataset("adult")
-    X = ds.X.iloc[:3000]
-    model = DummyClassifier(strategy="prior").fit(X, ds.y.iloc[:3000])
-    ex = geco.Explainer(model, X, None, engine="blackbox")
+    _, X, ex = next(p for p in _explainers("adult", 3000) if p[0] is None)
     singles, memo = SingleDomains.of(ex.domains), SpaceMemo(max_bytes=16_000)
     sizes = []
     for r in range(40):

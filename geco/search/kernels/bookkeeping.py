@@ -8,6 +8,7 @@ import numpy as np
 
 from geco.search.kernels.common import (
     GOLDEN,
+    add_cell,
     combine,
     copy_row,
     jit,
@@ -86,18 +87,7 @@ def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_
         mx = 0.0
         for t in range(k):
             j = cols[t]
-            v = rows[i, j]
-            xc = x[j]
-            diff = min(abs(v - xc) / scale[j], cap[j])
-            if priced:
-                cost = up[j] if v > xc else down[j]
-                l0 += cost if diff != 0 else 0.0
-                diff = diff * cost
-            else:
-                l0 += 1.0 if diff != 0 else 0.0
-            s1 += diff
-            s2 += diff * diff
-            mx = max(mx, diff)
+            l0, s1, s2, mx = add_cell(rows[i, j], x[j], scale[j], cap[j], priced, up[j], down[j], l0, s1, s2, mx)
             b = bits[i, j]
             h += mix((b if b != NEGATIVE_ZERO else np.uint64(0)) ^ salt[j])  # -0.0 hashes as 0.0
         hashes[i] = h
@@ -115,18 +105,7 @@ def _row_distances(rows, x, scale, cap, priced, up, down, w0, w1, w2, w3, n_feat
         s2 = 0.0
         mx = 0.0
         for j in range(d):  # column order, as DistanceSpec.combine sums; a cell at x adds zeros
-            v = rows[i, j]
-            xc = x[j]
-            diff = min(abs(v - xc) / scale[j], cap[j])
-            if priced:
-                cost = up[j] if v > xc else down[j]
-                l0 += cost if diff != 0 else 0.0
-                diff = diff * cost
-            else:
-                l0 += 1.0 if diff != 0 else 0.0
-            s1 += diff
-            s2 += diff * diff
-            mx = max(mx, diff)
+            l0, s1, s2, mx = add_cell(rows[i, j], x[j], scale[j], cap[j], priced, up[j], down[j], l0, s1, s2, mx)
         out[i] = combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features)
     return out
 

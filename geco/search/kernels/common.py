@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["GOLDEN", "combine", "copy_row", "jit", "mix", "reset_group", "search_left", "search_right", "set_group", "stable_order",
+__all__ = ["GOLDEN", "add_cell", "combine", "copy_row", "jit", "mix", "reset_group", "search_left", "search_right", "set_group", "stable_order",
            "true_indices"]
 
 #: compiled once per process shape and cached on disk (beside the package, or in numba's user
@@ -128,6 +128,21 @@ def mix(z):
     z *= _M2
     z ^= z >> np.uint64(31)
     return z
+
+
+@jit
+def add_cell(v, xc, scale, cap, priced, up, down, l0, s1, s2, mx):
+    """A row's distance sums (l0, sum, sum of squares, largest) with the cell of value ``v``
+    (x's ``xc``; its feature's scale, cap and, priced, up and down costs) added, in
+    ``DistanceSpec.cells``' arithmetic."""
+    diff = min(abs(v - xc) / scale, cap)
+    if priced:
+        cost = up if v > xc else down
+        l0 += cost if diff != 0 else 0.0
+        diff = diff * cost
+    else:
+        l0 += 1.0 if diff != 0 else 0.0
+    return l0, s1 + diff, s2 + diff * diff, max(mx, diff)
 
 
 @jit

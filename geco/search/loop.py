@@ -102,6 +102,11 @@ if TYPE_CHECKING:
 __all__ = ["MAX_RESTARTS", "SETTLED_PATIENCE", "AskedRows", "GeneticSearch", "Stagnation", "niche", "row_statuses", "run_search"]
 
 
+#: below this many seconds an engine row (on a search's first scoring) the rows scored are not
+#: kept for reuse: the lookup and the split of each new pool cost about what not scoring a tenth
+#: of the rows again saves (XGBoost 120x4 and RF-100: 0.6-0.9 us a row; RF-500: 3-5)
+REUSE_MIN_ROW_SECONDS = 2e-6
+
 #: restarts (fresh seeds and samples) before a search without counterfactual gives up
 MAX_RESTARTS = 2
 #: generations without a better option after which a search whose top k are settled (the paper's
@@ -693,12 +698,22 @@ class GeneticSearch:
     def probabilities(self, new: Pool, starts: np.ndarray) -> np.ndarray:
         """P(desired) of every row of ``new``: whole rows in the full representation, else one
         block per Δ (:func:`score_pool`), but for the rows scored before in this search, which
-        take their number from ``scored`` (:mod:`geco.search.scored_rows`) where it is kept."""
+        take their number from ``scored`` (:mod:`geco.search.scored_rows`) where it is kept:
+        from the first scoring on, unless that scoring cost less than
+        :data:`REUSE_MIN_ROW_SECONDS` a row."""
         if self.full:
             return np.asarray(self.scorer.score_block(tuple(range(self.d)), new.rows), dtype=np.float64)
         gof = self.ctx.group_of_feature
         if self.scored is None:
             return score_pool(self.scorer, new, starts, gof, self.merge_below, self.merge_min_blocks)
+        if len(self.scored) == 0:  # the first scoring prices the engine's row
+            t0 = time.perf_counter()
+            prob = score_pool(self.scorer, new, starts, gof, self.merge_below, self.merge_min_blocks)
+            if time.perf_counter() - t0 < REUSE_MIN_ROW_SECONDS * len(new):
+                self.scored = None  # an engine this fast: keeping the rows costs what it saves
+            else:
+                self.scored.add(new.hashes, prob)
+            return prob
         known, prob = self.scored.find(new.hashes)
         self.rows_reused += int(known.sum())
         if known.all():

@@ -10,7 +10,7 @@ pytest.importorskip("numba")
 
 from sum_problem import NO_REQUIRED, SumScorer, X, make_search
 
-from geco.search import run_search
+from geco.search import loop, run_search
 from geco.search.compiled import load_kernels
 from geco.search.scored_rows import ScoredRows
 
@@ -50,7 +50,8 @@ class CountingScorer(SumScorer):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_the_compiled_search_scores_no_row_twice_and_finds_the_same(seed):
+def test_the_compiled_search_scores_no_row_twice_and_finds_the_same(seed, monkeypatch):
+    monkeypatch.setattr(loop, "REUSE_MIN_ROW_SECONDS", 0.0)  # this scorer is fast
     outcomes, scorers = {}, {}
     for native in (False, True):
         search = make_search(seed, native=native, k=3)
@@ -65,3 +66,17 @@ def test_the_compiled_search_scores_no_row_twice_and_finds_the_same(seed):
     assert len(set(once)) == len(once)  # none scored twice
     assert len(set(again)) < len(again)  # the numpy search scores some rows again
     assert set(once) == set(again)
+
+
+def test_an_engine_faster_than_the_reuse_threshold_keeps_no_rows(monkeypatch):
+    """Priced on the first scoring below REUSE_MIN_ROW_SECONDS a row, the search keeps no
+    scored rows (the engine scores the repeats again, as the numpy search does) and finds the
+    same."""
+    monkeypatch.setattr(loop, "REUSE_MIN_ROW_SECONDS", float("inf"))
+    search = make_search(0, native=True, k=3)
+    scorer = CountingScorer(X)
+    compiled = run_search(search.ctx, scorer, search.dist_spec, search.config, NO_REQUIRED)
+    reference = make_search(0, native=False, k=3)
+    want = run_search(reference.ctx, SumScorer(X), reference.dist_spec, reference.config, NO_REQUIRED)
+    assert compiled.rows_reused == 0 and len(set(scorer.rows)) < len(scorer.rows)
+    assert np.array_equal(compiled.rows, want.rows) and np.array_equal(compiled.prob, want.prob)

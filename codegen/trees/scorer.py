@@ -85,6 +85,19 @@ __all__ = ["BoundTreeScorer", "TreeScorer", "tree_scorer"]
 _SIZES = 8
 
 
+#: a plan serves the rows of a Δ this many features narrower at most (its rows cost more a row
+#: than the narrower Δ's own plan would; building that plan costs more than the difference)
+SERVE_WIDER = 1
+
+
+def _mask(delta: tuple[int, ...]) -> int:
+    """Δ as a bit mask (feature j: bit j)."""
+    m = 0
+    for j in delta:
+        m |= 1 << j
+    return m
+
+
 def _size_slot(k: int) -> int:
     """The slot of the plan cost estimates (``TreeScorer.c_plan``) for a Δ of ``k`` features."""
     return min(max(k, 1), _SIZES) - 1
@@ -260,14 +273,24 @@ class _Routes:
 
 
 class _DeltaState:
-    __slots__ = ("compiled", "future", "plan", "residual", "rows")
+    """What one Δ of a bound instance has: rows seen, its residual, its own plan, or the plan of
+    a Δ one feature wider that scores its rows (``serving``: the same leaves, the rows holding x
+    on the extra feature), its compiled residual."""
+
+    __slots__ = ("compiled", "future", "plan", "residual", "rows", "serving")
 
     def __init__(self) -> None:
         self.rows = 0
         self.residual: Residual | None = None
         self.plan: Plan | None = None
+        self.serving: Plan | None = None
         self.compiled: CompiledResidual | None = None
         self.future: Future | None = None
+
+    @property
+    def scoring(self) -> Plan | None:
+        """The plan that scores this Δ's rows: its own, else the one serving it."""
+        return self.plan if self.plan is not None else self.serving
 
 
 class BoundTreeScorer:
@@ -287,6 +310,9 @@ class BoundTreeScorer:
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
         self._checked: set[tuple[int, ...]] = set()  # every Δ seen, validated once
         self._delta_rows_route: str | None = None  # picked at the first score_delta_rows
+        #: the plans built, by their Δ's size: (Δ as a bit mask, plan), for the Δ one feature
+        #: narrower that they can serve
+        self._built: dict[int, list[tuple[int, Plan]]] = {}
 
     # -------------------------------------------------------------- helpers
     def residual(self, delta: tuple[int, ...]) -> Residual:
@@ -332,6 +358,7 @@ class BoundTreeScorer:
         dt = time.perf_counter() - t0
         for (delta, st), plan in zip(todo, plans):
             st.plan = plan
+            self._built.setdefault(len(delta), []).append((_mask(delta), plan))
             p.plan_cost(len(delta)).add(dt / len(deltas), 1)
         s = p.stats
         s["plans"] += len(deltas)
@@ -506,7 +533,10 @@ class BoundTreeScorer:
             for i in np.flatnonzero(walked).tolist():
                 a, k = int(starts[i]), int(sizes[i])
                 routes.walked.append((i, deltas[i], rows[a : a + k][:, list(deltas[i])]))
+        served = self._serve_narrower(routes.new)
         self._build_new_plans(routes)
+        for delta, wide in served.items():
+            self._states[delta].serving = self._states[wide].plan
         if planned:
             for i in self._run_planned(rows, starts, sizes, deltas, planned, plans, prob).tolist():
                 a, k = int(starts[i]), int(sizes[i])
@@ -516,6 +546,31 @@ class BoundTreeScorer:
             if o is not None and len(o):
                 prob[starts[i] : starts[i] + len(o)] = o
         return prob
+
+    def _serve_narrower(self, new: dict[tuple[int, ...], _DeltaState]) -> dict[tuple[int, ...], tuple[int, ...]]:
+        """Take out of ``new`` (the Δ whose plans a generation is about to build) every Δ that a
+        plan built or to build for a Δ one feature wider will serve; returns Δ -> that wider Δ
+        (to build) for those served by one of ``new``. Widest first, so a Δ serving another is
+        built."""
+        if len(new) < 2 and not self._built:
+            return {}
+        served: dict[tuple[int, ...], tuple[int, ...]] = {}
+        kept: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
+        for delta in sorted(new, key=len, reverse=True):
+            want = _mask(delta)
+            plan = self._wider_plan(delta)
+            if plan is not None:
+                new[delta].serving = plan
+                del new[delta]
+                continue
+            wide = next((d for extra in range(1, SERVE_WIDER + 1) for m, d in kept.get(len(delta) + extra, ())
+                         if m & want == want), None)  # fmt: skip
+            if wide is not None:
+                served[delta] = wide
+                del new[delta]
+            else:
+                kept.setdefault(len(delta), []).append((want, delta))
+        return served
 
     def _run_planned(self, rows: np.ndarray, starts: np.ndarray, sizes: np.ndarray, deltas: Sequence[tuple[int, ...]],
                      planned: list[int], plans: list[_DeltaState], prob: np.ndarray) -> np.ndarray:  # fmt: skip
@@ -529,13 +584,14 @@ class BoundTreeScorer:
         t0 = time.perf_counter()
         idx = np.asarray(planned, dtype=np.intp)
         first, k = starts[idx], sizes[idx]
-        width = np.fromiter((len(deltas[i]) for i in planned), dtype=np.intp, count=len(planned))
-        columns = np.fromiter(chain.from_iterable(deltas[i] for i in planned), dtype=np.intp, count=int(width.sum()))
+        scoring = [st.scoring for st in plans]  # a serving plan reads its own, wider, columns
+        width = np.fromiter((len(plan.delta) for plan in scoring), dtype=np.intp, count=len(planned))
+        columns = np.fromiter(chain.from_iterable(plan.delta for plan in scoring), dtype=np.intp, count=int(width.sum()))
         cells = k * width
         block = np.repeat(np.arange(len(idx)), cells)
         row_in, col_in = np.divmod(positions_within(cells), width[block])
         flat = rows[first[block] + row_in, columns[(np.cumsum(width) - width)[block] + col_in]]
-        jobs = np.stack([st.plan.job for st in plans])
+        jobs = np.stack([plan.job for plan in scoring])
         acc, _, bad = self._runner.run_packed(jobs, k, flat)
         dt = time.perf_counter() - t0
         p.stats["plan_kernel_seconds"] += dt
@@ -557,9 +613,16 @@ class BoundTreeScorer:
         elif tier == "xwalk":
             routes.walked.append((b, delta, cols))
         elif tier == "plan" or tier == "new":
-            routes.planned.append((b, self._states[delta], cols))
+            st = self._states[delta]
+            if tier == "plan" and st.plan is None:  # served by a wider plan: x on its other columns
+                wide = st.serving.delta
+                full = np.empty((len(cols), len(wide)))
+                full[:] = self.x[list(wide)]
+                full[:, [wide.index(j) for j in delta]] = cols
+                cols = full
+            routes.planned.append((b, st, cols))
             if tier == "new":
-                routes.new[delta] = self._states[delta]
+                routes.new[delta] = st
         else:
             self.parent._count("jit", len(cols))
             out[b] = tier(cols)
@@ -606,19 +669,31 @@ class BoundTreeScorer:
             st.compiled, st.future = st.future.result(), None
         if st.compiled is not None:
             return st.compiled
-        if st.plan is None:
+        if st.scoring is None:
             if st.rows * gain < plan_costs[_size_slot(len(delta))]:
                 return "xwalk"
-            return "new"
+            st.serving = self._wider_plan(delta)
+            if st.serving is None:
+                return "new"
         if st.future is None and st.rows > compile_rows:  # fewer rows never pay a compile's base cost
             self._maybe_compile(delta, st)
         return "plan"
+
+    def _wider_plan(self, delta: tuple[int, ...], todo: dict[int, tuple[int, ...]] | None = None) -> Plan | None:
+        """A plan built for Δ and one more feature (:data:`SERVE_WIDER` more at most), which
+        scores Δ's rows as Δ's own would, else None."""
+        want = _mask(delta)
+        for extra in range(1, SERVE_WIDER + 1):
+            for mask, plan in self._built.get(len(delta) + extra, ()):
+                if mask & want == want:
+                    return plan
+        return None
 
     def _maybe_compile(self, delta: tuple[int, ...], st: _DeltaState) -> None:
         """Compile (x, Δ) in the background once its plan has spent twice the predicted compile
         time (never within one explanation on Adult or Credit: ``benchmarks/README.md``)."""
         p = self.parent
-        splits = st.plan.n_splits if st.plan is not None else 0
+        splits = st.scoring.n_splits if st.scoring is not None else 0
         compile_cost = p.c_compile_base + p.c_compile_split.value * splits
         if splits > 0 and st.rows * p.c_row.value > 2 * compile_cost:
             p.stats["background_compiles"] += 1
@@ -695,7 +770,7 @@ class BoundTreeScorer:
         p = self.parent
         assert self._runner is not None
         t0 = time.perf_counter()
-        jobs = [(st.plan, c) for _, st, c in blocks]
+        jobs = [(st.scoring, c) for _, st, c in blocks]
         acc, starts, bad = self._runner.run(jobs)
         dt = time.perf_counter() - t0
         p.stats["plan_kernel_seconds"] += dt

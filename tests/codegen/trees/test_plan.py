@@ -594,6 +594,50 @@ def test_delta_masks_score_as_their_tuples_on_every_route(fitted):
             b.score_delta_rows(rows, starts, DeltaMasks(masks[:, :-1]))
 
 
+@pytest.mark.parametrize("name", ["rf-bare", "rf-pipe", "gb3-bare", "hgb-native-cat"])
+def test_a_plan_one_feature_wider_serves_a_narrower_delta_exactly(fitted, monkeypatch, name):
+    """Nested Δ in generations (the wider planned in the same call as the narrower, or in an
+    earlier one): the narrower served by the wider plan score what the model scores, bit for bit,
+    and what their own plans score (SERVE_WIDER = 0); fewer plans are built; through
+    score_blocks too."""
+    import codegen.trees.scorer as scorer_module
+
+    _name, model, schema, X, desired = case(fitted, name)
+    forest = scorer_for(model, schema, desired, engine="auto").forest
+    d = len(schema)
+    rng = np.random.default_rng(8)
+    x = X[3]
+    calls = []  # generations: (Δ, values), nested Δ among them
+    for _ in range(4):
+        wide = tuple(sorted(rng.choice(d, size=3, replace=False).tolist()))
+        gen = [(wide, None), (wide[:2], None), (wide[1:], None), (wide[:1], None)]
+        calls.append([(delta, delta_block(forest, X, delta, rng, int(rng.integers(20, 60)))) for delta, _ in gen])
+
+    def run(serve_wider):
+        monkeypatch.setattr(scorer_module, "SERVE_WIDER", serve_wider)
+        b = scorer_for(model, schema, desired, engine="auto").bind(x)
+        b._delta_rows_route = "tiers"
+        b.parent.c_xwalk.add(1.0, 1)  # the x-walk priced high: every Δ gets (or is served) a plan
+        got = []
+        for gen in calls:
+            rows = np.concatenate([np.repeat(x[None], len(c), axis=0) for _, c in gen])
+            starts = np.cumsum([0] + [len(c) for _, c in gen])[:-1]
+            for (delta, c), a in zip(gen, starts):
+                rows[a : a + len(c)][:, list(delta)] = c
+            b._delta_rows_route = "tiers"
+            got.append(b.score_delta_rows(rows, starts, [delta for delta, _ in gen]))
+        got.append(np.concatenate(b.score_blocks([(delta, c) for delta, c in calls[0]])))
+        return got, b.parent.stats["plans"], sum(st.serving is not None for st in b._states.values())
+
+    served, built, n_served = run(1)
+    own, built_own, none_served = run(0)
+    assert n_served > 0 and none_served == 0 and built < built_own
+    for a, b_ in zip(served, own):
+        np.testing.assert_array_equal(a, b_)
+    want = np.concatenate([blackbox(model, schema, desired, x, delta, c) for delta, c in calls[0]])
+    np.testing.assert_array_equal(served[-1], want)
+
+
 def test_many_deltas_are_checked_at_once_as_one_by_one():
     """``checked_deltas`` (a generation's new Δ in one pass) accepts what ``checked_delta``
     accepts, a Δ that starts below the one before it included, and refuses the first bad one by

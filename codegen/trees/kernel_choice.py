@@ -42,7 +42,8 @@ class KernelChoice:
     and they cost (the whole forest on RF-500, 3x the tiers a row, was explored for the first
     eighteen explanations of a process; on RF-500 the walker and the branchy walk, 1.3-1.4x the
     x-walk a row, were explored on 2,000 rows each, the first thirty explanations paying 0.6 ms
-    each). With one name it always names that one."""
+    each; a choice between costs paid up front and costs spread over calls - the tiers' plans -
+    settles at a larger ratio). With one name it always names that one."""
 
     def __init__(self, names: tuple[str, ...], explore_rows: int = 2048, recheck: int = 32, decay: float = 0.9,
                  settle_rows: int = 256, settle_ratio: float = 1.25):  # fmt: skip

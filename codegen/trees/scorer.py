@@ -98,6 +98,17 @@ def _mask(delta: tuple[int, ...]) -> int:
     return m
 
 
+def _wider(by_size: dict[int, list[tuple[int, Any]]], delta: tuple[int, ...]) -> Any:
+    """The first value of ``by_size`` (Δ size -> (Δ as a bit mask, value)) whose Δ holds
+    ``delta`` and at most :data:`SERVE_WIDER` more features (the fewest first), else None."""
+    want = _mask(delta)
+    for extra in range(1, SERVE_WIDER + 1):
+        for mask, value in by_size.get(len(delta) + extra, ()):
+            if mask & want == want:
+                return value
+    return None
+
+
 def _size_slot(k: int) -> int:
     """The slot of the plan cost estimates (``TreeScorer.c_plan``) for a Δ of ``k`` features."""
     return min(max(k, 1), _SIZES) - 1
@@ -448,8 +459,8 @@ class BoundTreeScorer:
             return self.score_delta_rows_by_tiers(rows, starts, self._checked_deltas(deltas))
         if not isinstance(deltas, DeltaMasks):  # refused before anything is scored, on any route
             deltas = self._checked_deltas(deltas)
-        elif deltas.masks.shape[1] != len(self.x):
-            raise ValueError(f"Δ masks of {deltas.masks.shape[1]} features, the instance has {len(self.x)}")
+        else:
+            self._check_masks(deltas)
         if self._delta_rows_route is None:
             self._delta_rows_route = p.delta_rows_route.pick()
         route = self._delta_rows_route
@@ -476,14 +487,18 @@ class BoundTreeScorer:
         time this bound instance meets it: the tiers read them; the whole forest walked from x's
         binding reads the rows alone."""
         if isinstance(deltas, DeltaMasks):  # valid by construction, given the width
-            if deltas.masks.shape[1] != len(self.x):
-                raise ValueError(f"Δ masks of {deltas.masks.shape[1]} features, the instance has {len(self.x)}")
+            self._check_masks(deltas)
             return list(deltas)
         out = [delta if type(delta) is tuple else tuple(delta) for delta in deltas]
         new = [delta for delta in out if delta not in self._checked]
         if new:
             self._checked.update(checked_deltas(new, len(self.x)))
         return out
+
+    def _check_masks(self, deltas: DeltaMasks) -> None:
+        """ValueError unless the masks are as wide as the instance."""
+        if deltas.masks.shape[1] != len(self.x):
+            raise ValueError(f"Δ masks of {deltas.masks.shape[1]} features, the instance has {len(self.x)}")
 
     def score_delta_rows_by_tiers(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
         """:meth:`score_delta_rows` through the tiers, Δ by Δ, except that the rows of every Δ
@@ -551,28 +566,21 @@ class BoundTreeScorer:
         return prob
 
     def _serve_narrower(self, new: dict[tuple[int, ...], _DeltaState]) -> dict[tuple[int, ...], tuple[int, ...]]:
-        """Take out of ``new`` (the Δ whose plans a generation is about to build) every Δ that a
-        plan built or to build for a Δ one feature wider will serve; returns Δ -> that wider Δ
-        (to build) for those served by one of ``new``. Widest first, so a Δ serving another is
+        """Take out of ``new`` (the Δ whose plans a generation is about to build; none of them
+        has a built wider plan: :meth:`_tier` looked) every Δ that the plan of a wider one of
+        them will serve; returns Δ -> that wider Δ. Widest first, so a Δ serving another is
         built."""
-        if len(new) < 2 and not self._built:
-            return {}
         served: dict[tuple[int, ...], tuple[int, ...]] = {}
+        if len(new) < 2:
+            return served
         kept: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
         for delta in sorted(new, key=len, reverse=True):
-            want = _mask(delta)
-            plan = self._wider_plan(delta)
-            if plan is not None:
-                new[delta].serving = plan
-                del new[delta]
-                continue
-            wide = next((d for extra in range(1, SERVE_WIDER + 1) for m, d in kept.get(len(delta) + extra, ())
-                         if m & want == want), None)  # fmt: skip
+            wide = _wider(kept, delta)
             if wide is not None:
                 served[delta] = wide
                 del new[delta]
             else:
-                kept.setdefault(len(delta), []).append((want, delta))
+                kept.setdefault(len(delta), []).append((_mask(delta), delta))
         return served
 
     def _run_planned(self, rows: np.ndarray, starts: np.ndarray, sizes: np.ndarray, deltas: Sequence[tuple[int, ...]],
@@ -675,22 +683,12 @@ class BoundTreeScorer:
         if st.scoring is None:
             if st.rows * gain < plan_costs[_size_slot(len(delta))]:
                 return "xwalk"
-            st.serving = self._wider_plan(delta)
+            st.serving = _wider(self._built, delta)  # a built plan one feature wider
             if st.serving is None:
                 return "new"
         if st.future is None and st.rows > compile_rows:  # fewer rows never pay a compile's base cost
             self._maybe_compile(delta, st)
         return "plan"
-
-    def _wider_plan(self, delta: tuple[int, ...], todo: dict[int, tuple[int, ...]] | None = None) -> Plan | None:
-        """A plan built for Δ and one more feature (:data:`SERVE_WIDER` more at most), which
-        scores Δ's rows as Δ's own would, else None."""
-        want = _mask(delta)
-        for extra in range(1, SERVE_WIDER + 1):
-            for mask, plan in self._built.get(len(delta) + extra, ()):
-                if mask & want == want:
-                    return plan
-        return None
 
     def _maybe_compile(self, delta: tuple[int, ...], st: _DeltaState) -> None:
         """Compile (x, Δ) in the background once its plan has spent twice the predicted compile

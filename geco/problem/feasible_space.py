@@ -193,11 +193,11 @@ class SpaceMemo:
     def get(self, key: tuple, flt: Callable | None) -> GroupSpace | None:
         """The space stored under ``key`` (the caller's: group, x's tuple, distance) for the
         filter ``flt``, None if there is none."""
-        hit = self._spaces.get((key, tuple(map(id, self._parts(flt)))))
+        parts = self._parts(flt)
+        hit = self._spaces.get((key, tuple(map(id, parts))))
         if hit is None:
             return None
-        parts, space = hit
-        return space if all(a is b for a, b in zip(parts, self._parts(flt))) else None
+        return hit[1] if all(a is b for a, b in zip(hit[0], parts)) else None
 
     def put(self, key: tuple, flt: Callable | None, space: GroupSpace) -> None:
         """Store ``space`` under ``key`` and the filter ``flt`` (its arrays made read-only)."""

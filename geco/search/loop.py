@@ -704,11 +704,15 @@ class GeneticSearch:
         if self.full:
             return np.asarray(self.scorer.score_block(tuple(range(self.d)), new.rows), dtype=np.float64)
         gof = self.ctx.group_of_feature
+
+        def score(pool: Pool, pool_starts: np.ndarray) -> np.ndarray:
+            return score_pool(self.scorer, pool, pool_starts, gof, self.merge_below, self.merge_min_blocks)
+
         if self.scored is None:
-            return score_pool(self.scorer, new, starts, gof, self.merge_below, self.merge_min_blocks)
+            return score(new, starts)
         if len(self.scored) == 0:  # the first scoring prices the engine's row
             t0 = time.perf_counter()
-            prob = score_pool(self.scorer, new, starts, gof, self.merge_below, self.merge_min_blocks)
+            prob = score(new, starts)
             if time.perf_counter() - t0 < REUSE_MIN_ROW_SECONDS * len(new):
                 self.scored = None  # an engine this fast: keeping the rows costs what it saves
             else:
@@ -718,14 +722,10 @@ class GeneticSearch:
         self.rows_reused += int(known.sum())
         if known.all():
             return prob
-        if known.any():  # the rest as a pool of their own, still in Δ order
-            fresh = np.flatnonzero(~known)
-            rest = new.take(fresh)
-            prob[fresh] = score_pool(self.scorer, rest, rest.starts(), gof, self.merge_below, self.merge_min_blocks)
-            self.scored.add(rest.hashes, prob[fresh])
-        else:
-            prob = score_pool(self.scorer, new, starts, gof, self.merge_below, self.merge_min_blocks)
-            self.scored.add(new.hashes, prob)
+        fresh = np.flatnonzero(~known)
+        rest = new if len(fresh) == len(new) else new.take(fresh)  # still in Δ order
+        prob[fresh] = score(rest, starts if rest is new else rest.starts())
+        self.scored.add(rest.hashes, prob[fresh])
         return prob
 
     def restore(self, population: Pool, slots: np.ndarray) -> Pool:

@@ -121,20 +121,36 @@ def row_distances(rows: np.ndarray, spec: tuple) -> np.ndarray:
 
 
 @jit
+def _slot(keys, used, h):
+    """Where ``h`` sits in the open-addressing table (``keys``, ``used``; a power of two long,
+    never full), or the empty slot where it would go: linear probing from its mixed bits."""
+    mask = np.uint64(len(keys) - 1)
+    i = (h * GOLDEN) >> np.uint64(32)
+    while True:
+        at = np.intp(i & mask)
+        if not used[at] or keys[at] == h:
+            return at
+        i += np.uint64(1)
+
+
+@jit
+def _empty_table(n):
+    """The arrays of an empty open-addressing table for ``n`` keys (:func:`_slot`): keys and
+    whether each slot is used, a power of two at least twice ``n`` long."""
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    return np.zeros(size, dtype=np.uint64), np.zeros(size, dtype=np.bool_)
+
+
+@jit
 def _fresh(old_hashes, hashes, alive):
     """Indices (ascending) of the ``alive`` rows whose hash is neither an old one nor an earlier
     such row's: the first occurrences ``np.unique(concat(old, new), return_index=True)`` keeps
     of the new rows alive. An open-addressing set of the hashes seen, so no sort."""
-    size = 16
-    while size < 2 * (len(old_hashes) + len(hashes)):
-        size *= 2
-    mask = np.uint64(size - 1)
-    table = np.zeros(size, dtype=np.uint64)
-    used = np.zeros(size, dtype=np.bool_)
+    table, used = _empty_table(len(old_hashes) + len(hashes))
     for hv in old_hashes:
-        slot = mix(hv) & mask
-        while used[slot] and table[slot] != hv:
-            slot = (slot + np.uint64(1)) & mask
+        slot = _slot(table, used, hv)
         used[slot] = True
         table[slot] = hv
     keep = np.empty(len(hashes), dtype=np.intp)
@@ -143,9 +159,7 @@ def _fresh(old_hashes, hashes, alive):
         if not alive[i]:
             continue
         hv = hashes[i]
-        slot = mix(hv) & mask
-        while used[slot] and table[slot] != hv:
-            slot = (slot + np.uint64(1)) & mask
+        slot = _slot(table, used, hv)
         if used[slot]:
             continue
         used[slot] = True
@@ -443,19 +457,6 @@ def block_best(starts: np.ndarray, n: int, score: np.ndarray, top: int = 1) -> n
 
 
 @jit
-def _slot(keys, used, h):
-    """Where ``h`` sits in the open-addressing table (``keys``, ``used``; a power of two long,
-    never full), or the empty slot where it would go: linear probing from its mixed bits."""
-    mask = np.uint64(len(keys) - 1)
-    i = (h * GOLDEN) >> np.uint64(32)
-    while True:
-        at = np.intp(i & mask)
-        if not used[at] or keys[at] == h:
-            return at
-        i += np.uint64(1)
-
-
-@jit
 def scored_find(keys, values, used, hashes):
     """Per hash: whether the table holds it, and its value there (NaN where it does not)."""
     n = len(hashes)
@@ -580,31 +581,23 @@ def gather(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...], idx: np.ndarray
 @jit
 def _row_statuses(asked, asked_hashes, a_rows, a_hashes, a_met, a_dist, b_rows, b_hashes, b_met, b_dist):
     n_a, n_b = len(a_hashes), len(b_hashes)
-    size = 16
-    while size < 2 * (n_a + n_b):
-        size *= 2
-    mask = np.uint64(size - 1)
-    table = np.zeros(size, dtype=np.uint64)
-    owner = np.full(size, -1, dtype=np.intp)  # the first row (a's, then b's) of each hash
+    table, used = _empty_table(n_a + n_b)
+    owner = np.empty(len(table), dtype=np.intp)  # the first row (a's, then b's) of each hash
     for j in range(n_a + n_b):
         hv = a_hashes[j] if j < n_a else b_hashes[j - n_a]
-        slot = mix(hv) & mask
-        while owner[slot] >= 0 and table[slot] != hv:
-            slot = (slot + np.uint64(1)) & mask
-        if owner[slot] < 0:
+        slot = _slot(table, used, hv)
+        if not used[slot]:
+            used[slot] = True
             owner[slot] = j
             table[slot] = hv
     m, d = asked.shape
     met = np.full(m, -1, dtype=np.int8)
     dist = np.full(m, np.inf)
     for i in range(m):
-        hv = asked_hashes[i]
-        slot = mix(hv) & mask
-        while owner[slot] >= 0 and table[slot] != hv:
-            slot = (slot + np.uint64(1)) & mask
-        j = owner[slot]
-        if j < 0:
+        slot = _slot(table, used, asked_hashes[i])
+        if not used[slot]:
             continue
+        j = owner[slot]
         same = True
         for c in range(d):
             v = a_rows[j, c] if j < n_a else b_rows[j - n_a, c]

@@ -592,6 +592,10 @@ def test_delta_masks_score_as_their_tuples_on_every_route(fitted):
         b._delta_rows_route = route
         with pytest.raises(ValueError, match="masks of"):
             b.score_delta_rows(rows, starts, DeltaMasks(masks[:, :-1]))
+    with pytest.raises(ValueError, match=r"masks must be \(n, d\)"):
+        DeltaMasks(masks[0])
+    with pytest.raises(ValueError, match="6 deltas for 5 blocks"):
+        b.score_delta_rows(rows, starts[:5], DeltaMasks(masks))
 
 
 @pytest.mark.parametrize("name", ["rf-bare", "rf-pipe", "gb3-bare", "hgb-native-cat"])

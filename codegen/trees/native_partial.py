@@ -33,7 +33,7 @@ from codegen.trees.kernel_choice import KernelChoice
 from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk, positions_within
 from codegen.trees.threads import LazyThread
 
-__all__ = ["MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
+__all__ = ["EXACT_MASK_WIDTH", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
 
 #: QuickScorer keeps one bit per leaf in a 64-bit word: residual trees with more leaves are walked
 MAX_QS_LEAVES = 64
@@ -49,6 +49,10 @@ PLAN_BATCH_TREES = 2048
 #: ``@walk_rows`` walks 32 rows per tree at once: calls with fewer rows than this take the
 #: branchy walks (padding lanes would cost more than the mispredictions they save)
 WALK_MIN_ROWS = 16
+
+#: x's binding holds a mask of the columns each path tests, one bit a column up to this width
+#: (beyond, bit ``c % 32``): rows of a forest this narrow walk from x on their exact changes
+EXACT_MASK_WIDTH = 32
 
 
 
@@ -263,7 +267,7 @@ class BoundX:
             differs = self._differs(rows)
             few = np.count_nonzero(differs, axis=1) <= walk_share * full.width
             masks = None
-        if full.width <= 32 and few.any():  # x's binding holds these masks, exact: nothing to build
+        if full.width <= EXACT_MASK_WIDTH and few.any():  # x's binding holds these masks, exact: nothing to build
             folded = _folded(differs[:, : full.width])
             if near is not None:
                 folded = np.repeat(folded, near[1])

@@ -73,7 +73,7 @@ from codegen.trees.kernel import (
 )
 from codegen.trees.kernel_choice import KernelChoice, clipped
 from codegen.trees.native_bound import NativeLeafRanges
-from codegen.trees.native_partial import WALK_MIN_ROWS, BoundX, NativePartial
+from codegen.trees.native_partial import EXACT_MASK_WIDTH, WALK_MIN_ROWS, BoundX, NativePartial
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner, Plan, positions_within
 from codegen.trees.reader import read_trees
@@ -538,16 +538,20 @@ class BoundTreeScorer:
         prob = np.empty(n)
         mask = np.repeat(walked, sizes)
         m = int(mask.sum())
-        if m >= WALK_MIN_ROWS:
+        # fewer rows than the walkers take: the x-walk on each row's own changed columns where
+        # x's binding holds them exactly, else over the union of the Δ (Credit RF-500: 2 % less
+        # CPU an explanation than the union's x-walk, its cold rows 4-18 us a row against 22)
+        if m >= WALK_MIN_ROWS or (m and p.full.width <= EXACT_MASK_WIDTH):
             t0 = time.perf_counter()
-            acc = p.native.near_rows(self.bound_x(), rows[mask])
+            bx, cold = self.bound_x(), rows[mask]
+            acc = p.native.near_rows(bx, cold) if m >= WALK_MIN_ROWS else bx.folded_walk(cold, bx.folded_masks(cold))
             dt = time.perf_counter() - t0
             p.stats["xwalk_seconds"] += dt
             p.stats["blocks_xwalk"] += int(walked.sum())
             p.stats["rows_xwalk"] += m
             p.c_xwalk.add(dt, m)
             prob[mask] = self._probabilities(acc)
-        elif m:  # too few rows for the walker: the x-walk over their union, as score_blocks does
+        elif m:  # the x-walk over their union, as score_blocks does
             for i in np.flatnonzero(walked).tolist():
                 a, k = int(starts[i]), int(sizes[i])
                 routes.walked.append((i, deltas[i], rows[a : a + k][:, list(deltas[i])]))

@@ -399,19 +399,21 @@ def test_rows_walked_over_their_runs_columns_equal_the_full_kernel(fitted, fores
             bx.score_rows_branchy(rows, 0.125, near=(runs[:11], sizes[:11]))
 
 
-@pytest.mark.parametrize("walk_min", [1, 10**9])
+@pytest.mark.parametrize("walk_min, exact_width", [(1, 32), (10**9, 32), (10**9, 0)])
 @pytest.mark.parametrize("route", ["tiers", "whole"])
 def test_full_rows_by_delta_equal_the_blocks_of_their_columns(
-    fitted, forests, walk_min, route, monkeypatch
+    fitted, forests, walk_min, exact_width, route, monkeypatch
 ):
     """``score_delta_rows`` (the search's full rows, grouped by Δ) gives every row the number
     ``score_block`` gives its Δ's columns, bit for bit, by either route: through the tiers,
-    whichever serves each Δ (the walker in one selection or, below its minimum rows, the x-walk;
+    whichever serves each Δ (the walker in one selection or, below its minimum rows, the x-walk
+    on each row's changes, or on the union of the Δ where x's binding holds no exact masks;
     plans; the full kernel), or the whole forest from x's binding in one call."""
     import codegen.trees.scorer as tree_scorer
     from codegen.trees.kernel_choice import KernelChoice
 
     monkeypatch.setattr(tree_scorer, "WALK_MIN_ROWS", walk_min)
+    monkeypatch.setattr(tree_scorer, "EXACT_MASK_WIDTH", exact_width)
     rng = np.random.default_rng(7)
     walked = whole = 0
     for name, model, schema, X, desired in fitted:

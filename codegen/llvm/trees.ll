@@ -9,6 +9,7 @@
 ; @forest_eval     walks the packed forest (or a residual forest) over rows, tree-major, exact sums
 ;                  (in float64, or in float32 for XGBoost when %f32 != 0)
 ; @bind_x          per instance: the child x takes at every node, x's leaf and the columns below
+;                  (filled on first use by the kernels that read it: @xready)
 ; @xwalk_rows      full rows that differ from x in a few columns each (a mask per row): every
 ;                  step x alone decides is taken from x's binding, the rest as @forest_eval does
 ; @plan_deltas     per (x, delta): partial evaluation, each residual tree a constant, a
@@ -209,23 +210,179 @@ exit:
 }
 
 ; ---------------------------------------------------------------------------------------------
-; Per instance x (@bind_x), one entry per forest node (%XStep, 16 bytes):
-;   { column (-1: leaf), child x takes (-1 at a leaf), the leaf x reaches from here,
-;     mask of the columns tested on x's path from here down (bit = column mod 32) }
+; Per instance x, one entry per forest node (%XStep, 16 bytes):
+;   { column (-1: leaf) in the low 16 bits and the binding's epoch in the high 16, child x takes
+;     (-1 at a leaf), the leaf x reaches from here, mask of the columns tested on x's path from
+;     here down (bit = column mod 32) }
 ; The mask lets partial evaluation skip in O(1) what x alone decides: a subtree whose x-path tests
 ; no delta column (mask & dmask == 0) is x's leaf. Bits alias above 32 columns, which only costs a
 ; skip (the walk then checks each column exactly).
+;
+; A split's entry is filled on first use (@xready): binding x writes only the XHEAD record just
+; before entry 0 (the forest's nodes, x, the code sets, their width and a new epoch), and an entry
+; holds x's step only while its epoch is the binding's. Filling walks x's path down from the node
+; to a leaf or a current entry and fills every entry on the way, bottom up (@xfill): a search
+; reads a few percent of a deep forest's nodes, and binding all of them (@bind_x) cost 1.3-1.7 ms
+; an instance on RF-500. A leaf's entry never changes { 0xFFFF, -1, itself, 0 }. The entries
+; below a current one on x's path are current (filled before it): a walk checks an entry where
+; it starts and where a row, not x, chose the child, and nowhere else. The epoch word is
+; stored last (release) and read first (acquire): a second thread building plans for the same x
+; fills an entry with the same numbers or reads it whole.
 
 %XStep = type { i32, i32, i32, i32 }
 
-; %order lists every reachable node, parents before children (the mask pass runs it backwards);
-; %norder < 0 when every child has a larger index than its parent (sklearn's layout): no %order
+; slot %slot of the XHEAD record (codegen.llvm.trees_abi.XHEAD) that precedes entry 0
+define internal i64 @xhead(ptr %xstep, i64 %slot) alwaysinline {
+entry:
+  %off = sub i64 %slot, {XHEAD.width}
+  %p = getelementptr inbounds i64, ptr %xstep, i64 %off
+  %v = load i64, ptr %p
+  ret i64 %v
+}
+
+; the binding's epoch (read once per call: it does not change while kernels run)
+define internal i32 @xepoch(ptr %xstep) alwaysinline {
+entry:
+  %ep64 = call i64 @xhead(ptr %xstep, i64 {XHEAD.epoch})
+  %ep = trunc i64 %ep64 to i32
+  ret i32 %ep
+}
+
+; the column node %h tests (-1: a leaf), its entry made current first (%ep: @xepoch's)
+define internal i32 @xready(ptr %xstep, i64 %h, i32 %ep) alwaysinline {
+entry:
+  %cp = getelementptr inbounds %XStep, ptr %xstep, i64 %h, i32 {XSTEP.col}
+  %w = load atomic i32, ptr %cp acquire, align 4
+  %lo = trunc i32 %w to i16
+  %c = sext i16 %lo to i32
+  %leaf = icmp slt i32 %c, 0
+  %hi = lshr i32 %w, 16
+  %cur = icmp eq i32 %hi, %ep
+  %ok = or i1 %cur, %leaf                    ; one well-predicted branch: leaves need no fill
+  br i1 %ok, label %done, label %fill, !prof !0
+fill:
+  call void @xfill(ptr %xstep, i64 %h)
+  br label %done
+done:
+  ret i32 %c
+}
+
+; @xready for the kernels that run on the thread owning the binding alone (no fill beside them)
+define internal i32 @xready_own(ptr %xstep, i64 %h, i32 %ep) alwaysinline {
+entry:
+  %cp = getelementptr inbounds %XStep, ptr %xstep, i64 %h, i32 {XSTEP.col}
+  %w = load i32, ptr %cp
+  %lo = trunc i32 %w to i16
+  %c = sext i16 %lo to i32
+  %leaf = icmp slt i32 %c, 0
+  %hi = lshr i32 %w, 16
+  %cur = icmp eq i32 %hi, %ep
+  %ok = or i1 %cur, %leaf                    ; one well-predicted branch: leaves need no fill
+  br i1 %ok, label %done, label %fill, !prof !0
+fill:
+  call void @xfill(ptr %xstep, i64 %h)
+  br label %done
+done:
+  ret i32 %c
+}
+
+!0 = !{!"branch_weights", i32 1000, i32 1}
+
+; fill the entries of x's path from split node %h down to the first leaf or current entry (at
+; most 16 a pass: deeper paths fill their lower part first, by recursion)
+define internal void @xfill(ptr %xstep, i64 %h) noinline {
+entry:
+  %stack = alloca [16 x i32]
+  %nodes.i = call i64 @xhead(ptr %xstep, i64 {XHEAD.nodes})
+  %nodes = inttoptr i64 %nodes.i to ptr
+  %x.i = call i64 @xhead(ptr %xstep, i64 {XHEAD.x})
+  %x = inttoptr i64 %x.i to ptr
+  %sets.i = call i64 @xhead(ptr %xstep, i64 {XHEAD.sets})
+  %sets = inttoptr i64 %sets.i to ptr
+  %setw = call i64 @xhead(ptr %xstep, i64 {XHEAD.setw})
+  %ep64 = call i64 @xhead(ptr %xstep, i64 {XHEAD.epoch})
+  %ep = trunc i64 %ep64 to i32
+  %h32 = trunc i64 %h to i32
+  br label %down
+down:
+  %n = phi i32 [%h32, %entry], [%nx, %push]
+  %sp = phi i64 [0, %entry], [%sp1, %push]
+  %n64 = sext i32 %n to i64
+  %cp = getelementptr inbounds %XStep, ptr %xstep, i64 %n64, i32 {XSTEP.col}
+  %w = load atomic i32, ptr %cp acquire, align 4
+  %lo = trunc i32 %w to i16
+  %c = sext i16 %lo to i32
+  %isleaf = icmp slt i32 %c, 0
+  br i1 %isleaf, label %base_leaf, label %chk
+chk:
+  %hi = lshr i32 %w, 16
+  %current = icmp eq i32 %hi, %ep
+  br i1 %current, label %base_entry, label %room
+room:
+  %full = icmp eq i64 %sp, 16
+  br i1 %full, label %deep, label %push
+push:
+  %slot = getelementptr inbounds [16 x i32], ptr %stack, i64 0, i64 %sp
+  store i32 %n, ptr %slot
+  %sp1 = add i64 %sp, 1
+  %nx = call i32 @child(ptr %nodes, i64 %n64, i32 %c, ptr %x, ptr %sets, i64 %setw)
+  br label %down
+deep:
+  call void @xfill(ptr %xstep, i64 %n64)
+  br label %base_entry
+base_leaf:
+  br label %up
+base_entry:
+  %blp = getelementptr inbounds %XStep, ptr %xstep, i64 %n64, i32 {XSTEP.leaf}
+  %bl = load i32, ptr %blp
+  %bmp = getelementptr inbounds %XStep, ptr %xstep, i64 %n64, i32 {XSTEP.mask}
+  %bm = load i32, ptr %bmp
+  br label %up
+up:
+  %below = phi i32 [%n, %base_leaf], [%n, %base_entry], [%p, %fill_entry]
+  %lf = phi i32 [%n, %base_leaf], [%bl, %base_entry], [%lf, %fill_entry]
+  %mk = phi i32 [0, %base_leaf], [%bm, %base_entry], [%mk2, %fill_entry]
+  %spu = phi i64 [%sp, %base_leaf], [%sp, %base_entry], [%spd, %fill_entry]
+  %empty = icmp eq i64 %spu, 0
+  br i1 %empty, label %exit, label %fill_entry
+fill_entry:
+  %spd = sub i64 %spu, 1
+  %pslot = getelementptr inbounds [16 x i32], ptr %stack, i64 0, i64 %spd
+  %p = load i32, ptr %pslot
+  %p64 = sext i32 %p to i64
+  %pcp = getelementptr inbounds %XStep, ptr %xstep, i64 %p64, i32 {XSTEP.col}
+  %pw = load i32, ptr %pcp
+  %pcol = and i32 %pw, 65535
+  %bitn = and i32 %pcol, 31
+  %bit = shl i32 1, %bitn
+  %mk2 = or i32 %mk, %bit
+  %pgp = getelementptr inbounds %XStep, ptr %xstep, i64 %p64, i32 {XSTEP.child}
+  store i32 %below, ptr %pgp
+  %plp = getelementptr inbounds %XStep, ptr %xstep, i64 %p64, i32 {XSTEP.leaf}
+  store i32 %lf, ptr %plp
+  %pmp = getelementptr inbounds %XStep, ptr %xstep, i64 %p64, i32 {XSTEP.mask}
+  store i32 %mk2, ptr %pmp
+  %eph = shl i32 %ep, 16
+  %pw2 = or i32 %eph, %pcol
+  store atomic i32 %pw2, ptr %pcp release, align 4
+  br label %up
+exit:
+  ret void
+}
+
+; Every entry at once, current for the epoch in the XHEAD record (for the Python side's path masks
+; and child array). %order lists every reachable node, parents before children (the mask pass runs
+; it backwards); %norder < 0 when every child has a larger index than its parent (sklearn's
+; layout): no %order
 define void @bind_x(ptr noalias %nodes, i64 %n, ptr noalias %x, ptr noalias %sets, i64 %setw,
                     ptr noalias %xstep, ptr noalias %order, i64 %norder) {
 entry:
   %none = icmp sle i64 %n, 0
   br i1 %none, label %exit, label %start
 start:
+  %bep64 = call i64 @xhead(ptr %xstep, i64 {XHEAD.epoch})
+  %bep32 = trunc i64 %bep64 to i32
+  %bep = shl i32 %bep32, 16
   %children_after = icmp slt i64 %norder, 0
   br i1 %children_after, label %down, label %node
 down:                                        ; one pass, children (larger indices) first
@@ -251,14 +408,16 @@ down_next:
   %sch = phi i32 [-1, %down], [%dch, %down_split]
   %sleaf = phi i32 [%dm32, %down], [%dl, %down_split]
   %smask = phi i32 [0, %down], [%dmk2, %down_split]
-  %sp0 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.col}
-  store i32 %dc, ptr %sp0
   %sp1 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.child}
   store i32 %sch, ptr %sp1
   %sp2 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.leaf}
   store i32 %sleaf, ptr %sp2
   %sp3 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.mask}
   store i32 %smask, ptr %sp3
+  %dclo = and i32 %dc, 65535
+  %dcw = or i32 %bep, %dclo
+  %sp0 = getelementptr inbounds %XStep, ptr %xstep, i64 %dm, i32 {XSTEP.col}
+  store atomic i32 %dcw, ptr %sp0 release, align 4
   %ddone = icmp eq i64 %dm, 0
   br i1 %ddone, label %exit, label %down
 node:                                        ; otherwise: child per node, then masks along %order
@@ -274,8 +433,10 @@ test:
 node_next:
   %next = phi i32 [-1, %node], [%child, %test]
   %leaf = select i1 %isleaf, i32 %i32, i32 -1
+  %clo = and i32 %c, 65535
+  %cw = or i32 %bep, %clo
   %xc = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.col}
-  store i32 %c, ptr %xc
+  store i32 %cw, ptr %xc
   %xg = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.child}
   store i32 %next, ptr %xg
   %xl = getelementptr inbounds %XStep, ptr %xstep, i64 %i, i32 {XSTEP.leaf}
@@ -295,7 +456,9 @@ up:                                          ; children before parents
   %oo = load i32, ptr %op
   %o64 = sext i32 %oo to i64
   %occ = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.col}
-  %oc = load i32, ptr %occ
+  %ocw = load i32, ptr %occ
+  %oclo = trunc i32 %ocw to i16
+  %oc = sext i16 %oclo to i32
   %osplit = icmp sge i32 %oc, 0
   br i1 %osplit, label %up_split, label %up_next
 up_split:
@@ -455,6 +618,7 @@ define void @xwalk_folded_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalia
                         ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
                         ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out) {
 entry:
+  %xep = call i32 @xepoch(ptr %xstep)
   %r32 = icmp ne i64 %f32, 0
   %empty = icmp sle i64 %n, 0
   br i1 %empty, label %exit, label %start
@@ -475,7 +639,9 @@ const_tree:
   %cv = load double, ptr %cp
   call void @add_const_tree(ptr %out, i64 %n, i64 %K, i64 %to64, double %cv, i1 %r32)
   br label %tree_next
-tree_start:
+tree_start:                                  ; x's path from the root made current
+  %r0w = sext i32 %r0 to i64
+  %r0c = call i32 @xready_own(ptr %xstep, i64 %r0w, i32 %xep)
   br label %row_loop
 row_loop:
   %i = phi i64 [0, %tree_start], [%i1, %row_done]
@@ -509,6 +675,8 @@ split:
   br i1 %own, label %read, label %follow
 read:                                        ; a column the row may change: the row decides
   %rc = call i32 @child(ptr %nodes, i64 %r64, i32 %c, ptr %row, ptr %sets, i64 %setw)
+  %rc64 = sext i32 %rc to i64
+  %rcc = call i32 @xready_own(ptr %xstep, i64 %rc64, i32 %xep)
   br label %step
 follow:                                      ; the row holds x's value here: x's child
   %xcp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.child}
@@ -549,6 +717,7 @@ exit:
 define internal i32 @pe_tree(ptr noalias %nodes, ptr noalias %xstep, ptr noalias %local, i32 %dmask,
                              ptr noalias %out, ptr noalias %stack, i32 %g, i32 %cnt) {
 entry:
+  %xep = call i32 @xepoch(ptr %xstep)
   store i32 %g, ptr %stack
   %s1p = getelementptr inbounds i32, ptr %stack, i64 1
   store i32 -1, ptr %s1p
@@ -563,6 +732,8 @@ popit:
   %e0 = shl i64 %sp1, 1
   %ep = getelementptr inbounds i32, ptr %stack, i64 %e0
   %h0 = load i32, ptr %ep
+  %h0w = sext i32 %h0 to i64
+  %h0c = call i32 @xready(ptr %xstep, i64 %h0w, i32 %xep)     ; popped: the DFS, not x, chose it
   %pp = getelementptr inbounds i32, ptr %ep, i64 1
   %patch = load i32, ptr %pp
   br label %skip
@@ -570,7 +741,9 @@ skip:                                        ; follow x through splits outside d
   %h = phi i32 [%h0, %popit], [%hx, %fixed]
   %h64 = sext i32 %h to i64
   %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
-  %hc = load i32, ptr %hcp
+  %hcw = load i32, ptr %hcp
+  %hcl = trunc i32 %hcw to i16
+  %hc = sext i16 %hcl to i32
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %emit, label %hchk
 hchk:
@@ -700,6 +873,7 @@ define internal i64 @qs_dfs(ptr noalias %nodes, ptr noalias %xstep, ptr noalias 
                             ptr noalias %qrec, i64 %nq0, ptr noalias %leafval, i64 %nl0,
                             i64 %maxleaves, ptr noalias %nlout) {
 entry:
+  %xep = call i32 @xepoch(ptr %xstep)
   %sp.a = alloca i64
   %nq.a = alloca i64
   %nl.a = alloca i64
@@ -722,6 +896,8 @@ popit:
   %e0 = shl i64 %sp1, 1
   %ep = getelementptr inbounds i32, ptr %stack, i64 %e0
   %h0 = load i32, ptr %ep
+  %h0w = sext i32 %h0 to i64
+  %h0c = call i32 @xready(ptr %xstep, i64 %h0w, i32 %xep)     ; popped: the DFS, not x, chose it
   %pp = getelementptr inbounds i32, ptr %ep, i64 1
   %rec = load i32, ptr %pp
   %closes = icmp sge i32 %rec, 0
@@ -744,7 +920,9 @@ skip:                                        ; follow x through splits outside d
   %h = phi i32 [%h0, %popit], [%h0, %close], [%hx, %fixed]
   %h64 = sext i32 %h to i64
   %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
-  %hc = load i32, ptr %hcp
+  %hcw = load i32, ptr %hcp
+  %hcl = trunc i32 %hcw to i16
+  %hc = sext i16 %hcl to i32
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %leaf, label %hchk
 hchk:
@@ -867,6 +1045,7 @@ define internal void @plan_tree(ptr noalias %a, i64 %t) {
 entry:
   %nodes = call ptr @aptr(ptr %a, i64 {PLAN.nodes})
   %xstep = call ptr @aptr(ptr %a, i64 {PLAN.xstep})
+  %xep = call i32 @xepoch(ptr %xstep)
   %roots = call ptr @aptr(ptr %a, i64 {PLAN.roots})
   %local = call ptr @aptr(ptr %a, i64 {PLAN.local})
   %dm64 = call i64 @aint(ptr %a, i64 {PLAN.dmask})
@@ -893,6 +1072,7 @@ entry:
   %rp = getelementptr inbounds i32, ptr %roots, i64 %t
   %r = load i32, ptr %rp
   %r64 = sext i32 %r to i64
+  %rcol = call i32 @xready(ptr %xstep, i64 %r64, i32 %xep)
   %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.mask}
   %xm = load i32, ptr %xmp
   %hit = and i32 %xm, %dmask
@@ -1517,6 +1697,7 @@ define internal void @xwalk_trees(ptr noalias %cols, i64 %n, i64 %n8, ptr noalia
                                   ptr noalias %local, i32 %dmask, ptr noalias %sets, i64 %setw,
                                   ptr noalias %acc, i1 %f32) {
 entry:
+  %xep = call i32 @xepoch(ptr %xstep)
   %none = icmp sle i64 %T, 0
   br i1 %none, label %exit, label %tree
 tree:
@@ -1529,6 +1710,7 @@ tree:
   %to64 = sext i32 %to to i64
   %ab = mul i64 %to64, %n8
   %accp = getelementptr inbounds double, ptr %acc, i64 %ab
+  %rcol = call i32 @xready_own(ptr %xstep, i64 %r64, i32 %xep)
   %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.mask}
   %xm = load i32, ptr %xmp
   %hit = and i32 %xm, %dmask
@@ -1549,7 +1731,9 @@ w_node:
   %h = phi i32 [%r, %w_row], [%hn, %w_free], [%hx, %w_fixed]
   %h64 = sext i32 %h to i64
   %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
-  %hc = load i32, ptr %hcp
+  %hcw = load i32, ptr %hcp
+  %hcl = trunc i32 %hcw to i16
+  %hc = sext i16 %hcl to i32
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %w_leaf, label %w_split
 w_split:
@@ -1570,6 +1754,8 @@ w_free:                                      ; a delta column: the row decides
   %rq = getelementptr inbounds %Node, ptr %nodes, i64 %h64, i32 4
   %rc = load i32, ptr %rq
   %hn = select i1 %go, i32 %lc, i32 %rc
+  %hn64 = sext i32 %hn to i64
+  %hnc = call i32 @xready_own(ptr %xstep, i64 %hn64, i32 %xep)
   br label %w_node
 w_fixed:                                     ; x decides; nothing of delta below: x's leaf
   %hmp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.mask}

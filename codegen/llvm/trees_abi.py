@@ -23,6 +23,7 @@ __all__ = [
     "TREE_CONSTANT",
     "TREE_QUICKSCORER",
     "TREE_WALK",
+    "XHEAD",
     "XSTEP",
 ]
 
@@ -74,6 +75,11 @@ TREE_CONSTANT, TREE_QUICKSCORER, TREE_WALK = 0, 1, 2
 #: of the columns tested on that path
 XSTEP = SlotBlock("XSTEP", 4, {"col": 0, "child": 1, "leaf": 2, "mask": 3}, slot_bytes=4)
 
+#: what filling an ``XSTEP`` entry on first use reads: the record just before entry 0 (slot ``k``
+#: at ``xstep - 8 * (XHEAD.width - k)`` bytes) - the forest's packed nodes, x, the code sets and
+#: their width, and the binding's epoch (1..65535, held in each current entry's ``col`` word)
+XHEAD = SlotBlock("XHEAD", 6, {"nodes": 0, "x": 1, "sets": 2, "setw": 3, "epoch": 4})
+
 #: one row of ``@pack_plans``' table: the batch slot of a plan and the byte offset of each of its
 #: parts in the destination buffer (the part names of ``codegen.trees.plan.PLAN_PARTS``)
 PACK = SlotBlock(
@@ -121,4 +127,4 @@ JOB = SlotBlock(
 )
 
 #: every block ``trees.ll`` refers to
-BLOCKS = (PLAN, PLAN_SIZES, TINFO, XSTEP, PACK, JOB)
+BLOCKS = (PLAN, PLAN_SIZES, TINFO, XSTEP, XHEAD, PACK, JOB)

@@ -4,9 +4,9 @@ Why: numpy partial evaluation (:mod:`codegen.trees.partial`) plus packing its re
 milliseconds per (x, Δ) on a large forest. The same walk written once in LLVM IR (``@plan_deltas``
 and ``@bind_x`` in ``codegen/llvm/trees.ll``) costs a tenth of that (``benchmarks/README.md``).
 
-Per instance (:class:`BoundX`, one native pass per ``x``): for every forest node the column it
-tests, the child ``x`` takes, the leaf ``x`` reaches from there and a bit mask of the columns
-tested on that path. Per (x, Δ) and tree, in estimator order: a tree whose x-path tests no Δ
+Per instance (:class:`BoundX`): for every forest node the column it tests, the child ``x``
+takes, the leaf ``x`` reaches from there and a bit mask of the columns tested on that path, each
+filled the first time a kernel reads it (a search reads a few percent of a deep forest's nodes). Per (x, Δ) and tree, in estimator order: a tree whose x-path tests no Δ
 column is a constant (one mask test); otherwise an explicit-stack DFS follows ``x`` through splits
 outside Δ, jumping to ``x``'s leaf where nothing below tests a Δ column, and emits the residual
 tree - in QuickScorer form for :meth:`NativePartial.plans` (:mod:`codegen.trees.plan`; trees with
@@ -26,14 +26,15 @@ from itertools import chain
 import numpy as np
 
 from codegen.llvm.buffers import Pinned
-from codegen.llvm.trees_abi import PACK, PLAN, PLAN_SIZES, TINFO, XSTEP
+from codegen.llvm.trees_abi import PACK, PLAN, PLAN_SIZES, TINFO, XHEAD, XSTEP
 from codegen.trees.fold import Forest
 from codegen.trees.kernel import NODE, KernelArrays, run_kernel, tree_functions
 from codegen.trees.kernel_choice import KernelChoice
 from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk, positions_within
 from codegen.trees.threads import LazyThread
 
-__all__ = ["EXACT_MASK_WIDTH", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX", "NativePartial", "children_after_parents", "top_down_order"]
+__all__ = ["EXACT_MASK_WIDTH", "MAX_COLUMNS", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX", "NativePartial", "children_after_parents",
+           "fresh_xstep", "top_down_order", "xstep_columns"]
 
 #: QuickScorer keeps one bit per leaf in a 64-bit word: residual trees with more leaves are walked
 MAX_QS_LEAVES = 64
@@ -167,6 +168,34 @@ def _folded(differs: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(np.where(differs, _FOLDED_BITS[np.arange(w) % 32], 0), axis=1).astype(np.int32)
 
 
+#: int32 rows of the XHEAD record before entry 0 of an ``xstep`` array
+_HEAD_ROWS = XHEAD.bytes // (XSTEP.width * XSTEP.slot_bytes)
+#: an entry's epoch is the high 16 bits of its ``col`` word; 0 marks a split's entry never filled
+_MAX_EPOCH = 0xFFFF
+#: the widest forest the bindings serve: a column is the low 16 bits of a ``col`` word (signed)
+MAX_COLUMNS = 0x7FFF
+
+
+def xstep_columns(xstep: np.ndarray) -> np.ndarray:
+    """The column each node of an ``xstep`` array tests (-1: a leaf), int32: its ``col`` words'
+    low 16 bits (the high 16 hold the entry's epoch)."""
+    return xstep[:, XSTEP.col].astype(np.uint16).view(np.int16).astype(np.int32)
+
+
+def fresh_xstep(nodes: np.ndarray) -> np.ndarray:
+    """An ``xstep`` array with its header for a forest's packed ``nodes``: every split's entry
+    stale (epoch 0), every leaf's final ({-1, -1, itself, 0}), the header's epoch 0."""
+    n = max(len(nodes), 1)
+    block = np.zeros((_HEAD_ROWS + n, XSTEP.width), dtype=np.int32)
+    xs = block[_HEAD_ROWS:]
+    col = np.asarray(nodes["col"], dtype=np.int32) if len(nodes) else np.full(1, -1, dtype=np.int32)
+    xs[:, XSTEP.col] = col & 0xFFFF
+    leaf = col < 0
+    xs[:, XSTEP.child] = -1
+    xs[leaf, XSTEP.leaf] = np.flatnonzero(leaf)
+    return block
+
+
 def _words(width: int) -> int:
     """64-bit words of a mask over ``width`` columns."""
     return max(1, -(-width // 64))
@@ -174,27 +203,48 @@ def _words(width: int) -> int:
 
 class BoundX:
     """Per-instance arrays of the native evaluator: ``xstep[i] = (column of node i, child x takes
-    or -1, leaf x reaches from i, mask of the columns tested on that path)``. Its ``xstep`` array
-    (16 bytes per node) comes from, and returns to, the evaluator's pool: a fresh one costs a
-    page fault per 4 KiB, about as much as the binding itself."""
+    or -1, leaf x reaches from i, mask of the columns tested on that path)``, each entry filled
+    by the kernels on first use (``@xready`` in ``codegen/llvm/trees.ll``): binding x writes the
+    ``XHEAD`` record before entry 0 and a new epoch, which marks every earlier entry stale without
+    touching it (a search reads a few percent of a deep forest's nodes; binding them all cost
+    1.3-1.7 ms an instance on RF-500). :meth:`bind_all` fills every entry, for the readers on
+    this side. The array (16 bytes per node, after the header) comes from, and returns to, the
+    evaluator's pool."""
 
-    __slots__ = ("_paths", "buffers", "native")
+    __slots__ = ("_all", "_paths", "buffers", "native")
 
     def __init__(self, native: NativePartial, x: np.ndarray):
         full = native.full
-        n = len(full.nodes)
         self.native = native
         self._paths: Pinned | None = None
-        self.buffers = Pinned(x=np.ascontiguousarray(x, dtype=np.float64), xstep=native.take_xstep())
-        fb, b, o = full.buffers, self.buffers, native.model
-        tree_functions().bind_x(
-            fb.address("nodes"), n, b.address("x"), fb.address("sets"), full.setw,
-            b.address("xstep"), o.address("order"), native.norder,
-        )  # fmt: skip
+        self._all = False
+        block = native.take_xstep()
+        self.buffers = Pinned(x=np.ascontiguousarray(x, dtype=np.float64), block=block, xstep=block[_HEAD_ROWS:])
+        head = block[:_HEAD_ROWS].view(np.int64).reshape(-1)
+        epoch = int(head[XHEAD.epoch]) + 1
+        if epoch > _MAX_EPOCH:  # the epochs came round: every split's entry stale again
+            block[_HEAD_ROWS:, XSTEP.col] &= 0xFFFF
+            epoch = 1
+        head[XHEAD.nodes], head[XHEAD.x] = full.buffers.address("nodes"), self.buffers.address("x")
+        head[XHEAD.sets], head[XHEAD.setw], head[XHEAD.epoch] = full.buffers.address("sets"), full.setw, epoch
 
     def __del__(self) -> None:
         # nothing compiled holds xstep once its owner is gone (x-walk jobs keep their BoundX)
-        self.native.give_xstep(self.buffers["xstep"])
+        self.native.give_xstep(self.buffers["block"])
+
+    def bind_all(self) -> np.ndarray:
+        """Every entry of x's binding filled (one native pass over the nodes, once): the
+        ``xstep`` array, whose ``col`` words hold the column in their low 16 bits
+        (:func:`xstep_columns`)."""
+        if not self._all:
+            full, native = self.native.full, self.native
+            tree_functions().bind_x(
+                full.buffers.address("nodes"), len(full.nodes), self.buffers.address("x"),
+                full.buffers.address("sets"), full.setw, self.buffers.address("xstep"),
+                native.model.address("order"), native.norder,
+            )  # fmt: skip
+            self._all = True
+        return self.buffers["xstep"]
 
     def path_masks(self) -> np.ndarray:
         """(nodes, W) uint64, W = 64-column words of the forest's width: exactly the columns
@@ -202,8 +252,8 @@ class BoundX:
         first use, one numpy pass per tree level, deepest first (a node's mask is its own
         column's bit and the mask of the child x takes)."""
         if self._paths is None:
-            xs = self.buffers["xstep"]
-            col, child = xs[:, XSTEP.col].astype(np.int64), xs[:, XSTEP.child].astype(np.int64)
+            xs = self.bind_all()
+            col, child = xstep_columns(xs).astype(np.int64), xs[:, XSTEP.child].astype(np.int64)
             masks = np.zeros((len(xs), _words(self.native.full.width)), dtype=np.uint64)
             for level in reversed(self.native.split_levels()):
                 c = col[level]
@@ -364,7 +414,7 @@ class BoundX:
     @property
     def xchild(self) -> np.ndarray:
         """:func:`codegen.trees.partial.bind_x`'s array (int64)."""
-        return self.buffers["xstep"][:, XSTEP.child].astype(np.int64)
+        return self.bind_all()[:, XSTEP.child].astype(np.int64)
 
 
 class _Slot:
@@ -577,7 +627,7 @@ class NativePartial:
         try:
             return self._xsteps.pop()
         except IndexError:
-            return np.empty((max(len(self.full.nodes), 1), XSTEP.width), dtype=np.int32)
+            return fresh_xstep(self.full.nodes)
 
     def give_xstep(self, a: np.ndarray) -> None:
         """Return a dead :class:`BoundX`'s array to the pool (two are kept)."""

@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from codegen.compiled import CompiledScorer
+from codegen.errors import UnsupportedModel
 from codegen.llvm import binding
 from codegen.pipeline import ModelInput
 from codegen.protocol import (
@@ -73,7 +74,13 @@ from codegen.trees.kernel import (
 )
 from codegen.trees.kernel_choice import KernelChoice, clipped
 from codegen.trees.native_bound import NativeLeafRanges
-from codegen.trees.native_partial import EXACT_MASK_WIDTH, WALK_MIN_ROWS, BoundX, NativePartial
+from codegen.trees.native_partial import (
+    EXACT_MASK_WIDTH,
+    MAX_COLUMNS,
+    WALK_MIN_ROWS,
+    BoundX,
+    NativePartial,
+)
 from codegen.trees.partial import Residual, bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner, Plan, positions_within
 from codegen.trees.reader import read_trees
@@ -116,8 +123,6 @@ def _size_slot(k: int) -> int:
 
 #: LLVM compiles of hot Δ
 _COMPILER = LazyThread("geco-llvm")
-#: binds instances ahead of use (native code: runs beside the GIL)
-_BINDER = LazyThread("geco-bind")
 
 
 class _Rate:
@@ -155,6 +160,9 @@ class TreeScorer(CompiledScorer):
 
     def __init__(self, forest: Forest, engine: str = "auto", *, max_residuals: int = 256):
         checked_engine(engine, COMPILED_ENGINES)
+        if engine != "numpy" and len(forest.schema) > MAX_COLUMNS:
+            raise UnsupportedModel(f"{len(forest.schema)} columns: the compiled tree kernels read at most {MAX_COLUMNS} "
+                                   "(engine='numpy' reads any)")  # fmt: skip
         self.forest = forest
         self.exact = forest.tolerance == 0.0
         self.engine = engine
@@ -316,10 +324,6 @@ class BoundTreeScorer:
         self.x = x
         self._xchild: np.ndarray | None = None
         self._bx: BoundX | None = None
-        # bind x now, beside whatever the caller does before its first block (an Explainer grounds
-        # its rules and builds the feasible spaces meanwhile)
-        ahead = parent.native is not None
-        self._bx_ahead: Future | None = _BINDER.get().submit(parent.native.bind, x) if ahead else None
         self._runner = BlockRunner(parent.full) if parent.full is not None else None
         self._states: OrderedDict[tuple[int, ...], _DeltaState] = OrderedDict()
         self._checked: set[tuple[int, ...]] = set()  # every Δ seen, validated once
@@ -343,14 +347,14 @@ class BoundTreeScorer:
         return st.residual
 
     def bound_x(self) -> BoundX:
-        """The native binding of ``x`` (started when the scorer was bound)."""
+        """The native binding of ``x``, made at the first call (its entries fill as kernels read
+        them: :class:`codegen.trees.native_partial.BoundX`)."""
         if self._bx is None:
             p = self.parent
             assert p.native is not None
             t0 = time.perf_counter()
-            self._bx = self._bx_ahead.result() if self._bx_ahead is not None else p.native.bind(self.x)
-            self._bx_ahead = None
-            p.stats["bind_seconds"] += time.perf_counter() - t0  # the wait: what binding still costs
+            self._bx = p.native.bind(self.x)
+            p.stats["bind_seconds"] += time.perf_counter() - t0
         return self._bx
 
     def plan(self, delta: tuple[int, ...]) -> Plan:
@@ -805,14 +809,11 @@ class BoundTreeScorer:
 
     def _whole_forest(self, rows: np.ndarray, near: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """The whole forest's accumulators on full rows (``near``: as
-        :meth:`codegen.trees.native_partial.BoundX.score_rows` takes it). With x bound, only
-        what differs from x is walked (same leaves, same sums); a few rows while x is still being
-        bound (x's own P, right after bind) walk the whole forest rather than wait: the binding
-        then goes on beside the caller's grounding and seeds."""
+        :meth:`codegen.trees.native_partial.BoundX.score_rows` takes it): with x bound, only
+        what differs from x is walked (same leaves, same sums)."""
         p = self.parent
         t0 = time.perf_counter()
-        binding = self._bx is None and self._bx_ahead is not None and not self._bx_ahead.done()
-        if p.native is None or (binding and len(rows) < WALK_MIN_ROWS):
+        if p.native is None:
             acc = run_kernel(p.full, rows)
         else:
             acc = self.bound_x().score_rows(rows, near=near)

@@ -661,36 +661,6 @@ def test_many_deltas_are_checked_at_once_as_one_by_one():
                 checked_deltas(deltas, 6)
 
 
-def test_x_own_score_does_not_wait_for_the_binding(fitted, monkeypatch):
-    """Scoring x itself right after ``bind`` (what an Explainer does first) walks the whole
-    forest instead of waiting for x's binding, which goes on beside the caller; the number is
-    the same, and the blocks after it use the binding."""
-    import threading
-
-    from codegen.trees.native_partial import BoundX
-
-    name, model, schema, X, desired = fitted[0]
-    sc = scorer_for(model, schema, desired, engine="auto")
-    release = threading.Event()
-    slow_init = BoundX.__init__
-
-    def held(self, native, x):
-        release.wait(10)
-        slow_init(self, native, x)
-
-    monkeypatch.setattr(BoundX, "__init__", held)
-    x = np.ascontiguousarray(X[3], dtype=np.float64)
-    bound = sc.bind(x)
-    every = tuple(range(len(x)))
-    got = bound.score_block(every, x[None])
-    assert bound._bx is None and not bound._bx_ahead.done()  # answered while x was being bound
-    release.set()
-    np.testing.assert_array_equal(got, sc.score_rows(x[None]))
-    rows = np.ascontiguousarray(X[:40], dtype=np.float64)
-    np.testing.assert_array_equal(bound.score_block(every, rows), sc.score_rows(rows))
-    assert bound._bx is not None, name
-
-
 @pytest.mark.parametrize(("kwargs", "message"), [({"batch": 0}, "batch must be at least 1"),
                                                  ({"lanes": 3}, "lanes must be 1 or 2")])  # fmt: skip
 def test_native_partial_refuses_a_bad_batch_or_lane_count(forests, kwargs, message):

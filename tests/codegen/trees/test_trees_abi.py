@@ -25,7 +25,7 @@ from codegen.llvm.trees_abi import (
     XSTEP,
 )
 from codegen.trees.kernel import NODE, kernel_arrays_forest
-from codegen.trees.native_partial import NativePartial
+from codegen.trees.native_partial import NativePartial, xstep_columns
 from codegen.trees.partial import bind_x
 from codegen.trees.plan import PLAN_PARTS, QREC
 
@@ -144,7 +144,8 @@ def test_xstep_and_tinfo_records_are_read_by_field_name(fitted, forests):
     assert xstep.dtype == np.int32 and xstep.shape[1] == XSTEP.width
     split = forest.feature >= 0
     np.testing.assert_array_equal(bx.xchild[split], bind_x(forest, X[0])[split])
-    np.testing.assert_array_equal(xstep[split, XSTEP.col], forest.feature[split])
+    np.testing.assert_array_equal(xstep_columns(xstep)[split], forest.feature[split])
+    assert (xstep_columns(xstep)[~split] == -1).all()
     leaves = np.flatnonzero(~split)
     reached = xstep[forest.roots, XSTEP.leaf]
     assert np.isin(reached, leaves).all()

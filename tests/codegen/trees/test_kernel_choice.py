@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tree_cases import case
 
 from codegen.trees.kernel import kernel_arrays_forest, run_kernel
 from codegen.trees.kernel_choice import OUTLIER, KernelChoice, clipped
@@ -94,6 +95,33 @@ def test_near_rows_equal_run_kernel_whichever_kernel_serves(fitted, forests, ker
             assert native.full_rows_kernel.measured[kernel] == 2 * len(rows)
         checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("cheaper", ["xwalk", "branchy", None])
+def test_a_call_too_small_for_the_walker_takes_the_cheaper_walk_unrecorded(fitted, forests, cheaper, monkeypatch):
+    """``near_rows_few``: the x-walk or the branchy walk, whichever near_rows measured cheaper
+    (the x-walk before either is measured), run_kernel's numbers either way; the call is not
+    recorded."""
+    import codegen.trees.native_partial as native_partial
+
+    name, _model, _schema, X, _desired = case(fitted, "rf-bare")
+    full = kernel_arrays_forest(forests[name])
+    native = NativePartial(forests[name], full)
+    if cheaper is not None:
+        other = "branchy" if cheaper == "xwalk" else "xwalk"
+        native.near_rows_kernel.record(cheaper, 1e-6, 1)
+        native.near_rows_kernel.record(other, 1e-5, 1)
+    served = []
+    real = native_partial.run_kernel
+    monkeypatch.setattr(native_partial, "run_kernel", lambda *a: served.append("branchy") or real(*a))
+    x = X[5]
+    rows = np.tile(x, (9, 1))
+    rows[::2, 0] = X[:5, 0]
+    bx = native.bind(x)
+    measured = dict(native.near_rows_kernel.measured)
+    np.testing.assert_array_equal(native.near_rows_few(bx, rows), run_kernel(full, rows))
+    assert served == (["branchy"] if cheaper == "branchy" else [])
+    assert native.near_rows_kernel.measured == measured
 
 
 def test_of_three_kernels_each_is_explored_and_rechecked():

@@ -204,7 +204,7 @@ print(json.dumps(out))
 """
 
 SINGLES = SETUP + """
-compiled.FIRST_USE_SECONDS = (0.01, 0.01)  # earned after about 0.05 s of reference searches
+compiled.FIRST_USE_SECONDS = (0.001, 0.001)  # earned after 5 ms of reference searches: the first one
 seeds = geco.batch.row_seeds(1, len(rows))
 budgeted = [explainer.explain(rows.iloc[[i]], random_state=seeds[i], time_budget=30.0) for i in range(3)]
 out["budgeted_compiled"] = [e.stats["compiled_search"] for e in budgeted]
@@ -233,7 +233,7 @@ compiled.BackgroundCompile.__init__ = lambda self, command=None: init(self, chil
 # single explanations that have earned the kernels on a fresh install (not in numba's cache): a
 # child compiles them, gated by a file as below, while the searches go on in the reference
 SINGLES_BACKGROUND = SETUP + GATED_CHILD + """
-compiled.FIRST_USE_SECONDS = (0.005, 0.01)  # earned after about 0.05 s of reference searches
+compiled.FIRST_USE_SECONDS = (0.0005, 0.001)  # earned after 5 ms of reference searches: the first one
 seeds = geco.batch.row_seeds(1, len(rows))
 first = [explainer.explain(rows.iloc[[i]], random_state=seeds[i]) for i in range(4)]
 out["while_compiling"] = [e.stats["compiled_search"] for e in first]

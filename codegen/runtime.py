@@ -44,7 +44,7 @@ def emit_assembly(ir_text: str) -> str:
 
 
 def shutdown() -> None:
-    """Stop codegen's background threads (binding, plan building, compiles) after their queued
+    """Stop codegen's background threads (plan building, compiles) after their queued
     work; safe to call more than once, and a later explanation starts them again."""
     from codegen.trees.threads import stop_all
 

@@ -13,6 +13,8 @@ from sklearn.ensemble import RandomForestClassifier
 
 import codegen
 from codegen.registry import scorer_for
+from codegen.trees.native_partial import NativePartial
+from codegen.trees.plan import BlockRunner
 from plaf_grammar import Schema
 
 TINY_IR = """
@@ -72,10 +74,17 @@ def test_shutdown_stops_the_background_threads_and_may_be_called_twice():
     model = RandomForestClassifier(3, max_depth=3, random_state=0).fit(X, y)
     scorer = scorer_for(model, schema, 1, "auto")
     E = schema.encode(X)
-    before = scorer.bind(E[0]).score_block((0,), E[:8, :1])
-    assert _geco_threads()  # binding x ahead runs on a background thread
+    two_lanes = NativePartial(scorer.forest, scorer.full, lanes=2)
+
+    def plans():  # the second lane builds every other plan on a background thread
+        bx = two_lanes.bind(E[0])
+        return [BlockRunner(scorer.full).run([(p, E[:8, :1])])[0] for p in two_lanes.plans(bx, [(0,), (1,)])[:1]]
+
+    before = plans()
+    assert [t.split("_")[0] for t in _geco_threads()] == ["geco-plans"]
     codegen.shutdown()
     assert _geco_threads() == []
     codegen.shutdown()
     # a later use starts the threads again and scores the same
-    np.testing.assert_array_equal(scorer.bind(E[0]).score_block((0,), E[:8, :1]), before)
+    np.testing.assert_array_equal(plans()[0], before[0])
+    np.testing.assert_array_equal(before[0][:, 0], scorer.bind(E[0]).score_block((0,), E[:8, :1]))

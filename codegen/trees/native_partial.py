@@ -4,16 +4,17 @@ Why: numpy partial evaluation (:mod:`codegen.trees.partial`) plus packing its re
 milliseconds per (x, Δ) on a large forest. The same walk written once in LLVM IR (``@plan_deltas``
 and ``@bind_x`` in ``codegen/llvm/trees.ll``) costs a tenth of that (``benchmarks/README.md``).
 
-Per instance (:class:`BoundX`): for every forest node the column it tests, the child ``x``
-takes, the leaf ``x`` reaches from there and a bit mask of the columns tested on that path, each
-filled the first time a kernel reads it (a search reads a few percent of a deep forest's nodes). Per (x, Δ) and tree, in estimator order: a tree whose x-path tests no Δ
-column is a constant (one mask test); otherwise an explicit-stack DFS follows ``x`` through splits
-outside Δ, jumping to ``x``'s leaf where nothing below tests a Δ column, and emits the residual
-tree - in QuickScorer form for :meth:`NativePartial.plans` (:mod:`codegen.trees.plan`; trees with
-more than 64 leaves as residual nodes to walk), as residual nodes for the walking kernel
-(:func:`codegen.trees.kernel.run_kernel`) from :meth:`NativePartial.__call__`. Both reach the same
-leaves as the numpy :class:`codegen.trees.partial.Residual` and add the same numbers in the same
-order: bit-identical results.
+Per instance (:class:`BoundX`): for every forest node the column it tests, the child ``x`` takes,
+the leaf ``x`` reaches from there and a bit mask of the columns tested on that path, each filled
+the first time a kernel reads it (a search reads a few percent of a deep forest's nodes). Per (x,
+Δ) and tree, in estimator order: a tree whose x-path tests no Δ column is a constant (one mask
+test); otherwise an explicit-stack DFS follows ``x`` through splits outside Δ, jumping to ``x``'s
+leaf where nothing below tests a Δ column, and emits the residual tree - in QuickScorer form for
+:meth:`NativePartial.plans` (:mod:`codegen.trees.plan`; trees with more than 64 leaves as residual
+nodes to walk), as residual nodes for the walking kernel (:func:`codegen.trees.kernel.run_kernel`)
+from :meth:`NativePartial.__call__`. Both reach the same leaves as the numpy
+:class:`codegen.trees.partial.Residual` and add the same numbers in the same order: bit-identical
+results.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from codegen.trees.kernel_choice import KernelChoice
 from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk, positions_within
 from codegen.trees.threads import LazyThread
 
-__all__ = ["EXACT_MASK_WIDTH", "MAX_COLUMNS", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX", "NativePartial", "children_after_parents",
-           "fresh_xstep", "top_down_order", "xstep_columns"]
+__all__ = ["EXACT_MASK_WIDTH", "MAX_COLUMNS", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX",
+           "NativePartial", "children_after_parents", "fresh_xstep", "top_down_order", "xstep_columns"]
 
 #: QuickScorer keeps one bit per leaf in a 64-bit word: residual trees with more leaves are walked
 MAX_QS_LEAVES = 64
@@ -317,7 +318,7 @@ class BoundX:
             differs = self._differs(rows)
             few = np.count_nonzero(differs, axis=1) <= walk_share * full.width
             masks = None
-        if full.width <= EXACT_MASK_WIDTH and few.any():  # x's binding holds these masks, exact: nothing to build
+        if full.width <= EXACT_MASK_WIDTH and few.any():  # x's binding holds exact masks: nothing to build
             folded = _folded(differs[:, : full.width])
             if near is not None:
                 folded = np.repeat(folded, near[1])

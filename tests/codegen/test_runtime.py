@@ -81,7 +81,7 @@ def test_shutdown_stops_the_background_threads_and_may_be_called_twice():
         return [BlockRunner(scorer.full).run([(p, E[:8, :1])])[0] for p in two_lanes.plans(bx, [(0,), (1,)])[:1]]
 
     before = plans()
-    assert [t.split("_")[0] for t in _geco_threads()] == ["geco-plans"]
+    assert "geco-plans" in [t.split("_")[0] for t in _geco_threads()]
     codegen.shutdown()
     assert _geco_threads() == []
     codegen.shutdown()

@@ -248,13 +248,19 @@ entry:
   ret i32 %ep
 }
 
-; the column node %h tests (-1: a leaf), its entry made current first (%ep: @xepoch's)
-define internal i32 @xready(ptr %xstep, i64 %h, i32 %ep) alwaysinline {
+; the column an entry's word holds (its low 16 bits, signed: -1 at a leaf)
+define internal i32 @xcol(i32 %w) alwaysinline {
 entry:
-  %cp = getelementptr inbounds %XStep, ptr %xstep, i64 %h, i32 {XSTEP.col}
-  %w = load atomic i32, ptr %cp acquire, align 4
   %lo = trunc i32 %w to i16
   %c = sext i16 %lo to i32
+  ret i32 %c
+}
+
+; the column node %h tests, from its entry's word %w; the entry filled first unless it is
+; current (its epoch is %ep, @xepoch's) or a leaf's
+define internal i32 @xready_word(ptr %xstep, i64 %h, i32 %ep, i32 %w) alwaysinline {
+entry:
+  %c = call i32 @xcol(i32 %w)
   %leaf = icmp slt i32 %c, 0
   %hi = lshr i32 %w, 16
   %cur = icmp eq i32 %hi, %ep
@@ -267,22 +273,22 @@ done:
   ret i32 %c
 }
 
+; the column node %h tests (-1: a leaf), its entry made current first: the word read with
+; acquire, as a second thread building plans for the same x may be filling it
+define internal i32 @xready(ptr %xstep, i64 %h, i32 %ep) alwaysinline {
+entry:
+  %cp = getelementptr inbounds %XStep, ptr %xstep, i64 %h, i32 {XSTEP.col}
+  %w = load atomic i32, ptr %cp acquire, align 4
+  %c = call i32 @xready_word(ptr %xstep, i64 %h, i32 %ep, i32 %w)
+  ret i32 %c
+}
+
 ; @xready for the kernels that run on the thread owning the binding alone (no fill beside them)
 define internal i32 @xready_own(ptr %xstep, i64 %h, i32 %ep) alwaysinline {
 entry:
   %cp = getelementptr inbounds %XStep, ptr %xstep, i64 %h, i32 {XSTEP.col}
   %w = load i32, ptr %cp
-  %lo = trunc i32 %w to i16
-  %c = sext i16 %lo to i32
-  %leaf = icmp slt i32 %c, 0
-  %hi = lshr i32 %w, 16
-  %cur = icmp eq i32 %hi, %ep
-  %ok = or i1 %cur, %leaf                    ; one well-predicted branch: leaves need no fill
-  br i1 %ok, label %done, label %fill, !prof !0
-fill:
-  call void @xfill(ptr %xstep, i64 %h)
-  br label %done
-done:
+  %c = call i32 @xready_word(ptr %xstep, i64 %h, i32 %ep, i32 %w)
   ret i32 %c
 }
 
@@ -310,8 +316,7 @@ down:
   %n64 = sext i32 %n to i64
   %cp = getelementptr inbounds %XStep, ptr %xstep, i64 %n64, i32 {XSTEP.col}
   %w = load atomic i32, ptr %cp acquire, align 4
-  %lo = trunc i32 %w to i16
-  %c = sext i16 %lo to i32
+  %c = call i32 @xcol(i32 %w)
   %isleaf = icmp slt i32 %c, 0
   br i1 %isleaf, label %base_leaf, label %chk
 chk:
@@ -457,8 +462,7 @@ up:                                          ; children before parents
   %o64 = sext i32 %oo to i64
   %occ = getelementptr inbounds %XStep, ptr %xstep, i64 %o64, i32 {XSTEP.col}
   %ocw = load i32, ptr %occ
-  %oclo = trunc i32 %ocw to i16
-  %oc = sext i16 %oclo to i32
+  %oc = call i32 @xcol(i32 %ocw)
   %osplit = icmp sge i32 %oc, 0
   br i1 %osplit, label %up_split, label %up_next
 up_split:
@@ -742,8 +746,7 @@ skip:                                        ; follow x through splits outside d
   %h64 = sext i32 %h to i64
   %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
   %hcw = load i32, ptr %hcp
-  %hcl = trunc i32 %hcw to i16
-  %hc = sext i16 %hcl to i32
+  %hc = call i32 @xcol(i32 %hcw)
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %emit, label %hchk
 hchk:
@@ -921,8 +924,7 @@ skip:                                        ; follow x through splits outside d
   %h64 = sext i32 %h to i64
   %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
   %hcw = load i32, ptr %hcp
-  %hcl = trunc i32 %hcw to i16
-  %hc = sext i16 %hcl to i32
+  %hc = call i32 @xcol(i32 %hcw)
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %leaf, label %hchk
 hchk:
@@ -1732,8 +1734,7 @@ w_node:
   %h64 = sext i32 %h to i64
   %hcp = getelementptr inbounds %XStep, ptr %xstep, i64 %h64, i32 {XSTEP.col}
   %hcw = load i32, ptr %hcp
-  %hcl = trunc i32 %hcw to i16
-  %hc = sext i16 %hcl to i32
+  %hc = call i32 @xcol(i32 %hcw)
   %hleaf = icmp slt i32 %hc, 0
   br i1 %hleaf, label %w_leaf, label %w_split
 w_split:

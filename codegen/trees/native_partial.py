@@ -219,8 +219,11 @@ class BoundX:
         self.native = native
         self._paths: Pinned | None = None
         self._all = False
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if x.ndim != 1 or len(x) < full.width:  # the kernels read x's columns in native code
+            raise ValueError(f"x of shape {x.shape}: the forest reads {full.width} columns")
         block = native.take_xstep()
-        self.buffers = Pinned(x=np.ascontiguousarray(x, dtype=np.float64), block=block, xstep=block[_HEAD_ROWS:])
+        self.buffers = Pinned(x=x, block=block, xstep=block[_HEAD_ROWS:])
         head = block[:_HEAD_ROWS].view(np.int64).reshape(-1)
         epoch = int(head[XHEAD.epoch]) + 1
         if epoch > _MAX_EPOCH:  # the epochs came round: every split's entry stale again
@@ -230,8 +233,11 @@ class BoundX:
         head[XHEAD.sets], head[XHEAD.setw], head[XHEAD.epoch] = full.buffers.address("sets"), full.setw, epoch
 
     def __del__(self) -> None:
-        # nothing compiled holds xstep once its owner is gone (x-walk jobs keep their BoundX)
-        self.native.give_xstep(self.buffers["block"])
+        # nothing compiled holds xstep once its owner is gone (x-walk jobs keep their BoundX);
+        # a binding refused in __init__ took no array
+        buffers = getattr(self, "buffers", None)
+        if buffers is not None:
+            self.native.give_xstep(buffers["block"])
 
     def bind_all(self) -> np.ndarray:
         """Every entry of x's binding filled (one native pass over the nodes, once): the
@@ -690,25 +696,27 @@ class NativePartial:
         call's cost a row is not a large one's). On Credit's RF-500 the branchy walk measures
         12 us a row, the x-walk 23 (deep trees, rows changing several columns); on Adult's the
         x-walk 13, the branchy walk 15."""
-        rows = bx._checked_rows(rows)
         choice = self.near_rows_kernel
-        if choice.per_row("branchy") < choice.per_row("xwalk"):
-            return run_kernel(self.full, rows)
-        return bx.folded_walk(rows, bx.folded_masks(rows))
+        kind = "branchy" if choice.per_row("branchy") < choice.per_row("xwalk") else "xwalk"
+        return self._run(kind, bx._checked_rows(rows), bx)
 
     def _chosen(self, choice: KernelChoice, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
         """``rows`` scored by the kernel ``choice`` picks (the x-walk needs ``bx``), its time
         recorded there."""
         kind = choice.pick()
         t0 = time.perf_counter()
-        if kind == "xwalk":
-            out = bx.folded_walk(rows, bx.folded_masks(rows))
-        elif kind == "walker":
-            out = self.walk_rows(rows)
-        else:
-            out = run_kernel(self.full, rows)
+        out = self._run(kind, rows, bx)
         choice.record(kind, time.perf_counter() - t0, len(rows))
         return out
+
+    def _run(self, kind: str, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
+        """The whole forest's accumulators on checked full rows by kernel ``kind``: "xwalk" (on
+        folded masks, from ``bx``), "walker" or "branchy"."""
+        if kind == "xwalk":
+            return bx.folded_walk(rows, bx.folded_masks(rows))
+        if kind == "walker":
+            return self.walk_rows(rows)
+        return run_kernel(self.full, rows)
 
     def plans(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:
         """The :class:`Plan` of (x, Δ) for every Δ: each residual tree of at most

@@ -459,12 +459,9 @@ class BoundTreeScorer:
         rows = np.asarray(rows, dtype=np.float64)
         if len(deltas) != len(starts):
             raise ValueError(f"{len(deltas)} deltas for {len(starts)} blocks")
+        deltas = self._checked_deltas(deltas)  # refused before anything is scored, on any route
         if p.engine == "numpy" or p.native is None or len(rows) == 0:
-            return self.score_delta_rows_by_tiers(rows, starts, self._checked_deltas(deltas))
-        if not isinstance(deltas, DeltaMasks):  # refused before anything is scored, on any route
-            deltas = self._checked_deltas(deltas)
-        else:
-            self._check_masks(deltas)
+            return self.score_delta_rows_by_tiers(rows, starts, list(deltas))
         if self._delta_rows_route is None:
             self._delta_rows_route = p.delta_rows_route.pick()
         route = self._delta_rows_route
@@ -476,7 +473,7 @@ class BoundTreeScorer:
             p.stats["blocks_whole"] += 1
             p.stats["rows_whole"] += len(rows)
         else:
-            prob = self.score_delta_rows_by_tiers(rows, starts, self._checked_deltas(deltas))
+            prob = self.score_delta_rows_by_tiers(rows, starts, list(deltas))
             dt = time.perf_counter() - t0
         p.delta_rows_route.record(route, dt, len(rows))
         # the whole forest picked to explore or recheck it serves this call only, the cheaper route
@@ -486,23 +483,19 @@ class BoundTreeScorer:
             self._delta_rows_route = p.delta_rows_route.best()
         return prob
 
-    def _checked_deltas(self, deltas: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
-        """``deltas`` as tuples, each checked (:func:`codegen.protocol.checked_deltas`) the first
-        time this bound instance meets it: the tiers read them; the whole forest walked from x's
-        binding reads the rows alone."""
-        if isinstance(deltas, DeltaMasks):  # valid by construction, given the width
-            self._check_masks(deltas)
-            return list(deltas)
+    def _checked_deltas(self, deltas: Sequence[Sequence[int]]) -> Sequence[tuple[int, ...]]:
+        """``deltas`` checked: Δ masks as wide as the instance (valid Δ by construction; their
+        tuples are made only where the tiers read them), or a list of tuples, each checked
+        (:func:`codegen.protocol.checked_deltas`) the first time this bound instance meets it."""
+        if isinstance(deltas, DeltaMasks):
+            if deltas.masks.shape[1] != len(self.x):
+                raise ValueError(f"Δ masks of {deltas.masks.shape[1]} features, the instance has {len(self.x)}")
+            return deltas
         out = [delta if type(delta) is tuple else tuple(delta) for delta in deltas]
         new = [delta for delta in out if delta not in self._checked]
         if new:
             self._checked.update(checked_deltas(new, len(self.x)))
         return out
-
-    def _check_masks(self, deltas: DeltaMasks) -> None:
-        """ValueError unless the masks are as wide as the instance."""
-        if deltas.masks.shape[1] != len(self.x):
-            raise ValueError(f"Δ masks of {deltas.masks.shape[1]} features, the instance has {len(self.x)}")
 
     def score_delta_rows_by_tiers(self, rows: np.ndarray, starts: np.ndarray, deltas: Sequence[tuple[int, ...]]) -> np.ndarray:
         """:meth:`score_delta_rows` through the tiers, Δ by Δ, except that the rows of every Δ

@@ -173,3 +173,22 @@ def test_a_forest_wider_than_the_bindings_is_refused_by_name(fitted, monkeypatch
     with pytest.raises(UnsupportedModel, match=r"5 columns: the compiled tree kernels read at most 2"):
         scorer_for(model, schema, desired, engine="auto")
     assert scorer_for(model, schema, desired, engine="numpy").engine == "numpy"
+
+
+def test_an_instance_or_rows_too_narrow_for_the_forest_are_refused_by_name(deep, recwarn):
+    """Native code reads x's columns and the rows' cells: a shorter x, an x of two dimensions,
+    or rows narrower than the forest are refused before any is read, and a refused binding
+    returns no array to the pool (nothing said at its collection)."""
+    import gc
+
+    forest, X = deep
+    native = NativePartial(forest, kernel_arrays_forest(forest))
+    d = len(forest.schema)
+    for x in (X[0][: d - 1], X[:2]):
+        with pytest.raises(ValueError, match=f"the forest reads {d} columns"):
+            native.bind(x)
+    gc.collect()
+    assert native._xsteps == [] and not [w for w in recwarn if "Exception ignored" in str(w.message)]
+    bx = native.bind(X[0])
+    with pytest.raises(ValueError, match=f"the forest reads {d} columns"):
+        native.near_rows_few(bx, X[:3, : d - 1])

@@ -40,9 +40,10 @@ from types import ModuleType
 
 from geco.search.kernel_lock import compile_running
 
-__all__ = ["FIRST_USE_SECONDS", "KERNELS_SAVE", "BackgroundCompile", "background_compile", "buy_kernels", "compile_in_background",
-           "compiled_kernels", "first_use_seconds", "kernels_available", "kernels_cache_dir", "kernels_cached", "kernels_earned",
-           "kernels_loaded", "kernels_pay", "load_kernels", "load_kernels_if_compiled", "note_reference_search"]
+__all__ = ["FIRST_USE_SECONDS", "KERNELS_SAVE", "BackgroundCompile", "background_compile", "buy_kernels", "clear_stale_kernels",
+           "compile_in_background", "compiled_kernels", "first_use_seconds", "kernels_available", "kernels_cache_dir",
+           "kernels_cached", "kernels_earned", "kernels_loaded", "kernels_pay", "kernels_source_digest", "load_kernels",
+           "load_kernels_if_compiled", "note_reference_search"]
 
 _MODULE = "geco.search.kernels"
 #: the share of an explanation's time the kernels save, at least (bench_native: 1.36-1.67x,
@@ -148,20 +149,70 @@ def kernels_cache_dir() -> Path | None:
     return Path(user, "numba", subpath)
 
 
+#: the file, in numba's cache directory, naming the kernels' sources its compiled code is of
+SOURCES_MARK = "geco-kernels.sha1"
+
+
+def kernels_source_digest() -> str | None:
+    """SHA-1 of the kernels' source files (names and bytes), None without them. Why: numba
+    checks a cached kernel against its own file only, so a kernel calling one of another file
+    keeps that callee's old code after an edit there (numba's documented caching limit); the
+    cache is trusted only for the sources it was compiled from (:func:`clear_stale_kernels`)."""
+    spec = importlib.util.find_spec(_MODULE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    digest = hashlib.sha1()
+    for path in sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _cache_is_current(cache: Path) -> bool:
+    """Whether ``cache`` holds compiled kernels of the sources as they are now."""
+    if not any(cache.glob("*.nbi")):
+        return False
+    try:
+        return (cache / SOURCES_MARK).read_text().strip() == kernels_source_digest()
+    except OSError:
+        return False
+
+
+def clear_stale_kernels() -> None:
+    """Drop numba's cached kernels when they were compiled from other sources than these (see
+    :func:`kernels_source_digest`), then name these: every kernel compiles again, once, rather
+    than one of them running a callee's old code. Called where the kernels are imported; a
+    cache directory this process cannot write is left to numba."""
+    cache = kernels_cache_dir()
+    if cache is None:
+        return
+    digest = kernels_source_digest()
+    mark = cache / SOURCES_MARK
+    try:
+        if mark.is_file() and mark.read_text().strip() == digest:
+            return
+        cache.mkdir(parents=True, exist_ok=True)  # an empty cache is named too, before numba fills it
+        for stale in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+            stale.unlink(missing_ok=True)
+        mark.write_text(f"{digest}\n")
+    except OSError:
+        return
+
+
 def first_use_seconds(cache: Path | None = None) -> float:
     """What loading the kernels into this process is expected to cost: a load from numba's
     disk cache when ``cache`` (default: where numba keeps them, :func:`kernels_cache_dir`)
     holds them or a background compile of this process has filled it, else a compile (also
     while a background compile runs, this process's or another's, or after this process's
-    failed: the cache then holds only some of them)."""
+    failed: the cache then holds only some of them). A cache of other sources than these
+    (:func:`kernels_source_digest`) holds none of them."""
     if cache is None and _background[0] is not None:
         # done: the cache is full; running: it is filling, and what it lacks would compile here;
         # failed: what it left would compile here too
         return FIRST_USE_SECONDS[0 if _background[0].state() == "done" else 1]
     if cache is not None:
-        return FIRST_USE_SECONDS[0] if any(cache.glob("*.nbi")) else FIRST_USE_SECONDS[1]
+        return FIRST_USE_SECONDS[0] if _cache_is_current(cache) else FIRST_USE_SECONDS[1]
     cache = kernels_cache_dir()
-    if cache is None or not any(cache.glob("*.nbi")):
+    if cache is None or not _cache_is_current(cache):
         return FIRST_USE_SECONDS[1]
     return FIRST_USE_SECONDS[1] if compile_running() else FIRST_USE_SECONDS[0]  # another's child filling it
 

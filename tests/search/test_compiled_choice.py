@@ -40,10 +40,62 @@ def test_default_leaves_the_choice_to_the_process():
         SearchConfig(native="yes").validate()
 
 
+def _mark(cache: Path, digest: str | None = None) -> None:
+    """Name the kernels' sources (``digest``, by default these) as those ``cache`` was compiled from."""
+    (cache / compiled.SOURCES_MARK).write_text(f"{digest or compiled.kernels_source_digest()}\n")
+
+
 def test_first_use_is_a_load_where_the_cache_holds_the_kernels(tmp_path):
     assert first_use_seconds(tmp_path) == compiled.FIRST_USE_SECONDS[1]
     (tmp_path / "bookkeeping._selection-150.py311.nbi").write_bytes(b"")
+    assert first_use_seconds(tmp_path) == compiled.FIRST_USE_SECONDS[1]  # of no known sources
+    _mark(tmp_path, "0" * 40)
+    assert first_use_seconds(tmp_path) == compiled.FIRST_USE_SECONDS[1]  # of other sources
+    _mark(tmp_path)
     assert first_use_seconds(tmp_path) == compiled.FIRST_USE_SECONDS[0]
+
+
+def test_a_cache_of_other_sources_is_dropped(monkeypatch, tmp_path):
+    """numba checks a cached kernel against its own file only: one calling a kernel of another
+    file would keep that callee's old code after an edit there. Its cache of other sources goes."""
+    monkeypatch.setattr(compiled, "kernels_cache_dir", lambda: tmp_path)
+    numba_files = [tmp_path / "breed._breed-55.py311.nbi", tmp_path / "breed._breed-55.py311.1.nbc"]
+    other = tmp_path / "common.cpython-311.pyc"  # the cache may be the package's __pycache__
+    for f in [*numba_files, other]:
+        f.write_bytes(b"x")
+    _mark(tmp_path, "0" * 40)
+    compiled.clear_stale_kernels()
+    assert not any(f.exists() for f in numba_files) and other.exists()
+    assert (tmp_path / compiled.SOURCES_MARK).read_text().strip() == compiled.kernels_source_digest()
+    for f in numba_files:  # compiled again from these sources: kept
+        f.write_bytes(b"x")
+    compiled.clear_stale_kernels()
+    assert all(f.exists() for f in numba_files) and first_use_seconds(tmp_path) == compiled.FIRST_USE_SECONDS[0]
+    (tmp_path / compiled.SOURCES_MARK).unlink()  # a cache filled before its sources were named: dropped
+    compiled.clear_stale_kernels()
+    assert not any(f.exists() for f in numba_files)
+    fresh = tmp_path / "fresh" / "__pycache__"  # a fresh install: named before numba fills it
+    monkeypatch.setattr(compiled, "kernels_cache_dir", lambda: fresh)
+    compiled.clear_stale_kernels()
+    assert (fresh / compiled.SOURCES_MARK).read_text().strip() == compiled.kernels_source_digest()
+
+
+def test_the_digest_follows_every_kernel_source(monkeypatch, tmp_path):
+    import importlib.util
+
+    for name in ("breed.py", "operators.py"):
+        (tmp_path / name).write_text("x = 1\n")
+    spec = importlib.util.spec_from_loader(compiled._MODULE, loader=None, is_package=True)
+    spec.submodule_search_locations = [str(tmp_path)]
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: spec)
+    before = compiled.kernels_source_digest()
+    (tmp_path / "operators.py").write_text("x = 2\n")  # a callee's file alone
+    assert compiled.kernels_source_digest() != before
+
+
+def test_the_loaded_kernels_name_their_sources():
+    cache = compiled.kernels_cache_dir()
+    assert (cache / compiled.SOURCES_MARK).read_text().strip() == compiled.kernels_source_digest()
 
 
 def test_the_cache_is_looked_for_where_numba_keeps_it(monkeypatch, tmp_path):
@@ -56,6 +108,7 @@ def test_the_cache_is_looked_for_where_numba_keeps_it(monkeypatch, tmp_path):
     assert first_use_seconds() == compiled.FIRST_USE_SECONDS[1] and not compiled.kernels_cached()
     where.mkdir()
     (where / "bookkeeping._gather-300.py311.nbi").write_bytes(b"")
+    _mark(where)
     assert first_use_seconds() == compiled.FIRST_USE_SECONDS[0] and compiled.kernels_cached()
     from geco.search.kernel_lock import compile_running, held_lock, lock_path
 

@@ -6,11 +6,15 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from geco.search.compiled import clear_stale_kernels
+
 __all__ = ["GOLDEN", "add_cell", "combine", "copy_row", "jit", "mix", "reset_group", "search_left", "search_right", "set_group", "stable_order",
            "true_indices"]
 
 #: compiled once per process shape and cached on disk (beside the package, or in numba's user
-#: cache directory when the package directory is read-only)
+#: cache directory when the package directory is read-only); a cache of other sources is dropped
+#: first, as numba would load a kernel with the old code of a callee in another file
+clear_stale_kernels()
 jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

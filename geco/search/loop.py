@@ -372,7 +372,7 @@ class GeneticSearch:
                 return Candidates(*self.kernels.breed(
                     ctx.rng, population.rows, population.changed, population.words, population.score, population.dist,
                     population.starts(), ctx.x, ctx.group_of_feature, ctx.has_space, cfg.m_mut, MUTATION_BREADTH,
-                    CROSSOVER_PARENTS, WALK_BACK_ROUNDS, self.cell_terms, ctx.stacked, self.reach,
+                    CROSSOVER_PARENTS, WALK_BACK_ROUNDS, self.cell_terms, ctx.stacked, self.reach, ctx.cascade_free,
                 ))  # fmt: skip
         with self.timer("breed"):  # the parents, and below all the children in one array
             parents, parent_is_cf = self.best_per_delta(population)
@@ -383,10 +383,34 @@ class GeneticSearch:
             back = walk_back(ctx, parents.take(np.flatnonzero(parent_is_cf)))
         with self.timer("mutation"):
             kept = self.mutation_parents(population, parents, parent_is_cf)
-            mutants = mutation(ctx, kept, cfg.m_mut, MUTATION_BREADTH)
+            mutants = self.reachable(mutation(ctx, kept, cfg.m_mut, MUTATION_BREADTH))
             grown = grow(ctx, kept, growth) if growth > 1 else Candidates.empty(self.d, self.g)
         with self.timer("breed"):
             return Candidates.concat([children, moved, back, mutants, grown], self.d, self.g)
+
+    def reachable(self, mutants: Candidates) -> Candidates:
+        """``mutants`` but those out of :attr:`reach` whatever the action cascade repairs: their
+        distance over the changed cells the cascade never touches (``Context.cascade_free``, at
+        most their distance after it) is already the k-th option's bound or more. The
+        mutants of a generation are most of its children and, once k options are archived,
+        mostly farther than that (nine in ten on Adult at k = 1): left out before the cascade,
+        the hashes and the distances rather than after them."""
+        kth = self.reach.kth
+        if not np.isfinite(kth) or len(mutants) == 0:
+            return mutants
+        return mutants.take(np.flatnonzero(self.cascade_floor(mutants) < kth))
+
+    def cascade_floor(self, cands: Candidates) -> np.ndarray:
+        """Per candidate, its distance over the cells of its changed groups the action cascade
+        never changes: at most its distance after the cascade (every norm grows with the cells
+        and rounding keeps that order), equal to it where no such group is changed."""
+        gof, free = self.ctx.group_of_feature, self.ctx.cascade_free
+        if self.kernels is not None:
+            x, scale, cap, priced, up, down, w, n_feat = self.cell_terms
+            return self.kernels.lower_distances(np.ascontiguousarray(cands.rows), np.ascontiguousarray(cands.changed),
+                                                gof, free, x, scale, cap, priced, up, down, w, float(n_feat))  # fmt: skip
+        r, _, _, diff = self.dist_spec.cells(cands.rows, cands.changed[:, gof] & free[None, :])
+        return self.dist_spec.of_cells(r, diff, len(cands))
 
     def mutation_parents(self, population: Pool, parents: Candidates, parent_is_cf: np.ndarray) -> Candidates:
         """The rows mutation starts from: the best ``mutate_top`` of each Δ, or by default every

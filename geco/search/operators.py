@@ -85,6 +85,14 @@ class Context:
         return self.stacked.size > 0
 
     @cached_property
+    def cascade_free(self) -> np.ndarray:
+        """(d,) the features the action cascade never changes: those of no implication's
+        consequence group and of no group a cross rule ties (a candidate's distance over its
+        changed cells there is a lower bound of its distance after the cascade)."""
+        tied = {imp.group for imp in self.implications} | {int(g) for t in self.ties for g in t.groups}
+        return ~np.isin(self.group_of_feature, np.array(sorted(tied), dtype=np.intp))
+
+    @cached_property
     def rule_features(self) -> tuple[tuple[str, int], ...]:
         """(name, column) of every feature the implications and the cross rules read."""
         used = {f for imp in self.implications for p in (imp.condition, imp.consequence) for f in p.features}

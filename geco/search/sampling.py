@@ -16,7 +16,7 @@ import numpy as np
 __all__ = ["SPARSE_RATIO", "first_distinct", "sample_with_replacement"]
 
 #: tables with at least this many values per wanted sample use repeated draws (see above)
-SPARSE_RATIO = 32
+SPARSE_RATIO = 4
 
 
 def first_distinct(draws: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,13 @@ from geco.search import kernels
 from geco.search.archive import Archive
 from geco.search.config import SearchConfig
 from geco.search.loop import GeneticSearch, niche
-from geco.search.operators import Context, group_distances, mutation, selective_mutation
+from geco.search.operators import (
+    Context,
+    action_cascade,
+    group_distances,
+    mutation,
+    selective_mutation,
+)
 from geco.search.population import Candidates, Pool, block_starts, key_order, key_words, words_keys
 from geco.search.stacked import StackedSpaces
 from geco.search.start import context, seed_candidates
@@ -149,6 +155,41 @@ def test_generations_match_the_reference_phase_by_phase(case):
                 _same(u, v, f"row {i} generation {gen}: {name}")
             pops = [step[0][4], step[1][4]]
             growth = 2 if gen == 3 else 1  # a restart's growth once
+
+
+def test_mutants_left_out_are_out_of_reach_after_the_cascade(case):
+    """Mutation's children are left out before the cascade (``GeneticSearch.reachable``) by
+    their distance over the cells the cascade never changes (the same bit for bit compiled or
+    not): at most their distance once repaired, so only children the pool would drop after the
+    cascade go; equal to their distance where they change no group the cascade may redraw."""
+    explainer, rows = case
+    checked = 0
+    for i, x in enumerate(rows):
+        problem = explainer.problem(x)
+        ref, nat = (_search(problem, explainer.config, 200 + i, native) for native in (False, True))
+        pop = ref.select(ref.empty(), ref.evaluate(ref.to_pool(ref.initial_population(), ref.empty())))[0]
+        for _ in range(3):
+            pop = ref.keep_options(ref.select(pop, ref.evaluate(ref.to_pool(ref.breed(pop, 1), pop, ref.reach)))[0])[0]
+        mutants = mutation(ref.ctx, ref.mutation_parents(pop, *ref.best_per_delta(pop)), 5, 8)
+        floor = ref.cascade_floor(mutants)
+        _same(nat.cascade_floor(mutants), floor, f"row {i}: the floor, compiled")
+        spec, gof = ref.dist_spec, ref.ctx.group_of_feature
+
+        def distances(c, spec=spec, gof=gof):
+            r, _, _, diff = spec.cells(c.rows, c.changed[:, gof])
+            return spec.of_cells(r, diff, len(c))
+
+        tied = np.unique(gof[~ref.ctx.cascade_free])
+        untouched = ~mutants.changed[:, tied].any(axis=1)
+        _same(floor[untouched], distances(mutants.take(np.flatnonzero(untouched))), f"row {i}: nothing to repair")
+        for j in np.flatnonzero(~untouched):  # one at a time: which child each repaired row is
+            one = mutants.take(np.array([j]))
+            repaired = action_cascade(ref.ctx, Candidates(one.rows.copy(), one.changed.copy()))
+            if len(repaired):
+                assert floor[j] <= distances(repaired)[0], f"row {i}: a floor above the repaired distance"
+        checked += int((~untouched).sum())
+    if ref.ctx.implications or ref.ctx.ties:
+        assert checked > 0  # children the rules' repairs change were met
 
 
 def test_explanations_match_the_reference(case):

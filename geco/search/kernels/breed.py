@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.search.kernels.bookkeeping import block_best_rows, within_reach
+from geco.search.kernels.bookkeeping import block_best_rows, lower_distances, within_reach
 from geco.search.kernels.common import copy_row, jit, stable_order, true_indices
 from geco.search.kernels.operators import (
     crossover_rows,
@@ -56,7 +56,7 @@ def _stack(parts_rows, parts_changed, d, G):
 def _breed(rng, rows, changed, words, score, dist, starts, x, gof, has_space, m, breadth, crossover_parents, scale,
            cap, priced, up, down, w, n_feat, st_start, st_size, st_base, st_cumulative, st_weights, st_n_features,
            st_feature_start, st_features, st_value_start, st_values, st_ranks, st_rank_key, bounded, kth,
-           kth_finite, options, option_words, bounds, gap, ranges, categorical, walk_back_rounds):  # fmt: skip
+           kth_finite, options, option_words, bounds, gap, ranges, categorical, walk_back_rounds, free):  # fmt: skip
     n, d = rows.shape
     G = changed.shape[1]
     idx = block_best_rows(starts, n, score, 1)
@@ -100,19 +100,28 @@ def _breed(rng, rows, changed, words, score, dist, starts, x, gof, has_space, m,
     mutants = mutation_rows(rng, kept_rows, kept_changed, has_space, breadth, m, st_start, st_size, st_base,
                             st_cumulative, st_weights, st_n_features, st_feature_start, st_features, st_value_start,
                             st_values)  # fmt: skip
+    if bounded and kth_finite:  # out of reach whatever the cascade repairs: left out here
+        lower = lower_distances(mutants[0], mutants[1], gof, free, x, scale, cap, priced, up, down, w, n_feat)
+        near_x = np.empty(len(lower), dtype=np.bool_)
+        for i in range(len(lower)):
+            near_x[i] = lower[i] < kth
+        at = true_indices(near_x)
+        mutants = (_take(mutants[0], at), _take(mutants[1], at))
     return _stack((children[0], moved[0], back[0], mutants[0]), (children[1], moved[1], back[1], mutants[1]), d, G)
 
 
 def breed(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, words: np.ndarray, score: np.ndarray,
           dist: np.ndarray, starts: np.ndarray, x: np.ndarray, gof: np.ndarray, has_space: np.ndarray, m: int,
           breadth: int | None, crossover_parents: int, walk_back_rounds: int, spec: tuple, stacked,
-          reach) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+          reach, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """One generation's children (full rows, changed groups) of a population (its rows,
     changed groups, key words, scores, distances, block ``starts``) as the search's breed
     composes them, drawing from ``rng`` as it does. ``spec``: ``DistanceSpec.cell_terms()``;
     ``stacked``: the :class:`~geco.search.stacked.StackedSpaces`; ``reach``: the
-    :class:`~geco.search.reach.Reach` the mutation parents must be within; the other numbers
-    are the search's (mutation's samples and breadth, crossover's parents, walk-back's rounds)."""
+    :class:`~geco.search.reach.Reach` the mutation parents must be within, and the mutants
+    too, by their distance over the cells ``free`` marks (the features the action cascade
+    never changes); the other numbers are the search's (mutation's samples and breadth,
+    crossover's parents, walk-back's rounds)."""
     _, scale, cap, priced, up, down, w, n_feat = spec
     st = stacked
     return _breed(
@@ -126,5 +135,5 @@ def breed(rng: np.random.Generator, rows: np.ndarray, changed: np.ndarray, words
         np.ascontiguousarray(reach.options, dtype=np.float64), np.ascontiguousarray(reach.words, dtype=np.uint64),
         np.ascontiguousarray(reach.bounds, dtype=np.float64), float(reach.gap),
         np.ascontiguousarray(reach.ranges, dtype=np.float64), np.ascontiguousarray(reach.categorical, dtype=np.bool_),
-        int(walk_back_rounds),
+        int(walk_back_rounds), np.ascontiguousarray(free, dtype=np.bool_),
     )  # fmt: skip

@@ -271,7 +271,7 @@ def walk_back_rows(rng, rows, changed, x, gof, rounds):
 #: repeated-draw rounds and the table-to-sample ratio of the reference (geco.search.stacked,
 #: geco.search.sampling); the kernel below must draw exactly as it does
 _ROUNDS = 4
-_SPARSE_RATIO = 32
+_SPARSE_RATIO = 4
 
 
 @jit

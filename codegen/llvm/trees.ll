@@ -615,6 +615,9 @@ exit:
 ; the exact ones would not, which costs a walk, never a wrong leaf: where they do not meet no
 ; column on x's path differs, and a split whose bit the row lacks reads a column equal to x's.
 ; So @xwalk_folded_rows gives @forest_eval's results, bit for bit, as @xwalk_rows does.
+; In each tree, a row walks x's path down to the first node its mask decides (a split on one of
+; its columns, or one below which x's path reads none); the rows after it with the same mask (a
+; Δ block's rows come together) start there: the nodes above decide alike for all of them.
 
 define void @xwalk_folded_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
                         ptr noalias %nodes, ptr noalias %xstep,
@@ -649,13 +652,45 @@ tree_start:                                  ; x's path from the root made curre
   br label %row_loop
 row_loop:
   %i = phi i64 [0, %tree_start], [%i1, %row_done]
+  %prm = phi i32 [0, %tree_start], [%rm, %row_done]      ; the row before's mask
+  %pent = phi i32 [%r0, %tree_start], [%ent, %row_done]  ; and where its walk left x's path
   %roff = mul i64 %i, %width
   %row = getelementptr inbounds double, ptr %rows, i64 %roff
   %rmp = getelementptr inbounds i32, ptr %rmask, i64 %i
   %rm = load i32, ptr %rmp
+  %same = icmp eq i32 %rm, %prm
+  %first = icmp eq i64 %i, 0
+  %again = xor i1 %first, true
+  %reuse = and i1 %again, %same
+  br i1 %reuse, label %entry_ready, label %prefix
+prefix:                                      ; x's path down to the first node the mask decides
+  %p = phi i32 [%r0, %row_loop], [%pn, %prefix_follow]
+  %p64 = sext i32 %p to i64
+  %pmp = getelementptr inbounds %XStep, ptr %xstep, i64 %p64, i32 {XSTEP.mask}
+  %pm = load i32, ptr %pmp
+  %pboth = and i32 %pm, %rm
+  %pmeet = icmp ne i32 %pboth, 0
+  br i1 %pmeet, label %prefix_node, label %entry_ready
+prefix_node:
+  %pcp = getelementptr inbounds %Node, ptr %nodes, i64 %p64, i32 1
+  %pc = load i32, ptr %pcp
+  %pleaf = icmp slt i32 %pc, 0
+  br i1 %pleaf, label %entry_ready, label %prefix_bit
+prefix_bit:
+  %pbi = and i32 %pc, 31
+  %psh = lshr i32 %rm, %pbi
+  %pb1 = and i32 %psh, 1
+  %pown = icmp ne i32 %pb1, 0
+  br i1 %pown, label %entry_ready, label %prefix_follow
+prefix_follow:
+  %pxp = getelementptr inbounds %XStep, ptr %xstep, i64 %p64, i32 {XSTEP.child}
+  %pn = load i32, ptr %pxp
+  br label %prefix
+entry_ready:                                 ; a run of rows of one mask share that node
+  %ent = phi i32 [%pent, %row_loop], [%p, %prefix], [%p, %prefix_node], [%p, %prefix_bit]
   br label %walk
 walk:
-  %r = phi i32 [%r0, %row_loop], [%rn, %step]
+  %r = phi i32 [%ent, %entry_ready], [%rn, %step]
   %r64 = sext i32 %r to i64
   %xmp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.mask}
   %xm = load i32, ptr %xmp

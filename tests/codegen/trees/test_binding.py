@@ -56,6 +56,35 @@ def _near_rows(x, X, rng, n):
     return rows
 
 
+def test_runs_of_one_mask_start_where_x_path_is_left(deep):
+    """The folded walk lets the rows after the first of a run with one mask start where the
+    first left x's path: runs of rows changing the same columns (a Δ block's rows), runs of one
+    row, a mask repeated after another, a run of rows equal to x and one of the widest mask all
+    score as the whole forest does, bit for bit, in any order of the runs."""
+    forest, X = deep
+    full = kernel_arrays_forest(forest)
+    native = NativePartial(forest, full)
+    rng = np.random.default_rng(11)
+    d = len(forest.schema)
+    for _trial in range(6):
+        x = X[rng.integers(len(X))].copy()
+        bx = native.bind(x)
+        runs = []
+        for size in (7, 1, 12, 3, 1, 9):
+            cols = rng.choice(d, int(rng.integers(1, 3)), replace=False)
+            rows = np.repeat(x[None], size, axis=0)
+            rows[:, cols] = X[rng.integers(len(X), size=size)][:, cols]
+            runs.append((rows, np.full(size, sum(1 << (int(c) & 31) for c in cols), dtype=np.int32)))
+        runs.append(runs[0])  # a mask met before, after others
+        runs.append((np.repeat(x[None], 4, axis=0), np.zeros(4, dtype=np.int32)))  # x itself
+        wide = X[rng.integers(len(X), size=5)]
+        runs.append((wide, np.full(5, -1, dtype=np.int32)))  # every column may differ
+        for order in (range(len(runs)), rng.permutation(len(runs))):
+            rows = np.concatenate([runs[i][0] for i in order])
+            masks = np.concatenate([runs[i][1] for i in order])
+            np.testing.assert_array_equal(bx.folded_walk(rows, masks), run_kernel(full, rows))
+
+
 def test_entries_filled_on_first_use_equal_the_eager_binding(deep):
     """Plans, x-walk jobs and the folded walk fill the entries they read: each filled entry is
     the eager binding's, part of the forest stays unfilled, and every score is the whole

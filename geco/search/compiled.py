@@ -161,10 +161,19 @@ def kernels_source_digest() -> str | None:
     spec = importlib.util.find_spec(_MODULE)
     if spec is None or not spec.submodule_search_locations:
         return None
+    paths = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.py"))
+    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
+    if _digest_of[0] is not None and _digest_of[0][0] == stamp:  # read once while the files stay
+        return _digest_of[0][1]
     digest = hashlib.sha1()
-    for path in sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.py")):
+    for path in paths:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    _digest_of[0] = (stamp, digest.hexdigest())
+    return _digest_of[0][1]
+
+
+#: the last digest computed and the files' (path, mtime, size) it was computed from
+_digest_of: list[tuple[tuple, str] | None] = [None]
 
 
 def _cache_is_current(cache: Path) -> bool:

@@ -403,7 +403,8 @@ class GeneticSearch:
     def cascade_floor(self, cands: Candidates) -> np.ndarray:
         """Per candidate, its distance over the cells of its changed groups the action cascade
         never changes: at most its distance after the cascade (every norm grows with the cells
-        and rounding keeps that order), equal to it where no such group is changed."""
+        and rounding keeps that order), and its distance itself where it changes no group the
+        cascade may redraw."""
         gof, free = self.ctx.group_of_feature, self.ctx.cascade_free
         if self.kernels is not None:
             x, scale, cap, priced, up, down, w, n_feat = self.cell_terms

@@ -268,7 +268,11 @@ class Projection:
 
     def rows(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Desired rows ``idx`` projected, and their changed-group matrix: what
-        :func:`~geco.problem.feasible_space.project` gives for them."""
+        :func:`~geco.problem.feasible_space.project` gives for them (with the kernels, in one
+        compiled pass over the rows)."""
+        if self.kernels is not None:
+            return self.kernels.projected_rows(self.index.codes, self.index.columns, idx, self.group_of_feature,
+                                               self.in_space, self.status, self.stay, CHANGES)  # fmt: skip
         codes = self.index.codes[:, idx]
         keep = self.in_space[codes]
         out = np.where(keep[self.group_of_feature], self.index.columns[:, idx], self.stay[:, None])

@@ -203,9 +203,9 @@ def test_explanations_match_the_reference(case):
 
 
 def test_seed_rows_passes_equal_the_reference(case):
-    """The desired rows' status bits, additive sums and tight bounds (with and without groups
-    left out) in compiled passes equal the group by group numpy passes (the same sums in the
-    same order)."""
+    """The desired rows' status bits, additive sums, tight bounds (with and without groups left
+    out) and projected rows in compiled passes equal the group by group numpy passes (the same
+    sums in the same order)."""
     explainer, rows = case
     setting = explainer.setting
     desired = SearchConfig().goal.meets(setting.seed_pool.proba)
@@ -220,6 +220,8 @@ def test_seed_rows_passes_equal_the_reference(case):
         idx = np.random.default_rng(1).permutation(len(ref.index))[: max(1, len(ref.index) // 3)]
         for skip in ((), (0,), tuple(range(1, len(ref.index.codes), 2))):
             _same(got.tight_bounds(idx, skip), ref.tight_bounds(idx, skip), f"tight bounds, skipping {skip}")
+        _same(got.rows(idx), ref.rows(idx), "projected rows")
+        _same(got.rows(idx[:0]), ref.rows(idx[:0]), "no rows")
 
 
 @pytest.mark.parametrize(("n_groups", "code_type"), [(5, np.uint16), (5, np.int32), (70, np.uint16), (70, np.int32)])

@@ -11,7 +11,7 @@ import numpy as np
 
 from geco.search.kernels.common import jit
 
-__all__ = ["ROW_BY_ROW_GROUPS", "row_tables", "tight_sums"]
+__all__ = ["ROW_BY_ROW_GROUPS", "projected_rows", "row_tables", "tight_sums"]
 
 
 #: up to this many groups a row's codes are read together (row by row); past it, group by
@@ -86,3 +86,32 @@ def tight_sums(codes: np.ndarray, idx: np.ndarray, skip: np.ndarray, terms: tupl
     the third, leaving out the groups ``skip`` marks (what
     :meth:`geco.problem.seed_index.Projection.tight_bounds` sums group by group)."""
     return _tight_sums(np.ascontiguousarray(codes), np.asarray(idx, dtype=np.intp), skip, *terms)
+
+
+@jit
+def _projected_rows(codes, columns, idx, gof, in_space, status, stay, changes):
+    G = codes.shape[0]
+    d = columns.shape[0]
+    m = len(idx)
+    rows = np.empty((m, d))
+    changed = np.empty((m, G), dtype=np.bool_)
+    keep = np.empty(G, dtype=np.bool_)
+    for k in range(m):
+        i = idx[k]
+        for g in range(G):
+            c = codes[g, i]
+            keep[g] = in_space[c]
+            changed[k, g] = (status[c] & changes) != 0
+        for j in range(d):
+            rows[k, j] = columns[j, i] if keep[gof[j]] else stay[j]
+    return rows, changed
+
+
+def projected_rows(codes: np.ndarray, columns: np.ndarray, idx: np.ndarray, gof: np.ndarray, in_space: np.ndarray,
+                   status: np.ndarray, stay: np.ndarray, changes: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Desired rows ``idx`` projected (``codes``: (G, N) flat tuple codes, ``columns``: (d, N)
+    values; a group keeps a row's tuple where ``in_space`` holds for its code, else ``stay``'s
+    values) and their changed groups (the code's ``status`` has a ``changes`` bit): what
+    :meth:`geco.problem.seed_index.Projection.rows` computes in five passes over the rows, in one."""
+    return _projected_rows(np.ascontiguousarray(codes), np.ascontiguousarray(columns), np.asarray(idx, dtype=np.intp),
+                           np.asarray(gof, dtype=np.intp), in_space, status, stay, np.uint8(changes))

@@ -10,7 +10,9 @@ The sum then goes through the model's last step as sklearn (or the boosting libr
 
 * forests: ``Σ_t leaf_t / n_trees``, the mean of the trees' probabilities;
 * boosting, one margin: the link is monotone (P(class 1) rises with the margin, P(class 0) falls),
-  so its largest value over ``[lo, hi]`` is at an end: both are evaluated;
+  so its largest value over ``[lo, hi]`` is at an end: both are evaluated, or, where P(desired)
+  rises with the margin, ``hi`` alone (then the leaf walk, like a forest's, prunes on the largest
+  leaves, and the rounding margin reads every leaf's magnitude instead of the smallest leaves);
 * boosting, several margins (softmax, one-vs-all): P(desired) rises with the desired class's margin
   and falls with every other, so the link at (its largest margin, every other's smallest) bounds it;
   that corner is the largest of the K corners "one margin largest, the others smallest".
@@ -179,11 +181,12 @@ def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed, ranges: LeafRan
     ``ranges``: how the trees' leaf ranges are found (:func:`leaf_ranges` or a compiled twin)."""
     cap = 1.0 if output_of(forest.desired_class).kind == "proba" else np.inf
     averaged = forest.divisor is not None  # the bound reads the largest leaves alone
-    top, low = ranges(forest, box_of(forest, x, allowed), not averaged)
+    rising = forest.rises_with_margin  # so does one margin P(desired) rises with
+    top, low = ranges(forest, box_of(forest, x, allowed), not (averaged or rising))
     T = forest.n_trees
     # a tree without a reachable leaf (never for a well-formed forest) or with a NaN leaf: no
     # bound (its low is +inf or NaN exactly where its top is -inf or NaN)
-    if not np.all(np.isfinite(top)) or (not averaged and not np.all(np.isfinite(low))):
+    if not np.all(np.isfinite(top)) or (low is not None and not np.all(np.isfinite(low))):
         return cap
     u = _U32 if forest.float32_sums else _U64
     if forest.divisor is not None:
@@ -193,6 +196,18 @@ def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed, ranges: LeafRan
         return min(cap, bound * (1 + 4 * _U64) if bound >= 0 else bound * (1 - 4 * _U64))
     K = forest.n_outputs
     hi = np.array(forest.init, dtype=np.float64)
+    if rising:  # the largest margin alone; every leaf's magnitude bounds the rounding, any order
+        mag = float(np.abs(hi[0]) + np.sum(forest.leaf_magnitudes))
+        top_sum = float(hi[0] + np.sum(top))
+        margin = 2 * _gamma(T + K + 2, u) * mag + 4 * u * max(abs(top_sum), mag)
+        edge = np.array([top_sum + margin])
+        if forest.float32_sums:  # the link reads float32 margins: round outwards to float32
+            edge = np.nextafter(edge.astype(np.float32), np.float32(np.inf)).astype(np.float64)
+        p = float(np.max(forest.finish(edge[None, :])))
+        if not np.isfinite(p):
+            return cap
+        link_margin = _LINK_MARGIN_F32 if forest.float32_sums else _LINK_MARGIN_F64
+        return min(cap, p + (link_margin if cap == 1.0 else link_margin * max(1.0, abs(p))))
     lo = hi.copy()
     mag = np.abs(hi)
     for k in range(K):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -78,6 +79,29 @@ class Forest:
     @property
     def n_outputs(self) -> int:
         return len(self.init)
+
+    @cached_property
+    def leaf_magnitudes(self) -> np.ndarray:
+        """Per tree, the largest magnitude of its leaves but NaN ones: the most any leaf of it
+        can add, in size (a bound's rounding margin reads it; a NaN leaf it reaches gives no
+        bound anyway)."""
+        out = np.full(self.n_trees, -np.inf)
+        nodes, owner = self.roots.copy(), np.arange(self.n_trees)
+        while len(nodes):
+            leaf = self.feature[nodes] < 0
+            np.fmax.at(out, owner[leaf], np.abs(self.value[nodes[leaf]]))
+            nodes, owner = nodes[~leaf], owner[~leaf]
+            nodes, owner = np.concatenate([self.left[nodes], self.right[nodes]]), np.concatenate([owner, owner])
+        return out
+
+    @cached_property
+    def rises_with_margin(self) -> bool:
+        """Boosting with one margin whose link makes P(desired) rise with it (class 1 of a
+        logistic link, a regressor's own number): the largest margin alone bounds it."""
+        if self.divisor is not None or self.n_outputs != 1 or self.link is None:
+            return False
+        p = np.asarray(self.finish(np.array([[-1.0], [1.0]])), dtype=np.float64)
+        return bool(p[1] > p[0])
 
     def finish(self, acc: np.ndarray) -> np.ndarray:
         """Accumulators ``(n, n_outputs)`` -> P(desired) ``(n,)`` (sklearn's last step)."""

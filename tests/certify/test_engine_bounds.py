@@ -220,6 +220,36 @@ def test_a_box_of_one_row_bounds_its_own_probability_closely(data, name):
     assert np.all(bounds >= p) and np.all(bounds - p < 1e-5)
 
 
+@pytest.mark.parametrize("name", ["gb", "hgb", "xgb", "lgbm"])
+def test_a_margin_the_desired_class_rises_with_is_bounded_at_its_largest_alone(data, name):
+    """Boosting with one margin: for class 1 (P rises with the margin) the bound reads the
+    largest reachable leaves alone, its rounding margin from every leaf's magnitude: never below
+    the bound from both ends (a wider margin), and within 1e-9 of it (1e-6 where the margins are
+    float32); for class 0 both ends."""
+    if name not in MODELS:
+        pytest.skip(f"{name} is not installed")
+    X, y2, _ = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = MODELS[name]().fit(X, y2)
+    schema = Schema.from_dataframe(X)
+    E = schema.encode(X)
+    for desired, rises in ((1, True), (0, False)):
+        scorer = scorer_for(model, schema, desired, "auto")
+        assert scorer.forest.rises_with_margin is rises
+    rng = np.random.default_rng(3)
+    boxes = [(E[i], _random_box(rng, E, E[i])) for i in rng.integers(len(E), size=30)]
+    one_end = [scorer_for(model, schema, 1, engine).upper_bound for engine in ("numpy", "auto")]
+    both = scorer_for(model, schema, 1, "numpy")
+    both.forest.__dict__["rises_with_margin"] = False  # the two-ended bound of the same forest
+    close = 1e-6 if both.forest.float32_sums else 1e-9  # float32 margins: a float32 step apart at most
+    for x, allowed in boxes:
+        wide = both.upper_bound(x, allowed)
+        for bound in one_end:
+            got = bound(x, allowed)
+            assert wide <= got <= wide + close, (got, wide)
+
+
 def test_the_black_box_has_no_bound(data):
     X, y2, _ = data
     model = MODELS["rf"]().fit(X, y2)

@@ -239,8 +239,10 @@ class TreeScorer(CompiledScorer):
     def _pack(self) -> None:
         """The forest packed for the compiled kernels (none for the "numpy" engine), its bound
         x-walks and its leaf ranges, whose subtree extents (8 ms at 500 deep trees) every found
-        answer's bound reads: built with the scorer and where it is unpickled, never in an
-        explanation."""
+        answer's bound reads, and the leaves' magnitudes a rising margin's bound reads: built
+        with the scorer and where it is unpickled, never in an explanation."""
+        if self.forest.rises_with_margin:
+            _ = self.forest.leaf_magnitudes  # cached on the forest
         self.full: KernelArrays | None = None
         self.native: NativePartial | None = None
         self._leaf_ranges: NativeLeafRanges | None = None

@@ -108,24 +108,27 @@ def _check(model, X, desired, n_boxes=60, seed=0):
         assert part.max() <= bound, (part.max(), bound)
 
 
+def _fit(name, X, y):
+    """``MODELS[name]`` fitted on ``X``, ``y`` (skipped where its library is not installed)."""
+    if name not in MODELS:
+        pytest.skip(f"{name} is not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return MODELS[name]().fit(X, y)
+
+
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_bound_covers_every_row_of_the_box(data, name):
     X, y2, _ = data
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = MODELS[name]().fit(X, y2)
+    model = _fit(name, X, y2)
     for desired in (0, 1):
         _check(model, X, desired, n_boxes=40, seed=desired)
 
 
 @pytest.mark.parametrize("name", ["rf", "gb", "hgb", "mlp-relu", "xgb", "lgbm"])
 def test_bound_covers_every_row_multiclass(data, name):
-    if name not in MODELS:
-        pytest.skip(f"{name} is not installed")
     X, _, y3 = data
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = MODELS[name]().fit(X, y3)
+    model = _fit(name, X, y3)
     for desired in (0, 1, 2):
         _check(model, X, desired, n_boxes=25, seed=10 + desired)
 
@@ -226,12 +229,8 @@ def test_a_margin_the_desired_class_rises_with_is_bounded_at_its_largest_alone(d
     largest reachable leaves alone, its rounding margin from every leaf's magnitude: never below
     the bound from both ends (a wider margin), and within 1e-9 of it (1e-6 where the margins are
     float32); for class 0 both ends."""
-    if name not in MODELS:
-        pytest.skip(f"{name} is not installed")
     X, y2, _ = data
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = MODELS[name]().fit(X, y2)
+    model = _fit(name, X, y2)
     schema = Schema.from_dataframe(X)
     E = schema.encode(X)
     for desired, rises in ((1, True), (0, False)):

@@ -196,36 +196,30 @@ def upper_bound(forest: Forest, x: np.ndarray, allowed: Allowed, ranges: LeafRan
         return min(cap, bound * (1 + 4 * _U64) if bound >= 0 else bound * (1 - 4 * _U64))
     K = forest.n_outputs
     hi = np.array(forest.init, dtype=np.float64)
-    if rising:  # the largest margin alone; every leaf's magnitude bounds the rounding, any order
-        mag = float(np.abs(hi[0]) + np.sum(forest.leaf_magnitudes))
-        top_sum = float(hi[0] + np.sum(top))
-        margin = 2 * _gamma(T + K + 2, u) * mag + 4 * u * max(abs(top_sum), mag)
-        edge = np.array([top_sum + margin])
-        if forest.float32_sums:  # the link reads float32 margins: round outwards to float32
-            edge = np.nextafter(edge.astype(np.float32), np.float32(np.inf)).astype(np.float64)
-        p = float(np.max(forest.finish(edge[None, :])))
-        if not np.isfinite(p):
-            return cap
-        link_margin = _LINK_MARGIN_F32 if forest.float32_sums else _LINK_MARGIN_F64
-        return min(cap, p + (link_margin if cap == 1.0 else link_margin * max(1.0, abs(p))))
-    lo = hi.copy()
+    lo = None if rising else hi.copy()  # rising: the largest margin alone
     mag = np.abs(hi)
     for k in range(K):
         mine = forest.output == k
         hi[k] += np.sum(top[mine])
-        lo[k] += np.sum(low[mine])
-        mag[k] += np.sum(np.maximum(np.abs(top[mine]), np.abs(low[mine])))
-    margin = 2 * _gamma(T + K + 2, u) * mag + 4 * u * np.abs(np.concatenate([hi, lo])).reshape(
-        2, K
-    ).max(axis=0)
-    hi, lo = hi + margin, lo - margin
+        if rising:  # every leaf's magnitude bounds the rounding in any order, and |lo|
+            mag[k] += np.sum(forest.leaf_magnitudes[mine])
+        else:
+            lo[k] += np.sum(low[mine])
+            mag[k] += np.sum(np.maximum(np.abs(top[mine]), np.abs(low[mine])))
+    margin = 2 * _gamma(T + K + 2, u) * mag + 4 * u * np.maximum(np.abs(hi), mag if lo is None else np.abs(lo))
+    hi = hi + margin
     if forest.float32_sums:  # the link reads float32 margins: round outwards to float32
         hi = np.nextafter(hi.astype(np.float32), np.float32(np.inf)).astype(np.float64)
-        lo = np.nextafter(lo.astype(np.float32), np.float32(-np.inf)).astype(np.float64)
-    # the box's corners (one margin at its largest, every other at its smallest): P(desired) is
-    # largest at the desired class's corner, and every corner lies in the box, so the largest of
-    # them is that corner's value - no need to know which margin is the desired class's
-    corners = np.where(np.eye(K, dtype=bool), hi, lo) if K > 1 else np.array([lo, hi])
+    if lo is None:
+        corners = hi[None, :]
+    else:
+        lo = lo - margin
+        if forest.float32_sums:
+            lo = np.nextafter(lo.astype(np.float32), np.float32(-np.inf)).astype(np.float64)
+        # the box's corners (one margin at its largest, every other at its smallest): P(desired)
+        # is largest at the desired class's corner, and every corner lies in the box, so the
+        # largest of them is that corner's value - no need to know which margin is the desired's
+        corners = np.where(np.eye(K, dtype=bool), hi, lo) if K > 1 else np.array([lo, hi])
     p = float(np.max(forest.finish(corners)))
     if not np.isfinite(p):
         return cap

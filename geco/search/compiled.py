@@ -176,14 +176,18 @@ def kernels_source_digest() -> str | None:
 _digest_of: list[tuple[tuple, str] | None] = [None]
 
 
-def _cache_is_current(cache: Path) -> bool:
-    """Whether ``cache`` holds compiled kernels of the sources as they are now."""
-    if not any(cache.glob("*.nbi")):
-        return False
+def _named_current(cache: Path) -> bool:
+    """Whether ``cache`` names the kernels' sources as they are now (a missing, unreadable or
+    garbled name names none)."""
     try:
-        return (cache / SOURCES_MARK).read_text().strip() == kernels_source_digest()
+        return (cache / SOURCES_MARK).read_text(errors="replace").strip() == kernels_source_digest()
     except OSError:
         return False
+
+
+def _cache_is_current(cache: Path) -> bool:
+    """Whether ``cache`` holds compiled kernels of the sources as they are now."""
+    return any(cache.glob("*.nbi")) and _named_current(cache)
 
 
 def clear_stale_kernels() -> None:
@@ -194,15 +198,13 @@ def clear_stale_kernels() -> None:
     cache = kernels_cache_dir()
     if cache is None:
         return
-    digest = kernels_source_digest()
-    mark = cache / SOURCES_MARK
+    if _named_current(cache):
+        return
     try:
-        if mark.is_file() and mark.read_text().strip() == digest:
-            return
         cache.mkdir(parents=True, exist_ok=True)  # an empty cache is named too, before numba fills it
         for stale in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
             stale.unlink(missing_ok=True)
-        mark.write_text(f"{digest}\n")
+        (cache / SOURCES_MARK).write_text(f"{kernels_source_digest()}\n")
     except OSError:
         return
 

@@ -249,6 +249,32 @@ def test_a_margin_the_desired_class_rises_with_is_bounded_at_its_largest_alone(d
             assert wide <= got <= wide + close, (got, wide)
 
 
+def test_a_nan_leaf_a_rising_margin_reaches_gives_no_bound(data):
+    """A NaN leaf (no library writes one; a hand-edited model might) in a rising margin's
+    forest: where the box reaches it, no bound (1.0); where it does not, the bound is the one of
+    the same forest without it (the rounding margin leaves it out)."""
+    import dataclasses
+
+    from codegen.trees.bound import upper_bound
+
+    X, y2, _ = data
+    model = _fit("gb", X, y2)
+    schema = Schema.from_dataframe(X)
+    E = schema.encode(X)
+    forest = scorer_for(model, schema, 1, "numpy").forest
+    x = E[0]
+    reached = int(forest.leaves(x[None])[0, 0])  # x's leaf in the first tree
+    other = next(i for i in range(forest.roots[0], forest.roots[1]) if forest.feature[i] < 0 and i != reached)
+    own = [None] * len(x)
+    plain = upper_bound(forest, x, own)
+    for leaf, want in ((reached, 1.0), (other, plain)):
+        value = forest.value.copy()
+        value[leaf] = np.nan
+        broken = dataclasses.replace(forest, value=value)
+        assert broken.rises_with_margin
+        assert upper_bound(broken, x, own) == want, leaf
+
+
 def test_the_black_box_has_no_bound(data):
     X, y2, _ = data
     model = MODELS["rf"]().fit(X, y2)

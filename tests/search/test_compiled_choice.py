@@ -80,6 +80,28 @@ def test_a_cache_of_other_sources_is_dropped(monkeypatch, tmp_path):
     assert (fresh / compiled.SOURCES_MARK).read_text().strip() == compiled.kernels_source_digest()
 
 
+def test_a_garbled_or_unwritable_cache_is_no_error(monkeypatch, tmp_path):
+    """A name of the sources that is no text counts as another's (the cache is dropped and named
+    again, the first-use estimate a compile); a cache this process cannot write is left as it
+    is, with no error (numba then decides)."""
+    monkeypatch.setattr(compiled, "kernels_cache_dir", lambda: tmp_path)
+    index = tmp_path / "breed._breed-55.py311.nbi"
+    index.write_bytes(b"x")
+    (tmp_path / compiled.SOURCES_MARK).write_bytes(b"\xff\xfe\x00garbled")
+    assert first_use_seconds(tmp_path) == compiled.FIRST_USE_SECONDS[1]
+    compiled.clear_stale_kernels()
+    assert not index.exists() and (tmp_path / compiled.SOURCES_MARK).read_text().strip() == compiled.kernels_source_digest()
+    index.write_bytes(b"x")
+    _mark(tmp_path, "0" * 40)
+
+    def refuse(self, missing_ok=False):
+        raise PermissionError(13, "read-only", str(self))
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    compiled.clear_stale_kernels()
+    assert index.exists() and first_use_seconds(tmp_path) == compiled.FIRST_USE_SECONDS[1]
+
+
 def test_the_digest_follows_every_kernel_source(monkeypatch, tmp_path):
     import importlib.util
 

@@ -97,23 +97,17 @@ def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_
 
 @jit
 def lower_distances(rows, changed, gof, free, x, scale, cap, priced, up, down, w, n_features):
-    """Per row, its distance over the cells of its changed groups that ``free`` marks (column
-    order, as :func:`_cells_pass` sums): at most its distance over all of them, as every norm
-    only grows with more cells and rounding keeps that order (a sum of non-negative terms
-    rounded step by step never falls when a term joins it)."""
+    """Per row, its distance over the cells of its changed groups that ``free`` marks: the
+    other cells read as x's (which add zeros) and the rows priced as :func:`row_distances`
+    prices them - at most the distance over all of them, as every norm only grows with more
+    cells and rounding keeps that order (a sum of non-negative terms rounded step by step never
+    falls when a term joins it)."""
     n, d = rows.shape
-    out = np.empty(n)
-    w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
+    counted = np.empty((n, d))
     for i in range(n):
-        l0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        mx = 0.0
         for j in range(d):
-            if free[j] and changed[i, gof[j]]:
-                l0, s1, s2, mx = add_cell(rows[i, j], x[j], scale[j], cap[j], priced, up[j], down[j], l0, s1, s2, mx)
-        out[i] = combine(l0, s1, s2, mx, w0, w1, w2, w3, n_features)
-    return out
+            counted[i, j] = rows[i, j] if free[j] and changed[i, gof[j]] else x[j]
+    return _row_distances(counted, x, scale, cap, priced, up, down, w[0], w[1], w[2], w[3], n_features)
 
 
 @jit

@@ -31,7 +31,16 @@ from codegen.llvm.trees_abi import PACK, PLAN, PLAN_SIZES, TINFO, XHEAD, XSTEP
 from codegen.trees.fold import Forest
 from codegen.trees.kernel import NODE, KernelArrays, run_kernel, tree_functions
 from codegen.trees.kernel_choice import KernelChoice
-from codegen.trees.plan import PART, PLAN_PARTS, PLAN_ROW_BYTES, QREC, Plan, XWalk, positions_within
+from codegen.trees.plan import (
+    PART,
+    PLAN_PARTS,
+    PLAN_ROW_BYTES,
+    QREC,
+    BlockRunner,
+    Plan,
+    XWalk,
+    positions_within,
+)
 from codegen.trees.threads import LazyThread
 
 __all__ = ["EXACT_MASK_WIDTH", "MAX_COLUMNS", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX",
@@ -212,12 +221,13 @@ class BoundX:
     this side. The array (16 bytes per node, after the header) comes from, and returns to, the
     evaluator's pool."""
 
-    __slots__ = ("_all", "_paths", "buffers", "native")
+    __slots__ = ("_all", "_paths", "_runner", "buffers", "native")
 
     def __init__(self, native: NativePartial, x: np.ndarray):
         full = native.full
         self.native = native
         self._paths: Pinned | None = None
+        self._runner: BlockRunner | None = None
         self._all = False
         x = np.ascontiguousarray(x, dtype=np.float64)
         if x.ndim != 1 or len(x) < full.width:  # the kernels read x's columns in native code
@@ -272,16 +282,26 @@ class BoundX:
     def score_rows(self, rows: np.ndarray, walk_share: float = 0.125,
                    near: tuple[np.ndarray, np.ndarray] | None = None, from_x: bool = False) -> np.ndarray:  # fmt: skip
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
-        bit): where the forest has the branch-free walker and the call at least
-        :data:`WALK_MIN_ROWS` rows, the kernel measured cheapest for rows made from x
-        (:meth:`NativePartial.near_rows`) when they are (``near`` given, or ``from_x``: x with a
-        few columns changed), else for any rows (:meth:`NativePartial.full_rows`); calls of
-        fewer rows :meth:`score_rows_branchy` (``near``: as there)."""
-        if self.native.walker is None or len(rows) < WALK_MIN_ROWS:
+        bit): for a call of at least :data:`WALK_MIN_ROWS` rows, the kernel measured cheapest for
+        rows made from x (:meth:`NativePartial.near_rows`) when they are (``near`` given, or
+        ``from_x``: x with a few columns changed) and the forest has the branch-free walker or
+        fits QuickScorer whole, else for any rows (:meth:`NativePartial.full_rows`) where it has
+        the walker; other calls :meth:`score_rows_branchy` (``near``: as there)."""
+        native = self.native
+        if len(rows) < WALK_MIN_ROWS:
             return self.score_rows_branchy(rows, walk_share, near)
-        if near is not None or from_x:
-            return self.native.near_rows(self, rows)
-        return self.native.full_rows(rows)
+        if (near is not None or from_x) and (native.walker is not None or native.quickscorer_forest):
+            return native.near_rows(self, rows)
+        if native.walker is None:
+            return self.score_rows_branchy(rows, walk_share, near)
+        return native.full_rows(rows)
+
+    @property
+    def runner(self) -> BlockRunner:
+        """This instance's evaluator of plan jobs (its scratch; made at the first use)."""
+        if self._runner is None:
+            self._runner = BlockRunner(self.native.full)
+        return self._runner
 
     def walk_rows(self, rows: np.ndarray) -> np.ndarray:
         """The forest's accumulators on full rows by the branch-free walker
@@ -603,12 +623,19 @@ class NativePartial:
         wn = walker_nodes(full, self.model["setbits"])
         #: the nodes and roots of the branch-free walker (``@walk_rows``), None where it cannot run
         self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn[0], roots=wn[1])
+        #: every tree has at most ``max_qs_leaves`` leaves (a binary tree of L leaves has 2L - 1
+        #: nodes): the whole forest fits one plan in QuickScorer form (:meth:`whole_plan`)
+        self.quickscorer_forest = bool(len(sizes)) and int(sizes.max()) <= 2 * max_qs_leaves - 1
+        self._whole_plan: Plan | None = None
+        self._whole_lock = threading.Lock()
         #: which of the walker and the branchy walk serves full rows (:meth:`full_rows`)
         self.full_rows_kernel = KernelChoice(("walker", "branchy"))
         #: which kernel serves full rows made from an instance (:meth:`near_rows`): the folded
-        #: x-walk, the walker (where the forest has one) or the branchy walk; measured apart from
+        #: x-walk, the walker (where the forest has one), the branchy walk or, where the forest
+        #: fits it, the whole forest in QuickScorer form; measured apart from
         #: :attr:`full_rows_kernel`, as rows far from x (the data) make the x-walk pay for nothing
-        self.near_rows_kernel = KernelChoice(("xwalk", "branchy") if wn is None else ("xwalk", "walker", "branchy"))
+        near = ("xwalk", "branchy") if wn is None else ("xwalk", "walker", "branchy")
+        self.near_rows_kernel = KernelChoice((*near, "quickscorer") if self.quickscorer_forest else near)
         self._xsteps: list[np.ndarray] = []
         self._forest = forest
         self._split_levels: list[np.ndarray] | None = None
@@ -677,11 +704,35 @@ class NativePartial:
             return run_kernel(self.full, rows)
         return self._chosen(self.full_rows_kernel, rows)
 
+    def whole_plan(self, bx: BoundX) -> Plan:
+        """The plan of the Δ of every column: the whole forest in QuickScorer form (needs
+        :attr:`quickscorer_forest`), built at the first call (``bx``: any instance; with every
+        column in Δ nothing of x is read) and kept for every later one."""
+        if not self.quickscorer_forest:
+            raise ValueError(f"a tree has more than {self.max_qs_leaves} leaves: no QuickScorer form of the whole forest")
+        with self._whole_lock:
+            if self._whole_plan is None:
+                self._whole_plan = self.plan(bx, tuple(range(len(self.forest.schema))))
+            return self._whole_plan
+
+    def quickscorer_rows(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
+        """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit) by its
+        :meth:`whole_plan`, every row in one block (``@score_jobs``: each split compared over
+        8 rows at once, no branch on the data; it pays over enough rows a call, as every split
+        of the forest is read once a call). Rows the plan refuses (a categorical value that is
+        no category code) go to the branchy walk."""
+        plan = self.whole_plan(bx)
+        d = len(plan.delta)
+        flat = np.ascontiguousarray(rows[:, :d]).reshape(-1)
+        acc, _, bad = bx.runner.run_packed(plan.job[None].copy(), np.array([len(rows)], dtype=np.int64), flat)
+        return run_kernel(self.full, rows) if bad[0] else acc
+
     def near_rows(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
         """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit), rows a
         search made from x (``bx``'s instance) by changing a few columns: by the x-walk on
-        folded masks (:meth:`BoundX.folded_walk`), the branch-free walker or the branchy walk,
-        whichever has measured cheapest per row for this forest on this machine
+        folded masks (:meth:`BoundX.folded_walk`), the branch-free walker, the branchy walk or
+        the whole forest in QuickScorer form (:meth:`quickscorer_rows`), whichever has measured
+        cheapest per row for this forest on this machine
         (:class:`codegen.trees.kernel_choice.KernelChoice`). Any rows give the same numbers;
         near x the x-walk skips every subtree whose x-path tests no changed column."""
         rows = bx._checked_rows(rows)
@@ -711,11 +762,14 @@ class NativePartial:
 
     def _run(self, kind: str, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
         """The whole forest's accumulators on checked full rows by kernel ``kind``: "xwalk" (on
-        folded masks, from ``bx``), "walker" or "branchy"."""
+        folded masks, from ``bx``), "walker", "quickscorer" (by ``bx``'s evaluator) or
+        "branchy"."""
         if kind == "xwalk":
             return bx.folded_walk(rows, bx.folded_masks(rows))
         if kind == "walker":
             return self.walk_rows(rows)
+        if kind == "quickscorer":
+            return self.quickscorer_rows(bx, rows)
         return run_kernel(self.full, rows)
 
     def plans(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:

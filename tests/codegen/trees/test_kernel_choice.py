@@ -66,7 +66,7 @@ def test_before_any_call_the_cost_is_unknown():
     assert choice.per_row("a") == float("inf") and choice.pick() in ("a", "b")
 
 
-@pytest.mark.parametrize("kernel", ["xwalk", "walker", "branchy"])
+@pytest.mark.parametrize("kernel", ["xwalk", "walker", "branchy", "quickscorer"])
 def test_near_rows_equal_run_kernel_whichever_kernel_serves(fitted, forests, kernel, monkeypatch):
     """Rows near x and unrelated data rows alike: the same accumulators from every kernel, and
     the kernel that served measured for the rows it scored."""
@@ -88,8 +88,9 @@ def test_near_rows_equal_run_kernel_whichever_kernel_serves(fitted, forests, ker
         bx = native.bind(x)
         np.testing.assert_array_equal(native.near_rows(bx, rows), want, err_msg=name)
         np.testing.assert_array_equal(bx.score_rows(rows, from_x=True), want, err_msg=name)
-        assert native.near_rows_kernel.measured[kernel] == (2 if native.walker is not None else 1) * len(rows)
-        if kernel != "xwalk":  # rows not said to come from x: the choice for any rows, measured apart
+        near_served = native.walker is not None or native.quickscorer_forest  # score_rows took near_rows too
+        assert native.near_rows_kernel.measured[kernel] == (2 if near_served else 1) * len(rows)
+        if kernel in native.full_rows_kernel.names:  # rows not said to come from x: the choice for any rows, measured apart
             np.testing.assert_array_equal(native.full_rows(rows), want, err_msg=name)
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
             assert native.full_rows_kernel.measured[kernel] == 2 * len(rows)
@@ -156,3 +157,50 @@ def test_clipped_counts_a_call_at_most_outlier_times_the_running_cost():
     assert clipped(1.0, 10, 1e-3) == pytest.approx(OUTLIER * 1e-2)
     assert clipped(1e-3, 10, 1e-3) == 1e-3  # within bounds: as measured
     assert clipped(1.0, 10, float("inf")) == 1.0 and clipped(1.0, 10, 0.0) == 1.0  # nothing known yet
+
+
+def test_the_whole_forest_in_quickscorer_form_is_one_plan_for_every_instance(fitted, forests):
+    """A forest whose every tree has at most 64 leaves scores full rows as the plan of every
+    column: run_kernel's accumulators bit for bit (NaN, category codes, every model family of
+    the cases), the plan built at the first call and reused by every instance (it reads nothing
+    of x); a block holding a value that is no category code is refused by the plan and walked."""
+    rng = np.random.default_rng(11)
+    for name, _model, schema, X, _desired in fitted:
+        full = kernel_arrays_forest(forests[name])
+        native = NativePartial(forests[name], full)
+        assert native.quickscorer_forest, name  # depth <= 4: at most 16 leaves a tree
+        assert "quickscorer" in native.near_rows_kernel.names
+        plans = []
+        for x in X[rng.integers(0, len(X), 3)]:
+            bx = native.bind(x)
+            rows = np.ascontiguousarray(np.concatenate([np.tile(x, (9, 1)), X[rng.integers(0, len(X), 40)]]))
+            rows[:9, rng.integers(X.shape[1])] = X[rng.integers(0, len(X), 9), 0]
+            np.testing.assert_array_equal(native.quickscorer_rows(bx, rows), run_kernel(full, rows), err_msg=name)
+            plans.append(native.whole_plan(bx))
+        assert plans[0] is plans[1] is plans[2]
+        assert plans[0].counts()["walk"] == 0 and plans[0].delta == tuple(range(len(schema)))
+        cat = [j for j, f in enumerate(schema.features) if f.categories is not None]
+        if cat:  # a code past the last category: the plan refuses the block, the branchy walk scores it
+            rows = np.ascontiguousarray(X[:20].copy())
+            rows[3, cat[0]] = len(schema.features[cat[0]].categories)
+            np.testing.assert_array_equal(native.quickscorer_rows(native.bind(X[0]), rows), run_kernel(full, rows),
+                                          err_msg=name)  # fmt: skip
+
+
+def test_a_forest_with_a_tree_past_64_leaves_has_no_quickscorer_form(fitted):
+    """One tree of more than 64 leaves: the whole forest is not offered as a plan (the kernel
+    choice leaves it out, asking for it is an error naming why)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from codegen.trees.fold import read_forest
+
+    _name, _model, schema, X, _desired = case(fitted, "dt-bare")
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, len(X))  # noise: a full-depth tree of one leaf a few rows
+    deep = DecisionTreeClassifier(random_state=0).fit(np.nan_to_num(X), y)
+    assert deep.get_n_leaves() > 64
+    forest = read_forest(deep, schema, 1)
+    native = NativePartial(forest, kernel_arrays_forest(forest))
+    assert not native.quickscorer_forest and "quickscorer" not in native.near_rows_kernel.names
+    with pytest.raises(ValueError, match="more than 64 leaves"):
+        native.whole_plan(native.bind(np.nan_to_num(X[0])))

@@ -1648,10 +1648,10 @@ ss_loop:
   %sh = lshr <8 x i64> %payv, %code
   %bit = trunc <8 x i64> %sh to <8 x i1>
   %sgo = select <8 x i1> %snan, <8 x i1> %snanlv, <8 x i1> %bit
-  %sm = select <8 x i1> %sgo, <8 x i64> %ones, <8 x i64> %maskv
   %sbp = getelementptr inbounds i64, ptr %bv, i64 %si
   %sb = load <8 x i64>, ptr %sbp, align 8
-  %sb2 = and <8 x i64> %sb, %sm
+  %sbm = and <8 x i64> %sb, %maskv
+  %sb2 = select <8 x i1> %sgo, <8 x i64> %sb, <8 x i64> %sbm
   store <8 x i64> %sb2, ptr %sbp, align 8
   %si8 = add i64 %si, 8
   %sid = icmp eq i64 %si8, %n8

@@ -1602,39 +1602,30 @@ split_body:
   %snl = and i32 %sk, 4                      ; NaN goes left
   %snanl = icmp ne i32 %snl, 0
   %snanlv = call <8 x i1> @splat_i1(i1 %snanl)
+  %snanrv = xor <8 x i1> %snanlv, <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>
   %stest = and i32 %sk, 3
   switch i32 %stest, label %s_never [ i32 0, label %s_num
                                       i32 1, label %s_set ]
-s_num:                                       ; false (right) iff v > threshold, or NaN going right:
-  %thr = bitcast i64 %pay to double          ; one compare, ordered (NaN left) or unordered (right),
-  %thrv = call <8 x double> @splat_f64(double %thr)  ; and the mask ANDed where it is false
-  br i1 %snanl, label %snl_loop, label %snr_loop
-snr_loop:
-  %ri = phi i64 [0, %s_num], [%ri8, %snr_loop]
-  %rvp = getelementptr inbounds double, ptr %colp, i64 %ri
-  %rv = load <8 x double>, ptr %rvp, align 8
-  %rabove = fcmp ugt <8 x double> %rv, %thrv
-  %rbp = getelementptr inbounds i64, ptr %bv, i64 %ri
-  %rb = load <8 x i64>, ptr %rbp, align 8
-  %rbm = and <8 x i64> %rb, %maskv
-  %rb2 = select <8 x i1> %rabove, <8 x i64> %rbm, <8 x i64> %rb
-  store <8 x i64> %rb2, ptr %rbp, align 8
-  %ri8 = add i64 %ri, 8
-  %rid = icmp eq i64 %ri8, %n8
-  br i1 %rid, label %split_next, label %snr_loop
-snl_loop:
-  %ni = phi i64 [0, %s_num], [%ni8, %snl_loop]
+s_num:                                       ; false (right) iff v > threshold, or NaN going right
+  %thr = bitcast i64 %pay to double
+  %thrv = call <8 x double> @splat_f64(double %thr)
+  br label %sn_loop
+sn_loop:
+  %ni = phi i64 [0, %s_num], [%ni8, %sn_loop]
   %nvp = getelementptr inbounds double, ptr %colp, i64 %ni
   %nv = load <8 x double>, ptr %nvp, align 8
   %nabove = fcmp ogt <8 x double> %nv, %thrv
+  %nnan = fcmp uno <8 x double> %nv, zeroinitializer
+  %nnanr = and <8 x i1> %nnan, %snanrv
+  %above = or <8 x i1> %nabove, %nnanr
+  %nm = select <8 x i1> %above, <8 x i64> %maskv, <8 x i64> %ones
   %nbp = getelementptr inbounds i64, ptr %bv, i64 %ni
   %nb = load <8 x i64>, ptr %nbp, align 8
-  %nbm = and <8 x i64> %nb, %maskv
-  %nb2 = select <8 x i1> %nabove, <8 x i64> %nbm, <8 x i64> %nb
+  %nb2 = and <8 x i64> %nb, %nm
   store <8 x i64> %nb2, ptr %nbp, align 8
   %ni8 = add i64 %ni, 8
   %nid = icmp eq i64 %ni8, %n8
-  br i1 %nid, label %split_next, label %snl_loop
+  br i1 %nid, label %split_next, label %sn_loop
 s_set:                                       ; false iff the code's bit is clear (NaN: its side)
   %payv = call <8 x i64> @splat_i64(i64 %pay)
   br label %ss_loop
@@ -1648,10 +1639,10 @@ ss_loop:
   %sh = lshr <8 x i64> %payv, %code
   %bit = trunc <8 x i64> %sh to <8 x i1>
   %sgo = select <8 x i1> %snan, <8 x i1> %snanlv, <8 x i1> %bit
+  %sm = select <8 x i1> %sgo, <8 x i64> %ones, <8 x i64> %maskv
   %sbp = getelementptr inbounds i64, ptr %bv, i64 %si
   %sb = load <8 x i64>, ptr %sbp, align 8
-  %sbm = and <8 x i64> %sb, %maskv
-  %sb2 = select <8 x i1> %sgo, <8 x i64> %sb, <8 x i64> %sbm
+  %sb2 = and <8 x i64> %sb, %sm
   store <8 x i64> %sb2, ptr %sbp, align 8
   %si8 = add i64 %si, 8
   %sid = icmp eq i64 %si8, %n8

@@ -284,17 +284,16 @@ class BoundX:
         """Accumulators ``(n, K)`` of the whole forest on full rows (``run_kernel``'s, bit for
         bit): for a call of at least :data:`WALK_MIN_ROWS` rows, the kernel measured cheapest for
         rows made from x (:meth:`NativePartial.near_rows`) when they are (``near`` given, or
-        ``from_x``: x with a few columns changed) and the forest has the branch-free walker or
-        fits QuickScorer whole, else for any rows (:meth:`NativePartial.full_rows`) where it has
-        the walker; other calls :meth:`score_rows_branchy` (``near``: as there)."""
+        ``from_x``: x with a few columns changed), else for any rows
+        (:meth:`NativePartial.full_rows`), where the forest has the branch-free walker or fits
+        QuickScorer whole; other calls :meth:`score_rows_branchy` (``near``:
+        as there)."""
         native = self.native
-        if len(rows) < WALK_MIN_ROWS:
+        if len(rows) < WALK_MIN_ROWS or (native.walker is None and not native.quickscorer_forest):
             return self.score_rows_branchy(rows, walk_share, near)
-        if (near is not None or from_x) and (native.walker is not None or native.quickscorer_forest):
+        if near is not None or from_x:
             return native.near_rows(self, rows)
-        if native.walker is None:
-            return self.score_rows_branchy(rows, walk_share, near)
-        return native.full_rows(rows)
+        return native.full_rows(rows, self)
 
     @property
     def runner(self) -> BlockRunner:
@@ -628,8 +627,10 @@ class NativePartial:
         self.quickscorer_forest = bool(len(sizes)) and int(sizes.max()) <= 2 * max_qs_leaves - 1
         self._whole_plan: Plan | None = None
         self._whole_lock = threading.Lock()
-        #: which of the walker and the branchy walk serves full rows (:meth:`full_rows`)
-        self.full_rows_kernel = KernelChoice(("walker", "branchy"))
+        #: which of the walker, the branchy walk and (where the forest fits it) the whole forest
+        #: in QuickScorer form serves full rows (:meth:`full_rows`)
+        full_kinds = ("branchy",) if wn is None else ("walker", "branchy")
+        self.full_rows_kernel = KernelChoice((*full_kinds, "quickscorer") if self.quickscorer_forest else full_kinds)
         #: which kernel serves full rows made from an instance (:meth:`near_rows`): the folded
         #: x-walk, the walker (where the forest has one), the branchy walk or, where the forest
         #: fits it, the whole forest in QuickScorer form; measured apart from
@@ -695,14 +696,17 @@ class NativePartial:
         )  # fmt: skip
         return out
 
-    def full_rows(self, rows: np.ndarray) -> np.ndarray:
+    def full_rows(self, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
         """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit) by the
-        branch-free walker or the branchy walk, whichever has measured cheaper per row for this
-        forest on this machine (:class:`codegen.trees.kernel_choice.KernelChoice`); the branchy
-        walk alone where there is no walker."""
-        if self.walker is None:
+        branch-free walker, the branchy walk or the whole forest in QuickScorer form (by
+        ``bx``'s evaluator, else a binding of the first row's), whichever has measured cheaper
+        per row for this forest on this machine (:class:`codegen.trees.kernel_choice.KernelChoice`);
+        the branchy walk alone where the forest has neither of the others."""
+        if len(self.full_rows_kernel.names) == 1:
             return run_kernel(self.full, rows)
-        return self._chosen(self.full_rows_kernel, rows)
+        if bx is None and "quickscorer" in self.full_rows_kernel.names and len(rows):
+            bx = self.bind(rows[0])
+        return self._chosen(self.full_rows_kernel, rows, bx)
 
     def whole_plan(self, bx: BoundX) -> Plan:
         """The plan of the Δ of every column: the whole forest in QuickScorer form (needs

@@ -1350,7 +1350,7 @@ declare void @llvm.prefetch.p0(ptr, i32, i32, i32)
 ; neither a category code nor NaN (the block is then left to the full forest kernel); NaN takes
 ; each split's missing side in plans and walks alike.
 define internal i1 @load_block(ptr noalias %rows, i64 %n, i64 %n8, i64 %k, ptr noalias %ncat,
-                               ptr noalias %cols) {
+                               ptr noalias %cols, ptr noalias %flags) {
 entry:
   %nocols = icmp sle i64 %k, 0
   br i1 %nocols, label %none, label %col
@@ -1362,14 +1362,20 @@ col:
   %nkf = sitofp i32 %nk to double
   %iscat = icmp sgt i32 %nk, 0
   %cbase = mul i64 %kk, %n8
+  %fb0p = getelementptr inbounds i64, ptr %rows, i64 %kk
+  %fb0 = load i64, ptr %fb0p                  ; row 0's bits: the column is uniform while all match
   br label %row
 row:
   %i = phi i64 [0, %col], [%i1, %row]
   %bad = phi i1 [%bad0, %col], [%bad2, %row]
+  %same = phi i1 [true, %col], [%same1, %row]
   %ri0 = mul i64 %i, %k
   %ri = add i64 %ri0, %kk
   %rp = getelementptr inbounds double, ptr %rows, i64 %ri
   %v = load double, ptr %rp
+  %vb = bitcast double %v to i64
+  %veq = icmp eq i64 %vb, %fb0
+  %same1 = and i1 %same, %veq
   %ci = add i64 %cbase, %i
   %cp = getelementptr inbounds double, ptr %cols, i64 %ci
   store double %v, ptr %cp
@@ -1391,6 +1397,9 @@ row:
 pad:
   %v0p = getelementptr inbounds double, ptr %rows, i64 %kk
   %v0 = load double, ptr %v0p
+  %flp = getelementptr inbounds i8, ptr %flags, i64 %kk
+  %fl8 = zext i1 %same1 to i8
+  store i8 %fl8, ptr %flp
   br label %pad_loop
 pad_loop:
   %pi = phi i64 [%n, %pad], [%pi1, %pad_body]
@@ -1535,7 +1544,8 @@ declare <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr>, i32, <8 x i1>, <8
 define internal void @plan_trees(ptr noalias %cols, i64 %n, i64 %n8, ptr noalias %bv,
                                  ptr noalias %tinfo, ptr noalias %tconst, i64 %T, ptr noalias %tout,
                                  ptr noalias %qrec, ptr noalias %leafval, ptr noalias %rn,
-                                 ptr noalias %sets, i64 %setw, ptr noalias %acc, i1 %f32) {
+                                 ptr noalias %sets, i64 %setw, ptr noalias %acc, i1 %f32,
+                                 ptr noalias %flags, i1 %useflags) alwaysinline {
 entry:
   %ones = call <8 x i64> @splat_i64(i64 -1)
   %none = icmp sle i64 %T, 0
@@ -1584,6 +1594,7 @@ splits:
   br label %split
 split:
   %s = phi i64 [%ta64, %splits], [%s1, %split_next]
+  %base = phi i64 [-1, %splits], [%base1, %split_next]  ; the uniform columns' false splits' masks
   %sdone = icmp eq i64 %s, %send
   br i1 %sdone, label %exit_leaf, label %split_body
 split_body:
@@ -1595,15 +1606,40 @@ split_body:
   %sk = load i32, ptr %skp
   %smp = getelementptr inbounds %QRec, ptr %qrec, i64 %s, i32 3
   %mask = load i64, ptr %smp
-  %maskv = call <8 x i64> @splat_i64(i64 %mask)
   %sc64 = sext i32 %sc to i64
   %colb = mul i64 %sc64, %n8
   %colp = getelementptr inbounds double, ptr %cols, i64 %colb
   %snl = and i32 %sk, 4                      ; NaN goes left
   %snanl = icmp ne i32 %snl, 0
+  %stest = and i32 %sk, 3
+  br i1 %useflags, label %s_flag, label %s_rows    ; the same way for every split of a call
+s_flag:
+  %ufp = getelementptr inbounds i8, ptr %flags, i64 %sc64
+  %uf = load i8, ptr %ufp
+  %uniform = icmp ne i8 %uf, 0
+  br i1 %uniform, label %s_one, label %s_rows
+s_one:                                       ; every row holds one value: the split decided once
+  %ov = load double, ptr %colp, align 8
+  %onan = fcmp uno double %ov, 0.0
+  %thr1 = bitcast i64 %pay to double
+  %oabove = fcmp ogt double %ov, %thr1
+  %osv = select i1 %onan, double 0.0, double %ov
+  %ocode = fptosi double %osv to i64
+  %osh = lshr i64 %pay, %ocode
+  %obit = trunc i64 %osh to i1
+  %onum = xor i1 %oabove, true               ; not NaN: left iff v <= threshold
+  %isset = icmp eq i32 %stest, 1
+  %isnum = icmp eq i32 %stest, 0
+  %oset = select i1 %isset, i1 %obit, i1 false
+  %oleft0 = select i1 %isnum, i1 %onum, i1 %oset
+  %oleft = select i1 %onan, i1 %snanl, i1 %oleft0
+  %omask = select i1 %oleft, i64 -1, i64 %mask
+  %obase = and i64 %base, %omask
+  br label %split_next
+s_rows:
+  %maskv = call <8 x i64> @splat_i64(i64 %mask)
   %snanlv = call <8 x i1> @splat_i1(i1 %snanl)
   %snanrv = xor <8 x i1> %snanlv, <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>
-  %stest = and i32 %sk, 3
   switch i32 %stest, label %s_never [ i32 0, label %s_num
                                       i32 1, label %s_set ]
 s_num:                                       ; false (right) iff v > threshold, or NaN going right
@@ -1664,12 +1700,26 @@ sv_loop:
   %vid = icmp eq i64 %vi8, %n8
   br i1 %vid, label %split_next, label %sv_loop
 split_next:
+  %base1 = phi i64 [%obase, %s_one], [%base, %sn_loop], [%base, %ss_loop], [%base, %sv_loop]
   %s1 = add i64 %s, 1
   br label %split
-exit_leaf:                                   ; the lowest leaf left standing
-  br label %l_loop
+exit_leaf:                                   ; the uniform columns' masks, then the lowest leaf
+  %hasbase = icmp ne i64 %base, -1           ; left standing
+  br i1 %hasbase, label %b_start, label %l_loop
+b_start:
+  %basev = call <8 x i64> @splat_i64(i64 %base)
+  br label %b_loop
+b_loop:
+  %bi = phi i64 [0, %b_start], [%bi8, %b_loop]
+  %bbp = getelementptr inbounds i64, ptr %bv, i64 %bi
+  %bb0 = load <8 x i64>, ptr %bbp, align 8
+  %bb1 = and <8 x i64> %bb0, %basev
+  store <8 x i64> %bb1, ptr %bbp, align 8
+  %bi8 = add i64 %bi, 8
+  %bid = icmp eq i64 %bi8, %n8
+  br i1 %bid, label %l_loop, label %b_loop
 l_loop:
-  %li = phi i64 [0, %exit_leaf], [%li8, %l_loop]
+  %li = phi i64 [0, %exit_leaf], [0, %b_loop], [%li8, %l_loop]
   %lbp = getelementptr inbounds i64, ptr %bv, i64 %li
   %lb = load <8 x i64>, ptr %lbp, align 8
   %lz = call <8 x i64> @llvm.cttz.v8i64(<8 x i64> %lb, i1 true)
@@ -1862,20 +1912,32 @@ job:
   %dmask64 = call i64 @aint(ptr %a, i64 {JOB.walk_dmask})
   %f32flag = call i64 @aint(ptr %a, i64 {JOB.float32_sums})
   %f32 = icmp ne i64 %f32flag, 0
+  %ucflag = call i64 @aint(ptr %a, i64 {JOB.uniform_columns})
+  %uniform_cols = icmp ne i64 %ucflag, 0
   %empty = icmp sle i64 %n, 0
   br i1 %empty, label %ok, label %load
 load:
   %n7 = add i64 %n, 7
   %n8 = and i64 %n7, -8
-  %bad = call i1 @load_block(ptr %rows, i64 %n, i64 %n8, i64 %k, ptr %ncat, ptr %cols)
+  %kn8 = mul i64 %k, %n8
+  %flags = getelementptr inbounds double, ptr %cols, i64 %kn8  ; a byte per column after them
+  %bad = call i1 @load_block(ptr %rows, i64 %n, i64 %n8, i64 %k, ptr %ncat, ptr %cols, ptr %flags)
   br i1 %bad, label %refused, label %run
 run:
   call void @init_acc(ptr %accs, i64 %n8, ptr %init, i64 %K)
   %isplan = icmp eq i64 %mode, 0
   br i1 %isplan, label %plan, label %xwalk
-plan:
+plan:                                        ; two copies of @plan_trees, inlined: plain, or
+  br i1 %uniform_cols, label %plan_u, label %plan_p  ; deciding the uniform columns' splits once
+plan_p:
   call void @plan_trees(ptr %cols, i64 %n, i64 %n8, ptr %bv, ptr %part0, ptr %part1, i64 %T, ptr %tout,
-                        ptr %part2, ptr %part3, ptr %part4, ptr %sets, i64 %setw, ptr %accs, i1 %f32)
+                        ptr %part2, ptr %part3, ptr %part4, ptr %sets, i64 %setw, ptr %accs, i1 %f32,
+                        ptr %flags, i1 false)
+  br label %store
+plan_u:
+  call void @plan_trees(ptr %cols, i64 %n, i64 %n8, ptr %bv, ptr %part0, ptr %part1, i64 %T, ptr %tout,
+                        ptr %part2, ptr %part3, ptr %part4, ptr %sets, i64 %setw, ptr %accs, i1 %f32,
+                        ptr %flags, i1 true)
   br label %store
 xwalk:
   %dmask = trunc i64 %dmask64 to i32

@@ -92,7 +92,7 @@ JOB_PLAN, JOB_XWALK = 0, 1
 #: one Δ block for ``@score_jobs``: the shared fields, then a plan's parts or an x-walk's inputs
 JOB = SlotBlock(
     "JOB",
-    24,
+    25,
     {
         "rows": 0,  # the block's values, n x delta_len doubles
         "n": 1,  # rows in the block
@@ -122,6 +122,7 @@ JOB = SlotBlock(
         "walk_local": 20,  # column -> position in delta, or -1
         "walk_dmask": 21,
         "float32_sums": 22,  # 1: every addition rounded to float32 (XGBoost)
+        "uniform_columns": 23,  # plans, 1: a split on a column every row holds one value of is decided once
     },
     variants=("plan", "walk"),
 )

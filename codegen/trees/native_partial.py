@@ -716,7 +716,9 @@ class NativePartial:
             raise ValueError(f"a tree has more than {self.max_qs_leaves} leaves: no QuickScorer form of the whole forest")
         with self._whole_lock:
             if self._whole_plan is None:
-                self._whole_plan = self.plan(bx, tuple(range(len(self.forest.schema))))
+                plan = self.plan(bx, tuple(range(len(self.forest.schema))))
+                plan.decide_uniform_columns()  # rows made from x hold x's value in most columns
+                self._whole_plan = plan
             return self._whole_plan
 
     def quickscorer_rows(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:

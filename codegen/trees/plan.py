@@ -121,6 +121,24 @@ class Plan:
         v.flags.writeable = False
         return v
 
+    def decide_uniform_columns(self) -> None:
+        """From now on, a block's split on a column that every row of the block holds one value
+        of is decided once for the block (its mask ANDed into one word the tree's leaves read)
+        rather than row by row; each QuickScorer tree's splits regrouped by column (the masks
+        are ANDed: any order gives the same leaves), so that the evaluator meets a column's
+        splits together and its branch between the two ways stays predictable. For blocks of
+        rows made from one x that change a few of the columns (the whole forest's plan: the
+        columns no row changes are most of its splits); a plan's own Δ columns vary."""
+        tinfo = self.part("tinfo")
+        qs = np.flatnonzero(tinfo[:, TINFO.kind] == TREE_QUICKSCORER)
+        o, n = int(self.offsets[PART.qrec]), int(self.rows[PART.qrec])
+        records = self.buffers["buf"][o : o + n * QREC.itemsize].view(QREC)
+        starts, counts = tinfo[qs, TINFO.start].astype(np.intp), tinfo[qs, TINFO.count].astype(np.intp)
+        at = np.repeat(starts, counts) + positions_within(counts)  # each QuickScorer tree's records
+        owner = np.repeat(np.arange(len(qs)), counts)
+        records[at] = records[at[np.lexsort((records["col"][at], owner))]]
+        self.job[JOB.uniform_columns] = 1
+
     def counts(self) -> dict[str, int]:
         """Trees per kind, QuickScorer splits and residual nodes kept for walking."""
         k = self.part("tinfo")[:, TINFO.kind]
@@ -206,7 +224,8 @@ class BlockRunner:
         padded = (sizes + 7) & ~7
         total = int(sizes.sum())
         acc = np.empty(max(total * K, 1))
-        s = self._ensure(int((padded * jobs[:, JOB.delta_len]).max()), int(padded.max()))
+        # the padded columns, then a byte per column (whether every row holds one value)
+        s = self._ensure(int(((padded + 1) * jobs[:, JOB.delta_len]).max()), int(padded.max()))
         starts = np.zeros(nb, dtype=np.int64)
         np.cumsum(sizes[:-1], out=starts[1:])
         cell_starts = np.zeros(nb, dtype=np.int64)

@@ -179,6 +179,17 @@ def test_the_whole_forest_in_quickscorer_form_is_one_plan_for_every_instance(fit
             plans.append(native.whole_plan(bx))
         assert plans[0] is plans[1] is plans[2]
         assert plans[0].counts()["walk"] == 0 and plans[0].delta == tuple(range(len(schema)))
+        # blocks where every row holds x's value in all but a column or two (a search's rows):
+        # the splits on the other columns are decided once a block, x's NaN and codes among them
+        for x in X[rng.integers(0, len(X), 4)]:
+            bx = native.bind(x)
+            for j in range(X.shape[1]):
+                rows = np.tile(x, (21, 1))
+                rows[::2, j] = X[rng.integers(0, len(X), 11), j]
+                rows[1::4, (j + 1) % X.shape[1]] = X[rng.integers(0, len(X), 5), (j + 1) % X.shape[1]]
+                np.testing.assert_array_equal(native.quickscorer_rows(bx, rows), run_kernel(full, rows), err_msg=name)
+            one = np.tile(x, (3, 1))  # every column uniform
+            np.testing.assert_array_equal(native.quickscorer_rows(bx, one), run_kernel(full, one), err_msg=name)
         cat = [j for j, f in enumerate(schema.features) if f.categories is not None]
         if cat:  # a code past the last category: the plan refuses the block, the branchy walk scores it
             rows = np.ascontiguousarray(X[:20].copy())

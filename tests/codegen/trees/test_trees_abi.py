@@ -71,7 +71,7 @@ def test_a_slot_written_as_a_bare_number_in_a_copy_of_the_kernel_fails_to_load()
 def test_a_declaration_that_moves_a_shared_slot_fails_against_the_kernel():
     """A JOB where the plan's tinfo no longer shares the x-walk's node slot: the kernel loads one
     pointer for both, so the text refuses the declaration."""
-    fields = dict(JOB.fields, plan_tinfo=23)
+    fields = dict(JOB.fields, plan_tinfo=24)  # a slot no field takes
     moved = SlotBlock("JOB", JOB.width, fields, variants=JOB.variants)
     blocks = tuple(moved if b is JOB else b for b in trees_abi.BLOCKS)
     with pytest.raises(SlotLayoutError, match="in different slots"):

@@ -20,7 +20,8 @@ many options, the features the best one changes.
 before compiles its kernels first (about twenty seconds, outside the timings). Settings:
 ``adult-rf`` (Adult RF-100, the default model), ``credit-xgb`` (Credit XGBoost 120x4),
 ``credit-rf`` (Credit RF-100), ``adult-lgbm`` (Adult LightGBM 200), ``adult-xgb``, ``credit-lgbm``,
-``adult-rf500``, ``credit-rf500``, ``credit-xgb500``, ``adult-xgb500`` (bench_phases' RF-500 and XGBoost 500x6), ``wide`` (``make_wide.py``'s
+``adult-rf500``, ``credit-rf500``, ``credit-xgb500``, ``adult-xgb500``, ``credit-lgbm500``, ``adult-lgbm500``
+(bench_phases' RF-500, XGBoost 500x6 and LightGBM 500x6), ``wide`` (``make_wide.py``'s
 table of ``--wide-rows`` x 115 with ``bench_wide.py``'s RF-50 and rules); the XGBoost and
 LightGBM ones need those libraries (``geco[bench]``).
 """
@@ -56,6 +57,8 @@ SETTINGS = {
     "credit-rf500": ("credit", "rf500", "Credit RF-500"),
     "credit-xgb500": ("credit", "xgb500x6", "Credit XGBoost 500x6"),
     "adult-xgb500": ("adult", "xgb500x6", "Adult XGBoost 500x6"),
+    "credit-lgbm500": ("credit", "lgbm500x6", "Credit LightGBM 500x6"),
+    "adult-lgbm500": ("adult", "lgbm500x6", "Adult LightGBM 500x6"),
     "wide": ("wide", "rf50", "wide table x 115, RF-50 depth 8"),
 }
 

@@ -51,12 +51,19 @@ class SearchConfig:
     @property
     def goal(self) -> Target:
         """The target the search tests candidates against; a probability target's cutoff is
-        ``threshold``."""
-        if self.target is None:
-            return Target.probability(self.threshold)
-        if self.target.is_probability:
-            return replace(self.target, lo=float(self.threshold))
-        return self.target
+        ``threshold``. Made once per configuration (an explanation reads it a few times, and
+        ``dataclasses.replace`` costs microseconds): kept beside the fields, which it follows
+        as the configuration is frozen."""
+        goal = self.__dict__.get("_goal")
+        if goal is None:
+            if self.target is None:
+                goal = Target.probability(self.threshold)
+            elif self.target.is_probability:
+                goal = replace(self.target, lo=float(self.threshold))
+            else:
+                goal = self.target
+            self.__dict__["_goal"] = goal
+        return goal
 
     def validate(self) -> None:
         for name in ("k", "q", "m_init", "m_mut", "max_generations", "patience"):

@@ -89,8 +89,9 @@ class Context:
         """(d,) the features the action cascade never changes: those of no implication's
         consequence group and of no group a cross rule ties (a candidate's distance over its
         changed cells there is a lower bound of its distance after the cascade)."""
-        tied = {imp.group for imp in self.implications} | {int(g) for t in self.ties for g in t.groups}
-        return ~np.isin(self.group_of_feature, np.array(sorted(tied), dtype=np.intp))
+        free = np.ones(self.n_groups, dtype=bool)  # a mask by group, read by feature (np.isin: 20 us)
+        free[[imp.group for imp in self.implications] + [int(g) for t in self.ties for g in t.groups]] = False
+        return free[self.group_of_feature]
 
     @cached_property
     def rule_features(self) -> tuple[tuple[str, int], ...]:

@@ -43,7 +43,7 @@ from codegen.trees.plan import (
 )
 from codegen.trees.threads import LazyThread
 
-__all__ = ["EXACT_MASK_WIDTH", "MAX_COLUMNS", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX",
+__all__ = ["EXACT_MASK_WIDTH", "EXPLORE_SLICE", "MAX_COLUMNS", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX",
            "NativePartial", "children_after_parents", "fresh_xstep", "top_down_order", "xstep_columns"]
 
 #: QuickScorer keeps one bit per leaf in a 64-bit word: residual trees with more leaves are walked
@@ -60,6 +60,10 @@ PLAN_BATCH_TREES = 2048
 #: ``@walk_rows`` walks 32 rows per tree at once: calls with fewer rows than this take the
 #: branchy walks (padding lanes would cost more than the mispredictions they save)
 WALK_MIN_ROWS = 16
+
+#: rows a kernel of a choice not measured yet scores first in a call large enough for all of
+#: them (:meth:`NativePartial._chosen`)
+EXPLORE_SLICE = 256
 
 #: x's binding holds a mask of the columns each path tests, one bit a column up to this width
 #: (beyond, bit ``c % 32``): rows of a forest this narrow walk from x on their exact changes
@@ -759,8 +763,25 @@ class NativePartial:
 
     def _chosen(self, choice: KernelChoice, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
         """``rows`` scored by the kernel ``choice`` picks (the x-walk needs ``bx``), its time
-        recorded there."""
-        kind = choice.pick()
+        recorded there; a call large enough for every kernel not measured yet to score a slice
+        of :data:`EXPLORE_SLICE` rows (at a quarter of the call at most) gives each its slice
+        first and the rest to the cheapest then (a forest's first call is often the data's rows
+        all at once: the Explainer scoring its seed pool, 30,000 rows by whichever kernel comes
+        first)."""
+        fresh = [kind for kind in choice.names if choice.measured[kind] == 0]
+        if len(fresh) > 1 and len(rows) >= 4 * EXPLORE_SLICE * len(fresh):
+            parts = [self._timed(choice, kind, rows[i * EXPLORE_SLICE : (i + 1) * EXPLORE_SLICE], bx)
+                     for i, kind in enumerate(fresh)]  # fmt: skip
+            parts.append(self._timed(choice, choice.best(), rows[len(fresh) * EXPLORE_SLICE :], bx))
+            return np.concatenate(parts)
+        return self._timed(choice, choice.pick(), rows, bx)
+
+    def _timed(self, choice: KernelChoice, kind: str, rows: np.ndarray, bx: BoundX | None) -> np.ndarray:
+        """``rows`` scored by kernel ``kind``, its time recorded in ``choice`` (the whole forest's
+        plan built first, outside it: built once, it would price the kernel's first rows at
+        milliseconds each and the choice could settle it as the dearer for good)."""
+        if kind == "quickscorer":
+            self.whole_plan(bx)
         t0 = time.perf_counter()
         out = self._run(kind, rows, bx)
         choice.record(kind, time.perf_counter() - t0, len(rows))

@@ -215,3 +215,55 @@ def test_a_forest_with_a_tree_past_64_leaves_has_no_quickscorer_form(fitted):
     assert not native.quickscorer_forest and "quickscorer" not in native.near_rows_kernel.names
     with pytest.raises(ValueError, match="more than 64 leaves"):
         native.whole_plan(native.bind(np.nan_to_num(X[0])))
+
+
+def test_a_large_first_call_measures_every_kernel_on_a_slice_then_serves_the_rest_by_the_cheapest(fitted, forests):
+    """A fresh forest's first call of many rows (an Explainer scoring its data): each kernel
+    of the choice scores a slice of EXPLORE_SLICE rows, measured, and the rest goes to the one
+    measured cheapest; run_kernel's numbers throughout."""
+    from codegen.trees.native_partial import EXPLORE_SLICE
+
+    name, _model, _schema, X, _desired = case(fitted, "gb2-bare")
+    full = kernel_arrays_forest(forests[name])
+    native = NativePartial(forests[name], full)
+    names = native.full_rows_kernel.names
+    assert "quickscorer" in names and len(names) >= 2
+    rng = np.random.default_rng(4)
+    rows = np.ascontiguousarray(X[rng.integers(0, len(X), 4 * EXPLORE_SLICE * len(names) + 37)])
+    np.testing.assert_array_equal(native.full_rows(rows), run_kernel(full, rows))
+    measured = native.full_rows_kernel.measured
+    best = native.full_rows_kernel.best()
+    assert sum(measured.values()) == len(rows)
+    assert measured[best] == len(rows) - (len(names) - 1) * EXPLORE_SLICE
+    assert all(measured[k] == EXPLORE_SLICE for k in names if k != best)
+
+
+def test_the_whole_forest_plan_is_built_outside_the_time_its_kernel_is_charged(fitted, forests, monkeypatch):
+    """Building the whole forest's plan happens once; its time must not count as the
+    QuickScorer kernel's (a clock that only moves while the plan is built: the kernel is
+    charged nothing)."""
+    import codegen.trees.native_partial as native_partial
+
+    class Clock:
+        t = 0.0
+
+        def perf_counter(self) -> float:
+            return self.t
+
+    clock = Clock()
+    monkeypatch.setattr(native_partial, "time", clock)
+    real_plan = NativePartial.plan
+
+    def slow_plan(self, bx, delta):
+        clock.t += 1000.0  # the build "takes" 1000 s
+        return real_plan(self, bx, delta)
+
+    monkeypatch.setattr(NativePartial, "plan", slow_plan)
+    monkeypatch.setattr(KernelChoice, "pick", lambda self: "quickscorer")
+    name, _model, _schema, X, _desired = case(fitted, "hgb-bare")
+    native = NativePartial(forests[name], kernel_arrays_forest(forests[name]))
+    x = X[0]
+    rows = np.ascontiguousarray(np.tile(x, (40, 1)))
+    native.near_rows(native.bind(x), rows)
+    assert clock.t == 1000.0 and native.near_rows_kernel.measured["quickscorer"] == 40
+    assert native.near_rows_kernel.per_row("quickscorer") == 0.0

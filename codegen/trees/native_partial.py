@@ -716,6 +716,9 @@ class NativePartial:
         """The plan of the Δ of every column: the whole forest in QuickScorer form (needs
         :attr:`quickscorer_forest`), built at the first call (``bx``: any instance; with every
         column in Δ nothing of x is read) and kept for every later one."""
+        plan = self._whole_plan  # set once, never reset: read without the lock on every call
+        if plan is not None:
+            return plan
         if not self.quickscorer_forest:
             raise ValueError(f"a tree has more than {self.max_qs_leaves} leaves: no QuickScorer form of the whole forest")
         with self._whole_lock:
@@ -733,8 +736,9 @@ class NativePartial:
         no category code) go to the branchy walk."""
         plan = self.whole_plan(bx)
         d = len(plan.delta)
-        flat = np.ascontiguousarray(rows[:, :d]).reshape(-1)
-        acc, _, bad = bx.runner.run_packed(plan.job[None].copy(), np.array([len(rows)], dtype=np.int64), flat)
+        if rows.ndim != 2 or rows.shape[1] < d:
+            raise ValueError(f"rows of shape {rows.shape}: the whole forest's plan reads {d} columns")
+        acc, _, bad = bx.runner.run([(plan, rows[:, :d])])
         return run_kernel(self.full, rows) if bad[0] else acc
 
     def near_rows(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:

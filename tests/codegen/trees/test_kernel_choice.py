@@ -267,3 +267,20 @@ def test_the_whole_forest_plan_is_built_outside_the_time_its_kernel_is_charged(f
     native.near_rows(native.bind(x), rows)
     assert clock.t == 1000.0 and native.near_rows_kernel.measured["quickscorer"] == 40
     assert native.near_rows_kernel.per_row("quickscorer") == 0.0
+
+
+def test_rows_narrower_than_the_forest_are_refused_by_the_quickscorer_kernel(fitted, forests, monkeypatch):
+    """Rows with a column fewer than the whole forest's plan reads: a ValueError naming the
+    columns from every way in (the plan's rows, full rows, a bound instance's rows), never a
+    score read past the rows."""
+    monkeypatch.setattr(KernelChoice, "pick", lambda self: "quickscorer")
+    name, _model, _schema, X, _desired = case(fitted, "gb2-bare")
+    native = NativePartial(forests[name], kernel_arrays_forest(forests[name]))
+    narrow = np.ascontiguousarray(X[:20, :-1])
+    bx = native.bind(X[0])
+    with pytest.raises(ValueError, match="reads 5 columns"):
+        native.quickscorer_rows(bx, narrow)
+    with pytest.raises(ValueError, match="reads 5 columns"):
+        bx.score_rows(narrow)
+    with pytest.raises(ValueError, match="reads 5 columns"):
+        native.full_rows(narrow)

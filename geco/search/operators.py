@@ -85,12 +85,18 @@ class Context:
         return self.stacked.size > 0
 
     @cached_property
+    def cascade_groups(self) -> list[int]:
+        """The groups the action cascade may redraw (ascending): every implication's
+        consequence group and every group a cross rule ties."""
+        return sorted({imp.group for imp in self.implications} | {int(g) for t in self.ties for g in t.groups})
+
+    @cached_property
     def cascade_free(self) -> np.ndarray:
-        """(d,) the features the action cascade never changes: those of no implication's
-        consequence group and of no group a cross rule ties (a candidate's distance over its
-        changed cells there is a lower bound of its distance after the cascade)."""
+        """(d,) the features the action cascade never changes: those of no
+        :attr:`cascade_groups` group (a candidate's distance over its changed cells there is a
+        lower bound of its distance after the cascade)."""
         free = np.ones(self.n_groups, dtype=bool)  # a mask by group, read by feature (np.isin: 20 us)
-        free[[imp.group for imp in self.implications] + [int(g) for t in self.ties for g in t.groups]] = False
+        free[self.cascade_groups] = False
         return free[self.group_of_feature]
 
     @cached_property

@@ -71,7 +71,7 @@ def seed_candidates(problem: Problem, ctx: Context, config: SearchConfig) -> Can
     alive, fixed, from_cascade = cascaded
     moved, from_cascade = moved[alive], from_cascade[alive]
     fixed_at = np.cumsum(from_cascade) - 1  # row of ``fixed`` holding each repaired one
-    tied = sorted({imp.group for imp in ctx.implications} | {int(g) for t in ctx.ties for g in t.groups})
+    tied = ctx.cascade_groups
     lower_all = proj.lower_bounds(sums)
     lower = lower_all[moved]
     if from_cascade.any():  # their tied groups may have been redrawn: bounded without them

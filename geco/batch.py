@@ -56,6 +56,7 @@ from geco.search.compiled import (
     kernels_pay,
     load_kernels_if_compiled,
 )
+from geco.seeding import seed_sequence
 from plaf_grammar import SchemaError
 
 if TYPE_CHECKING:
@@ -92,16 +93,9 @@ def row_seeds(random_state: Any, n: int) -> list[np.random.SeedSequence]:
     """The seed of each of ``n`` rows: ``SeedSequence(random_state).spawn(n)``.
 
     ``random_state``: None (fresh entropy, drawn once for the whole batch), an int or a sequence
-    of ints, a ``SeedSequence`` (not modified) or a ``Generator`` (one draw of 128 bits)."""
-    if isinstance(random_state, np.random.SeedSequence):
-        root = np.random.SeedSequence(
-            random_state.entropy, spawn_key=random_state.spawn_key, pool_size=random_state.pool_size
-        )
-    elif isinstance(random_state, np.random.Generator):
-        root = np.random.SeedSequence(random_state.integers(0, 2**63, size=2).tolist())
-    else:
-        root = np.random.SeedSequence(random_state)
-    return root.spawn(n)
+    of ints, a ``SeedSequence`` (not modified) or a ``Generator`` or ``RandomState`` (one draw of
+    128 bits); see :func:`geco.seeding.seed_sequence`."""
+    return seed_sequence(random_state).spawn(n)
 
 
 def batch_frame(explainer: Explainer, X: pd.DataFrame) -> pd.DataFrame:

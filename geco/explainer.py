@@ -34,6 +34,7 @@ from geco.search.exact import ExactBudget
 from geco.search.start import search
 from geco.search.target import Target
 from geco.search.timing import RecentSeconds
+from geco.seeding import random_generator
 from geco.targets import stated_target
 from plaf_grammar import Schema, SchemaError
 
@@ -376,11 +377,12 @@ class Explainer:
     ) -> Explanation:
         """Counterfactual explanations for one instance (a one-row DataFrame or Series).
 
-        Options override the Explainer's knobs for this call. ``random_state`` (int or
-        ``numpy.random.Generator``) makes the result reproducible. When no counterfactual is
-        found, ``success`` is False and ``reason`` says why: the rule that removes every value
-        of a group ``x`` must change, or that the model never reaches the desired class within
-        what the rules allow (with the best candidates, whose probabilities the reason quotes).
+        Options override the Explainer's knobs for this call. ``random_state`` (an int, a
+        ``numpy.random.Generator`` or ``RandomState``: :func:`geco.seeding.random_generator`)
+        makes the result reproducible. When no counterfactual is found, ``success`` is False
+        and ``reason`` says why: the rule that removes every value of a group ``x`` must change,
+        or that the model never reaches the desired class within what the rules allow (with the
+        best candidates, whose probabilities the reason quotes).
 
         ``exact=True`` (or a :class:`geco.ExactBudget` of seconds, nodes, groups) then runs branch
         and bound from the search's best (:mod:`geco.search.exact`): the first counterfactual is
@@ -394,8 +396,8 @@ class Explainer:
                 "exact=True needs a probability target for one desired class (the bounds speak "
                 f"of it), not {cfg.goal.describe()}"
             )
+        rng = random_generator(random_state)
         instance = self.setting.instance(self._frame(x))
-        rng = np.random.default_rng(random_state)
         stats: dict[str, Any] = cost_stats(self.setting.program)
         if cfg.time_budget is not None:
             stats["time_budget"] = cfg.time_budget

@@ -34,7 +34,10 @@ def cache_dir() -> Path:
 
 
 def categorical_columns(X: pd.DataFrame) -> list[str]:
-    """Columns a model cannot take as numbers (category, object, bool, string dtypes)."""
+    """Columns a model cannot take as numbers (category, object, bool, string dtypes);
+    ValueError for a frame with a column name twice (each name must say one column)."""
+    if not X.columns.is_unique:
+        raise ValueError(f"X has duplicate column name(s) {sorted(set(X.columns[X.columns.duplicated()]), key=str)}")
     return [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c].dtype) or pd.api.types.is_bool_dtype(X[c].dtype)]
 
 

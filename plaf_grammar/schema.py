@@ -526,10 +526,14 @@ class Schema:
                     cols[f.name] = np.asarray(f.categories, dtype=bool)[codes]
                 else:
                     cols[f.name] = self._category_values(f)[codes]
-            elif f.dtype.startswith(("int", "uint", "Int", "UInt")):
+            elif f.dtype.startswith(("int", "uint")):
                 cols[f.name] = np.rint(col).astype(f.dtype)
+            elif f.dtype == "float64":
+                cols[f.name] = col.copy()
+            elif f.dtype.startswith(("Int", "UInt", "Float")):  # pandas' nullable numbers
+                cols[f.name] = pd.array(np.rint(col) if f.dtype[0] in "IU" else col, dtype=f.dtype)
             else:
-                cols[f.name] = col.astype(f.dtype) if f.dtype != "float64" else col.copy()
+                cols[f.name] = col.astype(f.dtype)
         if extra:
             cols.update(extra)
         return frame_of_columns(cols, len(arr), index)

@@ -27,6 +27,7 @@ from geco.problem.feasible_space import GroupSpace
 from geco.problem.hashing import row_hashes
 from geco.problem.problem import Problem
 from geco.result import Explanation, ranked_index
+from geco.seeding import random_generator
 from plaf_grammar import Schema
 
 __all__ = ["Baseline", "Instance", "Proposal"]
@@ -173,7 +174,7 @@ class Baseline:
             )
             empty = Proposal(np.empty((0, len(problem.x))), np.zeros(0, dtype=bool), reason)
             return self._explanation(problem, empty, None, t_start)
-        inst = Instance(problem, np.random.default_rng(random_state), k)
+        inst = Instance(problem, random_generator(random_state), k)
         return self._explanation(problem, self._propose(inst), inst, t_start)
 
     def _propose(self, inst: Instance) -> Proposal:

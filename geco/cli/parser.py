@@ -26,6 +26,17 @@ EXPLAIN_EPILOG = """exit status: 0 counterfactuals found (or the row already has
 
 
 
+def seed_value(text: str) -> int:
+    """``--seed``: a non-negative integer (numpy's seeds), named in argparse's error otherwise."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     from geco import __version__
 
@@ -64,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--desired-range", type=parse_range, dest="desired_range", metavar="LO:HI",
                    help="regression: a counterfactual's prediction lies in [LO, HI] (e.g. "
                    "250000:300000; the --target column is then the predicted number)")  # fmt: skip
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="random seed, a non-negative integer (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (a batch: JSON "
                    "Lines, readable by geco report)")  # fmt: skip
     p.add_argument("--out", type=Path, help="write the results to a .jsonl (for geco report), .csv "

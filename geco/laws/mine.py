@@ -10,6 +10,7 @@ from geco.laws.dependencies import mine_groups
 from geco.laws.law import Law
 from geco.laws.orderings import mine_orderings
 from geco.laws.questions import fixed_candidates, monotone_candidates, ranges
+from geco.seeding import random_generator
 
 __all__ = ["NEAR", "SAMPLE", "mine"]
 
@@ -41,7 +42,7 @@ def mine(
     X = X.reset_index(drop=True)
     facts = [column_facts(X[c]) for c in X.columns if c != entity]
     n = len(X)
-    rng = np.random.default_rng(random_state)
+    rng = random_generator(random_state)
     rows = np.arange(n) if n <= sample else np.sort(rng.choice(n, size=sample, replace=False))
     varying = [f for f in facts if f.n_distinct > 1]
     return [

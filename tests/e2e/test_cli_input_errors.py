@@ -52,6 +52,16 @@ def test_rows_outside_the_data_are_errors_naming_its_size(files, capsys):
         assert err.count("\n") == 1
 
 
+def test_a_seed_numpy_refuses_is_a_usage_error_naming_the_option(files, capsys):
+    for seed in ("-1", "seven", "1.5"):
+        with pytest.raises(SystemExit) as stop:
+            main(_argv(files, "credit.csv", "--row", "0", "--seed", seed))
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "argument --seed: must be a non-negative integer, got" in err and seed in err
+        assert "Traceback" not in err
+
+
 def test_missing_values_are_named_and_dropna_drops_them(files, capsys):
     assert main(_argv(files, "holes.csv", "--row", "0")) == 2
     err = capsys.readouterr().err

@@ -237,6 +237,32 @@ def test_categorical_names_must_be_features():
         geco.Explainer(model, X, schema=geco.Explainer(model, X).schema, categorical=["cust_type"])
 
 
+def test_a_model_fitted_on_pandas_nullable_numbers_is_explained():
+    """A frame of pandas' nullable dtypes (Int64, Float64): the model scores the decoded rows in
+    those dtypes, and the counterfactuals come back in them, each one the model accepts."""
+    X, y = customers()
+    X = X.astype({"income": "Float64", "age": "Int64", "cust_type": "Int64"})
+    model = RandomForestClassifier(20, max_depth=5, random_state=0).fit(X, y)
+    explainer = geco.Explainer(model, X, constraints="increasing age", max_generations=10)
+    assert_scores_are_the_models(explainer, model)
+    row = first_undesired(model, X)
+    result = explainer.explain(X.iloc[[row]], k=3, random_state=0)
+    assert result.success
+    cfs = result.counterfactuals[list(X.columns)]
+    assert cfs.dtypes.to_dict() == X.dtypes.to_dict()
+    assert (model.predict_proba(cfs)[:, 1] > 0.5).all()
+    assert (cfs["age"] >= X["age"].iloc[row]).all()
+
+
+def test_the_one_hot_pipeline_names_a_column_given_twice():
+    from geco.models import one_hot_pipeline
+
+    X, _ = customers(20)
+    twice = pd.concat([X, X[["age"]]], axis=1)
+    with pytest.raises(ValueError, match=r"X has duplicate column name\(s\) \['age'\]"):
+        one_hot_pipeline(twice, RandomForestClassifier(2))
+
+
 def test_a_numeric_column_declared_categorical_decodes_to_its_own_dtype():
     from plaf_grammar import Schema
 

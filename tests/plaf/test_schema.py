@@ -47,6 +47,23 @@ def test_encode_decode_round_trip(schema):
     assert schema.decode_value("age", 40.0) == 40 and schema.decode_value("edu", 2.0) == "hi"
 
 
+def test_pandas_nullable_numbers_decode_to_their_own_dtype():
+    """Int64 / UInt16 / Float32 columns (pandas' nullable numbers, what ``convert_dtypes`` and
+    parquet readers give) come back in their dtype: numpy cannot cast to them."""
+    df = pd.DataFrame({
+        "i": pd.array([1, 2, 30], dtype="Int64"), "u": pd.array([7, 0, 65_535], dtype="UInt16"),
+        "f": pd.array([0.5, 2.25, -3.0], dtype="Float32"), "g": pd.array([1e300, 0.1, 2.0], dtype="Float64"),
+    })  # fmt: skip
+    schema = Schema.from_dataframe(df)
+    assert [f.kind for f in schema.features] == ["numeric"] * 4
+    enc = schema.encode(df)
+    pd.testing.assert_frame_equal(schema.decode(enc), df)
+    enc[0, 0] = 2.9999999  # a search's value between integers rounds as the numpy integers do
+    assert schema.decode(enc)["i"].tolist() == [3, 2, 30]
+    with pytest.raises(SchemaError, match=r"column 'u' \(dtype UInt16\) cannot hold the value 70000"):
+        schema.encode(df.assign(u=pd.array([1, 2, 70_000], dtype="Int64")))
+
+
 def test_decode_refuses_what_is_no_category_code_and_adds_columns(schema):
     """Decoding names the column of a categorical value that is no code (NaN, a fraction,
     negative, past the last category) instead of showing another category; ``extra`` columns

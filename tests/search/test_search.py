@@ -92,6 +92,27 @@ def test_same_seed_same_explanation_and_representations_agree(adult):
         pd.testing.assert_frame_equal(a.counterfactuals, native.counterfactuals)
 
 
+def test_random_state_takes_what_scikit_learn_takes_and_names_what_it_refuses(adult):
+    """An int, a Generator (used as it is: its state moves on) and a legacy RandomState (one
+    draw seeds the stream, as scikit-learn's estimators draw from it) give reproducible
+    explanations; a seed numpy refuses is a ValueError naming ``random_state``, before any work,
+    from explain and explain_many alike."""
+    ds, _, explainer, bad, _ = adult
+    x = ds.X.iloc[[bad[0]]]
+    a = explainer.explain(x, random_state=np.random.RandomState(3), k=2)
+    b = explainer.explain(x, random_state=np.random.RandomState(3), k=2)
+    pd.testing.assert_frame_equal(a.counterfactuals, b.counterfactuals)
+    gen = np.random.default_rng(5)
+    c = explainer.explain(x, random_state=gen, k=2)
+    assert gen.bit_generator.state != np.random.default_rng(5).bit_generator.state
+    pd.testing.assert_frame_equal(c.counterfactuals, explainer.explain(x, random_state=np.random.default_rng(5), k=2).counterfactuals)
+    for bad_seed in (-1, 1.5, "seven", [3, -4]):
+        with pytest.raises(ValueError, match=r"random_state must be None, a non-negative int .*; got "):
+            explainer.explain(x, random_state=bad_seed)
+        with pytest.raises(ValueError, match=r"random_state must be None, a non-negative int"):
+            explainer.explain_many(ds.X.iloc[bad[:2]], random_state=bad_seed)
+
+
 def test_implication_is_repaired_by_the_cascade(adult):
     """Adult: raising education_num requires age >= x.age + 4; no counterfactual breaks it, and
     with a forced education change the cascade visibly ages the person."""

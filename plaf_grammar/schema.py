@@ -106,6 +106,20 @@ def _value_error(what: str, f: Feature, v: Any, row: Any = None) -> SchemaError:
     return SchemaError(f"{what}: column {f.name!r} (dtype {f.dtype}) cannot hold the value {shown}{at}")
 
 
+#: integers of larger magnitude than this may have no float64 of their own
+_EXACT_INTS = 2.0**53
+
+
+def _inexact_error(what: str, f: Feature, v: Any, row: Any = None) -> SchemaError:
+    """The SchemaError for an integer a float64 cannot hold exactly (the search reads every
+    value as a float64: it would round the value and hand the model, and the answer, another)."""
+    at = "" if row is None else f" at row {_plain(row)!r}"
+    return SchemaError(
+        f"{what}: column {f.name!r} (dtype {f.dtype}) holds {_plain(v)!r}{at}, which a float64 cannot "
+        "hold exactly (integers past 2**53); drop the column (an id?) or rescale it"
+    )
+
+
 def _duplicates(names: Iterable[Any]) -> list[Any]:
     """The names that occur more than once, in order of first appearance."""
     return [n for n, k in Counter(names).items() if k > 1]
@@ -275,6 +289,8 @@ class Schema:
                 raise SchemaError(f"{what}: column {name!r} has a missing value (NaN)")
             if not math.isfinite(v) or _unfit(f, np.float64(v)):
                 raise _value_error(what, f, v)
+            if abs(v) >= _EXACT_INTS and isinstance(value, (int, np.integer)) and int(v) != int(value):
+                raise _inexact_error(what, f, value)
             return v
         try:
             return float(self._codes[name][value])
@@ -423,6 +439,10 @@ class Schema:
             if bad.any():
                 i = int(np.argmax(bad))
                 raise _value_error(what, f, df[f.name].iloc[i], df.index[i])
+            if pd.api.types.is_integer_dtype(s.dtype):  # 64-bit integers past 2**53 may round
+                for i in np.flatnonzero(np.abs(col) >= _EXACT_INTS).tolist():
+                    if int(col[i]) != int(s.iloc[i]):
+                        raise _inexact_error(what, f, s.iloc[i], df.index[i])
             return col
         dtype = code_dtype(len(f.categories))
         if isinstance(s.dtype, pd.CategoricalDtype) and tuple(s.dtype.categories.tolist()) == f.categories:
@@ -470,6 +490,10 @@ class Schema:
                     )
                 if not math.isfinite(v) or _unfit(f, np.float64(v)):
                     raise _value_error(what, f, v if not math.isfinite(v) else values[f.name], row)
+                if abs(v) >= _EXACT_INTS and pd.api.types.is_integer_dtype(df[f.name].dtype):
+                    own = df[f.name].iat[0]  # the row read as one Series may be floats already
+                    if int(v) != int(own):
+                        raise _inexact_error(what, f, own, row)
                 out[0, j] = v
             else:
                 try:

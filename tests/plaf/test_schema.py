@@ -64,6 +64,27 @@ def test_pandas_nullable_numbers_decode_to_their_own_dtype():
         schema.encode(df.assign(u=pd.array([1, 2, 70_000], dtype="Int64")))
 
 
+def test_integers_a_float64_would_round_are_named_not_rounded():
+    """An int64 past 2**53 that no float64 holds (an account number, say) would reach the model,
+    and the answer, as another number: a SchemaError naming column and row, from every way in.
+    One a float64 holds (2**60) is kept, exactly."""
+    df = pd.DataFrame({"acct": np.array([1, 2**60, 3], dtype=np.int64), "x": [0.5, 1.0, 2.0]})
+    schema = Schema.from_dataframe(df)
+    pd.testing.assert_frame_equal(schema.decode(schema.encode(df)), df)
+    message = r"column 'acct' \(dtype int64\) holds {} at row 1, which a float64 cannot hold exactly"
+    for bad in (2**53 + 1, -(2**53) - 1, 2**62 + 1):
+        frame = df.assign(acct=np.array([1, bad, 3], dtype=np.int64))
+        with pytest.raises(SchemaError, match=message.format(bad)):
+            schema.encode(frame)
+        with pytest.raises(SchemaError, match=message.format(bad)):
+            schema.encode(frame.iloc[[1]])  # one row of ints and floats: read as floats by pandas
+        with pytest.raises(SchemaError, match=r"x: column 'acct' \(dtype int64\) holds .* cannot hold exactly"):
+            schema.encode_instance({"acct": bad, "x": 1.0})
+    nullable = pd.DataFrame({"n": pd.array([1, 2**53 + 1], dtype="Int64")})
+    with pytest.raises(SchemaError, match=r"column 'n' \(dtype Int64\) holds 9007199254740993 at row 1"):
+        Schema.from_dataframe(nullable).encode(nullable)
+
+
 def test_decode_refuses_what_is_no_category_code_and_adds_columns(schema):
     """Decoding names the column of a categorical value that is no code (NaN, a fraction,
     negative, past the last category) instead of showing another category; ``extra`` columns

@@ -21,7 +21,7 @@ KEYWORDS = frozenset(
 )  # fmt: skip
 #: the directions of a ``cost`` statement (keywords only right after ``cost``)
 DIRECTIONS = frozenset(["up", "down"])
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_IDENT = re.compile(r"[^\W\d]\w*\Z")
 
 
 def format_name(name: str) -> str:

@@ -22,7 +22,7 @@ _PLAF_CHARS = frozenset('=<>!{}()",;#*')
 #: is a keyword only where a statement starts, so it is no keyword of the printer's.
 _PLAF_WORDS = (KEYWORDS | {"cost"}) - {"cf", "x"}
 #: ``cf.NAME`` / ``x.NAME`` not inside a path component (``conf/x.plaf`` holds no reference).
-_REFERENCE = re.compile(r"(?<![\w./\\~-])(?:cf|x)\.[A-Za-z_]")
+_REFERENCE = re.compile(r"(?<![\w./\\~-])(?:cf|x)\.[^\W\d]")
 #: A file extension on the last path component: ``rules.txt``, ``conf/adult.rules``.
 _EXTENSION = re.compile(r"[^./\\]\.[A-Za-z0-9_]+\Z")
 

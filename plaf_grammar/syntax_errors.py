@@ -34,7 +34,7 @@ _OPERATOR_CHARS = "<>=!"
 
 #: A feature name written bare although it holds '.' or '-' (``cf.F.Undergrad``,
 #: ``x.capital-gain``, ``fixed F.Undergrad``): an optional ``cf.``/``x.``, then the name.
-_ODD_NAME = re.compile(r'(?<![\w."])((?:cf|x)\.)?([A-Za-z_][\w.\-]*\w)')
+_ODD_NAME = re.compile(r'(?<![\w."])((?:cf|x)\.)?([^\W\d][\w.\-]*\w)')
 
 
 def shorten(text: str, n: int = 40) -> str:

@@ -143,6 +143,24 @@ def test_quoted_names_in_lists_and_keywords_as_names():
     assert p.statements[2] == Rule(Compare(">", cf("group"), Num(0)))
 
 
+def test_names_in_any_alphabet_are_bare_names_and_print_bare():
+    """Columns are named in their users' languages: a letter of any alphabet starts a bare name
+    (letters, digits and underscores follow, as in Python); the printer writes such a name
+    bare and anything else quoted, so printing and parsing agree."""
+    from plaf_grammar.printer import format_name
+
+    p = parse("increasing âge, Größe\nif cf.Größe > x.Größe then cf.年齢 >= x.年齢 + 1\nfixed _ñ2")
+    assert p.statements[0] == Increasing(("âge", "Größe"))
+    assert p.statements[1].consequence == Compare(">=", cf("年齢"), BinOp("+", x("年齢"), Num(1)))
+    assert p.statements[2] == Fixed(("_ñ2",))
+    assert parse(str(p)) == p
+    assert [format_name(n) for n in ("âge", "年齢", "2nd", "a b", "if", "e\u0301t\u00e9")] == [
+        "âge", "年齢", '"2nd"', '"a b"', '"if"', '"e\u0301t\u00e9"']  # a combining accent: quoted
+    for text in ("increasing 2nd", "increasing e\u0301té"):
+        with pytest.raises(PLAFSyntaxError):
+            parse(text)
+
+
 def test_positions_are_recorded():
     p = parse("\n  fixed a,  b\ncf.a > x.b")
     fx, rule = p.statements

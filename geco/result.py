@@ -42,6 +42,13 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Each row of ``frame`` as {column: value}, read column by column: a row read as one
+    Series takes the columns' common dtype (an int beside floats prints as 40.0)."""
+    cols = {c: [_plain(v) for v in frame[c].tolist()] for c in frame.columns}
+    return [{c: v[i] for c, v in cols.items()} for i in range(len(frame))]
+
+
 def _costs_text(costs: Mapping[str, Mapping[str, float]]) -> str:
     """``stats["costs"]`` as a line: ``income up 2, down 1; debt 0.5``."""
     parts = []
@@ -111,13 +118,11 @@ class Explanation:
         counterfactual: columns ``counterfactual, feature, from, to``. ``counterfactual`` is the
         number printed before it (#1 is the first row of ``counterfactuals``)."""
         recs = []
-        xrow = self.x.iloc[0]
-        for i, (_, row) in enumerate(self.counterfactuals.iterrows()):
+        xrow = _rows(self.x)[0]
+        for i, row in enumerate(_rows(self.counterfactuals)):
             for f in self.features:
                 if row[f] != xrow[f]:
-                    recs.append(
-                        {"counterfactual": i + 1, "feature": f, "from": _plain(xrow[f]), "to": _plain(row[f])}
-                    )
+                    recs.append({"counterfactual": i + 1, "feature": f, "from": xrow[f], "to": row[f]})
         return pd.DataFrame(recs, columns=["counterfactual", "feature", "from", "to"])
 
     def __len__(self) -> int:
@@ -148,9 +153,9 @@ class Explanation:
             lines.append(f"  note: {self.reason}")
         if self.stats.get("costs"):
             lines.append(f"  costs: {_costs_text(self.stats['costs'])}")
-        xrow = self.x.iloc[0]
+        xrow = _rows(self.x)[0]
         kind = (self.stats.get("target") or {}).get("kind", "probability")
-        for i, (_, row) in enumerate(self.counterfactuals.iterrows()):
+        for i, row in enumerate(_rows(self.counterfactuals)):
             tag = "" if row["counterfactual"] else "  (not a counterfactual)"
             score = f"p={row['probability']:.3f}" if kind == "probability" else (
                 f"{'margin' if kind == 'margin' else 'prediction'}={row['probability']:.6g}")  # fmt: skip
@@ -161,7 +166,7 @@ class Explanation:
             changed = [f for f in self.features if row[f] != xrow[f]]
             width = max((len(f) for f in changed), default=0)
             for f in changed:
-                lines.append(f"    {f:<{width}}  {_plain(xrow[f])!s:>14} -> {_plain(row[f])!s}")
+                lines.append(f"    {f:<{width}}  {xrow[f]!s:>14} -> {row[f]!s}")
         if self.stats:
             s = self.stats
             lines.append(
@@ -177,16 +182,16 @@ class Explanation:
         parts = [f"<p><b>{html.escape(self._header())}</b></p>"]
         if self.reason:
             parts.append(f"<p><i>{html.escape(self.reason)}</i></p>")
-        xrow = self.x.iloc[0]
+        xrow = _rows(self.x)[0]
         head = "<tr><th></th>" + "".join(f"<th>{html.escape(f)}</th>" for f in self.features)
         head += "".join(f"<th>{m}</th>" for m in ANSWER_COLUMNS) + "</tr>"
         body = ["<tr><td><b>x</b></td>"
-                + "".join(f"<td>{html.escape(str(_plain(xrow[f])))}</td>" for f in self.features)
+                + "".join(f"<td>{html.escape(str(xrow[f]))}</td>" for f in self.features)
                 + f"<td>{self.x_probability:.3f}</td><td></td><td></td><td></td></tr>"]  # fmt: skip
-        for i, (_, row) in enumerate(self.counterfactuals.iterrows()):
+        for i, row in enumerate(_rows(self.counterfactuals)):
             cells = []
             for f in self.features:
-                v = html.escape(str(_plain(row[f])))
+                v = html.escape(str(row[f]))
                 cells.append(f"<td><b>{v}</b></td>" if row[f] != xrow[f] else f"<td style='color:#999'>{v}</td>")
             meta = (f"<td>{row['probability']:.3f}</td><td>{row['distance']:.4f}</td>"
                     f"<td>{int(row['n_changed'])}</td><td>{bool(row['counterfactual'])}</td>")  # fmt: skip
@@ -196,21 +201,17 @@ class Explanation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (used by ``geco explain --json``)."""
-        xrow = self.x.iloc[0]
+        xrow = _rows(self.x)[0]
         cfs = []
-        for _, row in self.counterfactuals.iterrows():
+        for row in _rows(self.counterfactuals):
             cfs.append(
                 {
                     "probability": float(row["probability"]),
                     "distance": float(row["distance"]),
                     "n_changed": int(row["n_changed"]),
                     "counterfactual": bool(row["counterfactual"]),
-                    "changes": {
-                        f: {"from": _plain(xrow[f]), "to": _plain(row[f])}
-                        for f in self.features
-                        if row[f] != xrow[f]
-                    },
-                    "values": {f: _plain(row[f]) for f in self.features},
+                    "changes": {f: {"from": xrow[f], "to": row[f]} for f in self.features if row[f] != xrow[f]},
+                    "values": {f: row[f] for f in self.features},
                 }
             )
         stats = {k: (_plain(v) if not isinstance(v, dict) else {a: _plain(b) for a, b in v.items()})
@@ -219,7 +220,7 @@ class Explanation:
             "success": self.success,
             "reason": self.reason,
             "desired_class": _plain(self.desired_class),
-            "x": {f: _plain(xrow[f]) for f in self.features},
+            "x": {f: xrow[f] for f in self.features},
             "x_probability": self.x_probability,
             "counterfactuals": cfs,
             "stats": stats,

@@ -117,7 +117,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not program.costs.is_uniform:
         print(f"costs: {'; '.join(program.costs.describe())} (every other change costs 1)")
     row = row_frame(args, X)
-    ground = program.ground(row.iloc[0])
+    ground = program.ground(row)
     print(f"grounded on row {args.row}:")
     print("  " + str(ground).replace("\n", "\n  "))
     return EXIT_OK

@@ -210,6 +210,28 @@ def test_result_renders_and_serialises(adult):
         assert key in result.stats
 
 
+def test_an_integer_feature_beside_floats_renders_as_an_integer():
+    """x's row of an all-numeric frame read as one Series would be floats: the text, the HTML,
+    changes() and the JSON show each value in its column's own type (40, not 40.0)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(18, 70, 400), "income": rng.normal(50, 15, 400).round(1),
+                      "debt": rng.integers(0, 50, 400), "kids": pd.array(rng.integers(0, 4, 400), dtype="Int64")})  # fmt: skip
+    y = ((X["income"] - X["debt"]) > 20).astype(int)
+    model = RandomForestClassifier(20, max_depth=5, random_state=0).fit(X, y)
+    explainer = geco.Explainer(model, X, constraints="fixed income", desired_class=1)
+    row = int(np.flatnonzero(model.predict(X) == 0)[0])
+    result = explainer.explain(X.iloc[[row]], k=2, random_state=0)
+    assert result.success
+    data = json.loads(result.to_json())
+    for f in ("age", "debt", "kids"):
+        assert type(data["x"][f]) is int and type(data["counterfactuals"][0]["values"][f]) is int
+    assert type(data["x"]["income"]) is float
+    debt = int(X["debt"].iloc[row])
+    assert f"{debt}.0" not in str(result) and f">{debt}.0<" not in result._repr_html_()
+    changed = result.changes()  # income is fixed: every change is of an integer feature
+    assert len(changed) and all(type(v) is int for v in [*changed["from"], *changed["to"]])
+
+
 def test_explain_many(adult):
     ds, _, explainer, bad, _ = adult
     results = explainer.explain_many(ds.X.iloc[bad[:3]], random_state=0)

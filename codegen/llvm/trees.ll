@@ -619,11 +619,13 @@ exit:
 ; its columns, or one below which x's path reads none); the rows after it with the same mask (a
 ; Δ block's rows come together) start there: the nodes above decide alike for all of them.
 
-define void @xwalk_folded_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
+; The body of both entry points below; %leave: a row leaving x's path walks on by its own values.
+define internal void @xwalk_folded_body(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
                         ptr noalias %nodes, ptr noalias %xstep,
                         ptr noalias %sets, i64 %setw,
                         ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
-                        ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out) {
+                        ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out,
+                                        i1 %leave) alwaysinline  {
 entry:
   %xep = call i32 @xepoch(ptr %xstep)
   %r32 = icmp ne i64 %f32, 0
@@ -714,18 +716,35 @@ split:
   br i1 %own, label %read, label %follow
 read:                                        ; a column the row may change: the row decides
   %rc = call i32 @child(ptr %nodes, i64 %r64, i32 %c, ptr %row, ptr %sets, i64 %setw)
+  br i1 %leave, label %read_leave, label %read_fill
+read_fill:                                   ; x's path from the row's node made current
   %rc64 = sext i32 %rc to i64
   %rcc = call i32 @xready_own(ptr %xstep, i64 %rc64, i32 %xep)
   br label %step
+read_leave:                                  ; still on x's path? else the row's own walk
+  %rxp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.child}
+  %rxc = load i32, ptr %rxp
+  %onpath = icmp eq i32 %rc, %rxc
+  br i1 %onpath, label %step, label %own_walk
+own_walk:                                    ; off x's path: the branchy walk, no binding read
+  %b = phi i32 [%rc, %read_leave], [%bn, %own_step]
+  %b64 = sext i32 %b to i64
+  %bcp = getelementptr inbounds %Node, ptr %nodes, i64 %b64, i32 1
+  %bc = load i32, ptr %bcp
+  %bleaf = icmp slt i32 %bc, 0
+  br i1 %bleaf, label %leaf, label %own_step
+own_step:
+  %bn = call i32 @child(ptr %nodes, i64 %b64, i32 %bc, ptr %row, ptr %sets, i64 %setw)
+  br label %own_walk
 follow:                                      ; the row holds x's value here: x's child
   %xcp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.child}
   %xc = load i32, ptr %xcp
   br label %step
 step:
-  %rn = phi i32 [%rc, %read], [%xc, %follow]
+  %rn = phi i32 [%rc, %read_fill], [%rc, %read_leave], [%xc, %follow]
   br label %walk
 leaf:
-  %lf = phi i32 [%xl, %to_x_leaf], [%r, %node]
+  %lf = phi i32 [%xl, %to_x_leaf], [%r, %node], [%b, %own_walk]
   %lf64 = sext i32 %lf to i64
   %lvp = getelementptr inbounds %Node, ptr %nodes, i64 %lf64
   %nv = load double, ptr %lvp
@@ -743,6 +762,34 @@ finish:
   call void @divide_out(ptr %out, i64 %n, double %div)
   br label %exit
 exit:
+  ret void
+}
+
+define void @xwalk_folded_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
+                        ptr noalias %nodes, ptr noalias %xstep,
+                        ptr noalias %sets, i64 %setw,
+                        ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                        ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out) {
+entry:
+  call void @xwalk_folded_body(ptr %rows, i64 %n, i64 %width, ptr %rmask, ptr %nodes, ptr %xstep,
+                                ptr %sets, i64 %setw, ptr %troot, ptr %tconst, ptr %tout, i64 %T,
+                                ptr %init, i64 %K, double %div, i64 %f32, ptr %out, i1 false)
+  ret void
+}
+
+; @xwalk_folded_rows where a row that leaves x's path (a split on one of its columns sends it
+; elsewhere than x) walks on by its own values: the binding's entries below are never filled for
+; it (a fill walks x's path down from the node: on deep trees, where rows leave x's path at many
+; nodes, that is the walk's cost), and no subtree is skipped there. Same leaves, same sums.
+define void @xentry_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
+                        ptr noalias %nodes, ptr noalias %xstep,
+                        ptr noalias %sets, i64 %setw,
+                        ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                        ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out) {
+entry:
+  call void @xwalk_folded_body(ptr %rows, i64 %n, i64 %width, ptr %rmask, ptr %nodes, ptr %xstep,
+                                ptr %sets, i64 %setw, ptr %troot, ptr %tconst, ptr %tout, i64 %T,
+                                ptr %init, i64 %K, double %div, i64 %f32, ptr %out, i1 true)
   ret void
 }
 

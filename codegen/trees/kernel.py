@@ -48,6 +48,7 @@ class TreeFunctions:
     bind_x: object
     xwalk_rows: object
     xwalk_folded_rows: object
+    xentry_rows: object
     plan_deltas: object
     pack_plans: object
     score_jobs: object
@@ -83,6 +84,7 @@ def tree_functions() -> TreeFunctions:
                 bind_x=entry("bind_x"),
                 xwalk_rows=entry("xwalk_rows"),
                 xwalk_folded_rows=entry("xwalk_folded_rows"),
+                xentry_rows=entry("xentry_rows"),
                 plan_deltas=entry("plan_deltas"),
                 pack_plans=entry("pack_plans"),
                 score_jobs=entry("score_jobs"),

@@ -3,7 +3,8 @@
 The branch-free walker (``@walk_rows``: 32 rows per tree in lockstep, vector gathers), the
 branchy walk of the whole forest (``@forest_eval``) and, for rows made from an instance x, the
 x-walk on folded masks (``@xwalk_folded_rows``: x's binding decides each subtree whose x-path
-tests no column the row changed) give the same accumulators bit for bit; which is faster
+tests no column the row changed; ``@xentry_rows``: the same on x's path, a row leaving it walking
+on by its own values) give the same accumulators bit for bit; which is faster
 depends on the forest and on the CPU's gathers. On an AMD EPYC with AVX-512, on the rows a
 search scores, the walker measured 1.7x slower than the branchy walk on XGBoost 120x4 (2.1 vs
 1.2 µs a row), 1.2x slower on RF-500 and as fast on RF-100, where the Intel Xeon it was tuned on

@@ -420,10 +420,12 @@ class BoundX:
         rows, w = self._checked_rows(rows), self.native.full.width
         return _folded(rows[:, :w] != self.buffers["x"][:w])
 
-    def folded_walk(self, rows: np.ndarray, row_masks: np.ndarray) -> np.ndarray:
+    def folded_walk(self, rows: np.ndarray, row_masks: np.ndarray, own_walk: bool = False) -> np.ndarray:
         """``@xwalk_folded_rows`` on C-contiguous rows (at least the forest's width) with their
         :meth:`folded_masks`: x's binding alone, no path masks to build (:meth:`path_masks`
-        costs a pass over every node, milliseconds on RF-500, where this walk needs none)."""
+        costs a pass over every node, milliseconds on RF-500, where this walk needs none).
+        ``own_walk``: ``@xentry_rows``, where a row that leaves x's path walks on by its own
+        values (no binding entries filled below: deep trees)."""
         full = self.native.full
         rows = self._checked_rows(rows)
         out = np.empty((len(rows), full.K))
@@ -433,7 +435,8 @@ class BoundX:
         if len(rows) == 0:
             return out
         fb = full.buffers
-        tree_functions().xwalk_folded_rows(
+        functions = tree_functions()
+        (functions.xentry_rows if own_walk else functions.xwalk_folded_rows)(
             rows.ctypes.data, len(rows), rows.shape[1], row_masks.ctypes.data,
             fb.address("nodes"), self.buffers.address("xstep"),
             fb.address("sets"), full.setw, fb.address("troot"), fb.address("tconst"), fb.address("tout"),
@@ -636,10 +639,12 @@ class NativePartial:
         full_kinds = ("branchy",) if wn is None else ("walker", "branchy")
         self.full_rows_kernel = KernelChoice((*full_kinds, "quickscorer") if self.quickscorer_forest else full_kinds)
         #: which kernel serves full rows made from an instance (:meth:`near_rows`): the folded
-        #: x-walk, the walker (where the forest has one), the branchy walk or, where the forest
-        #: fits it, the whole forest in QuickScorer form; measured apart from
+        #: x-walk (a row off x's path reading the binding, or walking on by its own values: the
+        #: second measured 0.6-0.9x the first's cost a row on RF-100 and RF-500), the walker
+        #: (where the forest has one), the branchy walk or, where the forest fits it, the whole
+        #: forest in QuickScorer form; measured apart from
         #: :attr:`full_rows_kernel`, as rows far from x (the data) make the x-walk pay for nothing
-        near = ("xwalk", "branchy") if wn is None else ("xwalk", "walker", "branchy")
+        near = ("xwalk", "xentry", "branchy") if wn is None else ("xwalk", "xentry", "walker", "branchy")
         self.near_rows_kernel = KernelChoice((*near, "quickscorer") if self.quickscorer_forest else near)
         self._xsteps: list[np.ndarray] = []
         self._forest = forest
@@ -744,7 +749,8 @@ class NativePartial:
     def near_rows(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
         """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit), rows a
         search made from x (``bx``'s instance) by changing a few columns: by the x-walk on
-        folded masks (:meth:`BoundX.folded_walk`), the branch-free walker, the branchy walk or
+        folded masks (:meth:`BoundX.folded_walk`, a row off x's path reading the binding or
+        walking on by its own values), the branch-free walker, the branchy walk or
         the whole forest in QuickScorer form (:meth:`quickscorer_rows`), whichever has measured
         cheapest per row for this forest on this machine
         (:class:`codegen.trees.kernel_choice.KernelChoice`). Any rows give the same numbers;
@@ -756,13 +762,14 @@ class NativePartial:
 
     def near_rows_few(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
         """:meth:`near_rows` for a call too small for the walker (32 lanes a tree): the x-walk
-        on folded masks or the branchy walk, whichever :attr:`near_rows_kernel` has measured
-        cheaper a row (the x-walk until both are measured; the call is not recorded, as a small
-        call's cost a row is not a large one's). On Credit's RF-500 the branchy walk measures
-        12 us a row, the x-walk 23 (deep trees, rows changing several columns); on Adult's the
-        x-walk 13, the branchy walk 15."""
+        on folded masks (reading the binding off x's path, or walking on by the row's own
+        values) or the branchy walk, whichever :attr:`near_rows_kernel` has measured cheapest a
+        row (the x-walk until one is measured; the call is not recorded, as a small call's cost
+        a row is not a large one's). In searches on Credit's RF-500 the branchy walk measured
+        14-19 us a row, the x-walk reading the binding 23-27 (deep trees: a row leaving x's
+        path fills the binding below), walking on by its own values 15; on Adult's 18, 24, 13."""
         choice = self.near_rows_kernel
-        kind = "branchy" if choice.per_row("branchy") < choice.per_row("xwalk") else "xwalk"
+        kind = min(("xwalk", "xentry", "branchy"), key=choice.per_row)
         return self._run(kind, bx._checked_rows(rows), bx)
 
     def _chosen(self, choice: KernelChoice, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
@@ -793,10 +800,10 @@ class NativePartial:
 
     def _run(self, kind: str, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
         """The whole forest's accumulators on checked full rows by kernel ``kind``: "xwalk" (on
-        folded masks, from ``bx``), "walker", "quickscorer" (by ``bx``'s evaluator) or
-        "branchy"."""
-        if kind == "xwalk":
-            return bx.folded_walk(rows, bx.folded_masks(rows))
+        folded masks, from ``bx``), "xentry" (the same, a row off x's path walking on by its own
+        values), "walker", "quickscorer" (by ``bx``'s evaluator) or "branchy"."""
+        if kind in ("xwalk", "xentry"):
+            return bx.folded_walk(rows, bx.folded_masks(rows), own_walk=kind == "xentry")
         if kind == "walker":
             return self.walk_rows(rows)
         if kind == "quickscorer":

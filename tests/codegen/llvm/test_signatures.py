@@ -32,10 +32,11 @@ def test_tree_kernels_take_what_trees_ll_declares():
     assert ctypes_signature(text, "score_jobs") == (None, (PTR, I64))
     assert ctypes_signature(text, "box_leaf_range") == (None, (PTR, PTR, I64, PTR, PTR, I64, *(PTR,) * 9, I64))
     fns = tree_functions()
-    assert ctypes_signature(text, "xwalk_folded_rows") == (None, (PTR, I64, I64, PTR, PTR, PTR, PTR, I64, PTR, PTR, PTR, I64,
-                                                                  PTR, I64, F64, I64, PTR))  # fmt: skip
-    for name in ("forest_eval", "bind_x", "xwalk_rows", "xwalk_folded_rows", "plan_deltas", "pack_plans", "score_jobs",
-                 "walk_rows", "box_leaf_range"):  # fmt: skip
+    for walk in ("xwalk_folded_rows", "xentry_rows"):
+        assert ctypes_signature(text, walk) == (None, (PTR, I64, I64, PTR, PTR, PTR, PTR, I64, PTR, PTR, PTR, I64,
+                                                       PTR, I64, F64, I64, PTR))  # fmt: skip
+    for name in ("forest_eval", "bind_x", "xwalk_rows", "xwalk_folded_rows", "xentry_rows", "plan_deltas", "pack_plans",
+                 "score_jobs", "walk_rows", "box_leaf_range"):  # fmt: skip
         restype, argtypes = ctypes_signature(text, name)
         assert getattr(fns, name).argtypes == argtypes, name
         assert getattr(fns, name).restype is restype, name

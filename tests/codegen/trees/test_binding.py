@@ -82,7 +82,8 @@ def test_runs_of_one_mask_start_where_x_path_is_left(deep):
         for order in (range(len(runs)), rng.permutation(len(runs))):
             rows = np.concatenate([runs[i][0] for i in order])
             masks = np.concatenate([runs[i][1] for i in order])
-            np.testing.assert_array_equal(bx.folded_walk(rows, masks), run_kernel(full, rows))
+            for own in (False, True):
+                np.testing.assert_array_equal(bx.folded_walk(rows, masks, own), run_kernel(full, rows), err_msg=str(own))
 
 
 def test_entries_filled_on_first_use_equal_the_eager_binding(deep):

@@ -280,7 +280,8 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
     """Full rows scored with x's binding (walking only where a row differs from x) give the full
     kernel's accumulators bit for bit: rows near x, x itself, unrelated data rows, NaN routes;
     the branchy walks at every share, the branch-free walker, and the x-walk on folded masks
-    (exact ones, and masks marking more columns than the rows change)."""
+    (exact ones, and masks marking more columns than the rows change), a row leaving x's path
+    read from the binding or walking on by its own values."""
     rng = np.random.default_rng(11)
     compared = 0
     for name, _model, schema, X, _desired in fitted:
@@ -304,9 +305,10 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
                 np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
             folded = bx.folded_masks(rows)
-            np.testing.assert_array_equal(bx.folded_walk(rows, folded), want, err_msg=f"{name} folded")
             more = folded | rng.integers(0, 2**31, len(rows)).astype(np.int32)  # covers more columns
-            np.testing.assert_array_equal(bx.folded_walk(rows, more), want, err_msg=f"{name} folded, wider masks")
+            for own in (False, True):  # off x's path: the binding's entries, or the row's own walk
+                np.testing.assert_array_equal(bx.folded_walk(rows, folded, own), want, err_msg=f"{name} folded {own}")
+                np.testing.assert_array_equal(bx.folded_walk(rows, more, own), want, err_msg=f"{name} wider masks {own}")
             np.testing.assert_array_equal(native.near_rows(bx, rows), want, err_msg=f"{name} near rows")
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()

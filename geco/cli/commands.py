@@ -18,11 +18,11 @@ from geco.cli.batch import (
     undesired_rows,
 )
 from geco.cli.inputs import (
+    check_csv_header,
     data_rows,
     load_data,
     load_model,
     positions,
-    refuse_duplicate_header,
     row_frame,
 )
 from geco.cli.status import EXIT_NOT_FOUND, EXIT_OK, EXIT_PROVEN_NONE, CLIError
@@ -187,7 +187,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     if args.data is not None and args.target is None:  # no label: every column is a feature
         if not args.data.exists():
             raise CLIError(f"{args.data}: no such file")
-        refuse_duplicate_header(args.data)
+        check_csv_header(args.data)
         try:
             X, name = pd.read_csv(args.data), str(args.data)
         except Exception as exc:

@@ -12,8 +12,17 @@ from typing import Any
 from geco.cli.status import DATASET_NAMES, CLIError
 
 __all__ = [
-    "add_data_args", "data_rows", "default_regressor", "load_data", "load_model", "parse_label", "parse_range",
-    "positions", "refuse_duplicate_header", "row_frame", "without_missing",
+    "add_data_args",
+    "check_csv_header",
+    "data_rows",
+    "default_regressor",
+    "load_data",
+    "load_model",
+    "parse_label",
+    "parse_range",
+    "positions",
+    "row_frame",
+    "without_missing",
 ]  # fmt: skip
 
 
@@ -38,7 +47,7 @@ def load_data(args: argparse.Namespace):
     if args.data is not None:
         if not args.data.exists():
             raise CLIError(f"{args.data}: no such file")
-        refuse_duplicate_header(args.data)
+        check_csv_header(args.data)
         try:
             df = pd.read_csv(args.data)
         except Exception as exc:
@@ -60,8 +69,10 @@ def load_data(args: argparse.Namespace):
     return X, y, desired, ds.constraints, ds.name
 
 
-def refuse_duplicate_header(path: Path) -> None:
-    """pandas renames a repeated column name (``a``, ``a.1``): refuse the file instead."""
+def check_csv_header(path: Path) -> None:
+    """Refuse a header pandas would misread: a repeated column name (pandas renames it ``a.1``)
+    or one column whose name holds semicolons or tabs (a file separated by them: its rows would
+    read as one text column each)."""
     import csv
 
     try:
@@ -69,6 +80,13 @@ def refuse_duplicate_header(path: Path) -> None:
             header = next(csv.reader(fh), [])
     except (OSError, UnicodeDecodeError, csv.Error):
         return  # pandas says what is wrong with the file
+    if len(header) == 1:
+        sep = next((s for s in (";", "\t") if s in header[0]), None)
+        if sep is not None:
+            shown = header[0] if len(header[0]) <= 60 else header[0][:57] + "..."
+            raise CLIError(f"{path}: the header reads as one column ({shown!r}): geco reads comma-separated files "
+                           f"and this one looks separated by {sep!r}; write it with commas, e.g. "
+                           f"pandas.read_csv(path, sep={sep!r}).to_csv(path, index=False)")  # fmt: skip
     seen: set[str] = set()
     dup = [name for name in header if name in seen or seen.add(name)]
     if dup:

@@ -114,6 +114,15 @@ def test_files_that_are_not_what_the_option_expects(files, tmp_path, capsys):
     assert main(["explain", "--data", str(tmp_path / "dup.csv"), "--target", "label"]) == 2
     assert "duplicate column name(s) ['a'] in the header" in capsys.readouterr().err
 
+    for sep in (";", "\t"):  # a file separated by semicolons or tabs reads as one column
+        (tmp_path / "semi.csv").write_text(f"a{sep}b{sep}label\n1{sep}2{sep}0\n4{sep}5{sep}1\n", encoding="utf-8")
+        for argv in (["explain", "--data", str(tmp_path / "semi.csv"), "--target", "label"],
+                     ["suggest", "--data", str(tmp_path / "semi.csv")]):  # fmt: skip
+            assert main(argv) == 2
+            err = capsys.readouterr().err
+            assert f"the header reads as one column ('a{sep}b{sep}label')".replace("\t", "\\t") in err, err
+            assert f"looks separated by {sep!r}; write it with commas" in err and "Traceback" not in err
+
 
 def test_batches_ignore_the_id_column_as_one_row_does(files, capsys):
     assert main(_argv(files, "credit.csv", "--rows", "0:5", "--json")) == 0

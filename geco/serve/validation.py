@@ -100,7 +100,10 @@ def parse_request(data: Any, schema: Schema, ignored: set[str], max_rows: int) -
     if not isinstance(data, dict):
         raise RequestError(422, f"body: expected a JSON object with 'rows', got {json_kind(data)}")
     if "rows" not in data:
-        raise RequestError(422, "rows: missing (one record or a list of records)", "rows")
+        unknown = sorted(k for k in data if k not in ExplainOptions.model_fields)
+        also = f"; the body has {unknown[0]!r}, which is no field" if len(unknown) == 1 else (
+            f"; the body has {unknown}, which are no fields" if unknown else "")  # fmt: skip
+        raise RequestError(422, f"rows: missing (one record or a list of records){also}", "rows")
     rows = data["rows"]
     try:
         options = ExplainOptions.model_validate({k: v for k, v in data.items() if k != "rows"})

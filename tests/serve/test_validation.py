@@ -32,6 +32,17 @@ def test_parse_request_frames_in_schema_order(schema, records):
     assert [f.index[0] for f in job.frames] == [0, 1]
 
 
+def test_a_body_without_rows_names_the_keys_it_has_instead(schema, records):
+    cases = (({"record": records[0]}, "; the body has 'record', which is no field"),
+             ({"record": records[0], "row": 1, "k": 2}, "; the body has ['record', 'row'], which are no fields"),
+             ({"k": 2}, ""))  # fmt: skip
+    for data, also in cases:
+        with pytest.raises(RequestError) as exc:
+            parse_request(data, schema, set(), 10)
+        assert exc.value.status == 422 and exc.value.field == "rows"
+        assert str(exc.value) == f"rows: missing (one record or a list of records){also}"
+
+
 def test_ignored_columns_accepted_and_dropped(schema, records):
     job = parse_request({"rows": dict(records[0], customer_id=7)}, schema, {"customer_id"}, 10)
     assert job.single and "customer_id" not in job.frames[0].columns

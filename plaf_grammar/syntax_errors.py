@@ -218,10 +218,20 @@ def _unexpected_token(
         msg += " (an implication is 'if COND then CONSEQ')"
     elif tok.type == "NUMBER" and (word := _direction_before(text, tok.start_pos)):
         msg += f" (a cost is 'cost [up|down] FEATURES NUMBER'; a feature named {word!r} is written \"{word}\")"
+    elif str(tok) in ("up", "down") and _in_cost(text, tok.start_pos):
+        msg += f" (the direction comes right after 'cost': 'cost {tok} FEATURES NUMBER')"
     return PLAFSyntaxError(msg, line, col, filename, text, end_column=end_col)
 
 
 _COST_DIRECTION = re.compile(r"\bcost\s+(up|down)\s*\Z")
+
+
+_COST_START = re.compile(r"\A[ \t]*cost\b")
+
+
+def _in_cost(text: str, pos: int | None) -> bool:
+    """Whether the line holding ``pos`` is a ``cost`` statement (up to ``pos``)."""
+    return pos is not None and _COST_START.match(text[text.rfind("\n", 0, pos) + 1 : pos]) is not None
 
 
 def _direction_before(text: str, pos: int | None) -> str | None:

@@ -81,6 +81,12 @@ def test_a_cost_without_its_number_is_a_syntax_error():
         parse("fixed a\ncost up 3")
     assert (e.value.line, e.value.column) == (2, 9)
     assert "a feature named 'up' is written \"up\"" in str(e.value)
+    for text, column in (("cost income up 2", 13), ("fixed a\n  cost income, debt down 0.5", 21)):  # the direction last
+        with pytest.raises(PLAFSyntaxError) as e:
+            parse(text)
+        assert e.value.column == column
+        word = text.split()[-2]
+        assert f"(the direction comes right after 'cost': 'cost {word} FEATURES NUMBER')" in str(e.value)
 
 
 def test_checked_program_has_one_price_per_feature_and_direction():

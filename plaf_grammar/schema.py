@@ -130,8 +130,8 @@ def _feature_from_series(name: str, s: pd.Series) -> Feature:
     if isinstance(dt, pd.CategoricalDtype):
         kind: Kind = "ordinal" if dt.ordered else "categorical"
         return Feature(name, kind, tuple(dt.categories.tolist()), "category")
-    if pd.api.types.is_bool_dtype(dt):
-        return Feature(name, "categorical", (False, True), "bool")
+    if pd.api.types.is_bool_dtype(dt):  # pandas' nullable "boolean" kept: a model may read it
+        return Feature(name, "categorical", (False, True), "boolean" if isinstance(dt, pd.BooleanDtype) else "bool")
     if pd.api.types.is_numeric_dtype(dt):
         return Feature(name, "numeric", None, str(dt))
     # object / string columns: categories in sorted order
@@ -548,6 +548,8 @@ class Schema:
                     cols[f.name] = pd.Categorical.from_codes(codes, dtype=self._dtype(f), validate=False)
                 elif f.dtype == "bool":
                     cols[f.name] = np.asarray(f.categories, dtype=bool)[codes]
+                elif f.dtype == "boolean":
+                    cols[f.name] = pd.array(np.asarray(f.categories, dtype=bool)[codes], dtype="boolean")
                 else:
                     cols[f.name] = self._category_values(f)[codes]
             elif f.dtype.startswith(("int", "uint")):

@@ -238,10 +238,11 @@ def test_categorical_names_must_be_features():
 
 
 def test_a_model_fitted_on_pandas_nullable_numbers_is_explained():
-    """A frame of pandas' nullable dtypes (Int64, Float64): the model scores the decoded rows in
-    those dtypes, and the counterfactuals come back in them, each one the model accepts."""
+    """A frame of pandas' nullable dtypes (Int64, Float64, boolean): the model scores the decoded
+    rows in those dtypes, and the counterfactuals come back in them, each one the model accepts."""
     X, y = customers()
-    X = X.astype({"income": "Float64", "age": "Int64", "cust_type": "Int64"})
+    X = X.astype({"income": "Float64", "age": "Int64", "cust_type": "Int64"}).assign(
+        member=pd.array(np.arange(len(X)) % 3 == 0, dtype="boolean"))  # fmt: skip
     model = RandomForestClassifier(20, max_depth=5, random_state=0).fit(X, y)
     explainer = geco.Explainer(model, X, constraints="increasing age", max_generations=10)
     assert_scores_are_the_models(explainer, model)

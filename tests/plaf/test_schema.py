@@ -48,14 +48,16 @@ def test_encode_decode_round_trip(schema):
 
 
 def test_pandas_nullable_numbers_decode_to_their_own_dtype():
-    """Int64 / UInt16 / Float32 columns (pandas' nullable numbers, what ``convert_dtypes`` and
-    parquet readers give) come back in their dtype: numpy cannot cast to them."""
+    """Int64 / UInt16 / Float32 / boolean columns (pandas' nullable dtypes, what
+    ``convert_dtypes`` and parquet readers give) come back in their dtype: numpy cannot cast to
+    them."""
     df = pd.DataFrame({
         "i": pd.array([1, 2, 30], dtype="Int64"), "u": pd.array([7, 0, 65_535], dtype="UInt16"),
         "f": pd.array([0.5, 2.25, -3.0], dtype="Float32"), "g": pd.array([1e300, 0.1, 2.0], dtype="Float64"),
+        "b": pd.array([True, False, True], dtype="boolean"),
     })  # fmt: skip
     schema = Schema.from_dataframe(df)
-    assert [f.kind for f in schema.features] == ["numeric"] * 4
+    assert [f.kind for f in schema.features] == ["numeric"] * 4 + ["categorical"]
     enc = schema.encode(df)
     pd.testing.assert_frame_equal(schema.decode(enc), df)
     enc[0, 0] = 2.9999999  # a search's value between integers rounds as the numpy integers do

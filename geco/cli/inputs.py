@@ -4,6 +4,7 @@ or dropped), the model (a joblib file, or the default one fitted here), the row 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ __all__ = [
     "add_data_args",
     "check_csv_header",
     "data_rows",
+    "decimal_comma_columns",
     "default_regressor",
     "load_data",
     "load_model",
@@ -58,6 +60,9 @@ def load_data(args: argparse.Namespace):
             raise CLIError(f"--target {args.target!r} is not a column of {args.data} ({list(df.columns)})")
         y = df.pop(args.target)
         df, y = without_missing(df, y, args, str(args.data))
+        for c, example in decimal_comma_columns(df).items():
+            print(f"geco: warning: column {c!r} holds numbers written with a decimal comma ({example!r}): it is "
+                  "read as text, i.e. as categories; write it with decimal points", file=sys.stderr)  # fmt: skip
         for c in df.columns:
             if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype):
                 df[c] = df[c].astype("category")
@@ -69,6 +74,22 @@ def load_data(args: argparse.Namespace):
     return X, y, desired, ds.constraints, ds.name
 
 
+def decimal_comma_columns(df: Any, sample: int = 1000) -> dict[str, str]:
+    """Text columns whose values (the first ``sample``) are all numbers, some written with a
+    decimal comma (``40,5``): column -> such a value. pandas reads them as text."""
+    import pandas as pd
+
+    out = {}
+    for c in df.columns:
+        if not (df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)):
+            continue
+        values = df[c].iloc[:sample].dropna().astype(str).str.strip()
+        comma = values.str.fullmatch(r"[+-]?\d+,\d+")
+        if len(values) and comma.any() and (comma | values.str.fullmatch(r"[+-]?\d+")).all():
+            out[str(c)] = str(values[comma].iloc[0])
+    return out
+
+
 def check_csv_header(path: Path) -> None:
     """Refuse a header pandas would misread: a repeated column name (pandas renames it ``a.1``)
     or one column whose name holds semicolons or tabs (a file separated by them: its rows would
@@ -78,15 +99,17 @@ def check_csv_header(path: Path) -> None:
     try:
         with open(path, encoding="utf-8", newline="") as fh:
             header = next(csv.reader(fh), [])
+            first = fh.readline()
     except (OSError, UnicodeDecodeError, csv.Error):
         return  # pandas says what is wrong with the file
     if len(header) == 1:
         sep = next((s for s in (";", "\t") if s in header[0]), None)
         if sep is not None:
             shown = header[0] if len(header[0]) <= 60 else header[0][:57] + "..."
+            decimal = ", decimal=','" if re.search(r"\d,\d", first) else ""  # 40,5: a decimal comma
             raise CLIError(f"{path}: the header reads as one column ({shown!r}): geco reads comma-separated files "
                            f"and this one looks separated by {sep!r}; write it with commas, e.g. "
-                           f"pandas.read_csv(path, sep={sep!r}).to_csv(path, index=False)")  # fmt: skip
+                           f"pandas.read_csv(path, sep={sep!r}{decimal}).to_csv(path, index=False)")  # fmt: skip
     seen: set[str] = set()
     dup = [name for name in header if name in seen or seen.add(name)]
     if dup:

@@ -18,12 +18,13 @@ from geco.cli.batch import (
     undesired_rows,
 )
 from geco.cli.inputs import (
-    check_csv_header,
     data_rows,
     load_data,
     load_model,
     positions,
+    read_csv_data,
     row_frame,
+    text_as_categories,
 )
 from geco.cli.status import EXIT_NOT_FOUND, EXIT_OK, EXIT_PROVEN_NONE, CLIError
 
@@ -180,21 +181,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_suggest(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from geco.laws import suggest
 
     if args.data is not None and args.target is None:  # no label: every column is a feature
-        if not args.data.exists():
-            raise CLIError(f"{args.data}: no such file")
-        check_csv_header(args.data)
-        try:
-            X, name = pd.read_csv(args.data), str(args.data)
-        except Exception as exc:
-            raise CLIError(f"{args.data}: cannot read CSV ({exc})") from exc
-        for c in X.columns:
-            if X[c].dtype == object or pd.api.types.is_string_dtype(X[c].dtype):
-                X[c] = X[c].astype("category")
+        X, name = read_csv_data(args.data), str(args.data)
+        text_as_categories(X)
     else:
         X, _, _, _, name = load_data(args)
     text = suggest(X, entity=args.entity, base=args.constraints, source=name)

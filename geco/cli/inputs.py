@@ -23,7 +23,9 @@ __all__ = [
     "parse_label",
     "parse_range",
     "positions",
+    "read_csv_data",
     "row_frame",
+    "text_as_categories",
     "without_missing",
 ]  # fmt: skip
 
@@ -42,36 +44,50 @@ def load_data(args: argparse.Namespace):
     """(X, y, desired_class, default constraints path, name) from --dataset or --data. Rows with
     a missing value are refused (naming the first few), or dropped with ``--dropna`` (the rows
     keep their numbers: ``--row``/``--rows`` count the data as given)."""
-    import pandas as pd
-
     from geco import datasets
 
     if args.data is not None:
-        if not args.data.exists():
-            raise CLIError(f"{args.data}: no such file")
-        check_csv_header(args.data)
-        try:
-            df = pd.read_csv(args.data)
-        except Exception as exc:
-            raise CLIError(f"{args.data}: cannot read CSV ({exc})") from exc
+        df = read_csv_data(args.data)
         if args.target is None:
             raise CLIError("--data needs --target (the label column)")
         if args.target not in df.columns:
             raise CLIError(f"--target {args.target!r} is not a column of {args.data} ({list(df.columns)})")
         y = df.pop(args.target)
         df, y = without_missing(df, y, args, str(args.data))
-        for c, example in decimal_comma_columns(df).items():
-            print(f"geco: warning: column {c!r} holds numbers written with a decimal comma ({example!r}): it is "
-                  "read as text, i.e. as categories; write it with decimal points", file=sys.stderr)  # fmt: skip
-        for c in df.columns:
-            if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype):
-                df[c] = df[c].astype("category")
+        text_as_categories(df)
         desired = parse_label(args.desired_class, y) if args.desired_class is not None else 1
         return df, y, desired, None, str(args.data)
     ds = datasets.load_dataset(args.dataset or "adult")
     X, y = without_missing(ds.X, ds.y, args, ds.name)
     desired = ds.desired_class if args.desired_class is None else parse_label(args.desired_class, y)
     return X, y, desired, ds.constraints, ds.name
+
+
+def read_csv_data(path: Path) -> Any:
+    """The CSV at ``path`` as pandas reads it, its header checked (:func:`check_csv_header`);
+    CLIError for a missing or unreadable file."""
+    import pandas as pd
+
+    if not path.exists():
+        raise CLIError(f"{path}: no such file")
+    check_csv_header(path)
+    try:
+        return pd.read_csv(path)
+    except Exception as exc:
+        raise CLIError(f"{path}: cannot read CSV ({exc})") from exc
+
+
+def text_as_categories(df: Any) -> None:
+    """The text columns of ``df`` made categorical, in place, with a warning on stderr for a
+    column of numbers written with decimal commas (:func:`decimal_comma_columns`)."""
+    import pandas as pd
+
+    for c, example in decimal_comma_columns(df).items():
+        print(f"geco: warning: column {c!r} holds numbers written with a decimal comma ({example!r}): it is "
+              "read as text, i.e. as categories; write it with decimal points", file=sys.stderr)  # fmt: skip
+    for c in df.columns:
+        if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype):
+            df[c] = df[c].astype("category")
 
 
 def decimal_comma_columns(df: Any, sample: int = 1000) -> dict[str, str]:

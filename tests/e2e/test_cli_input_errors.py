@@ -128,9 +128,11 @@ def test_files_that_are_not_what_the_option_expects(files, tmp_path, capsys):
     assert "pandas.read_csv(path, sep=';', decimal=',').to_csv(path, index=False)" in capsys.readouterr().err
     rows = "\n".join(f'{i},"{i},5",{i % 2}' for i in range(40))  # quoted decimal commas: read as text
     (tmp_path / "comma.csv").write_text("a,b,label\n" + rows + "\n", encoding="utf-8")
-    main(["explain", "--data", str(tmp_path / "comma.csv"), "--target", "label", "--row", "0"])
-    err = capsys.readouterr().err
-    assert "warning: column 'b' holds numbers written with a decimal comma ('0,5'): it is read as text" in err
+    for argv in (["explain", "--data", str(tmp_path / "comma.csv"), "--target", "label", "--row", "0"],
+                 ["suggest", "--data", str(tmp_path / "comma.csv")]):  # fmt: skip
+        main(argv)
+        err = capsys.readouterr().err
+        assert "warning: column 'b' holds numbers written with a decimal comma ('0,5'): it is read as text" in err
 
 
 def test_batches_ignore_the_id_column_as_one_row_does(files, capsys):

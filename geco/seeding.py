@@ -35,13 +35,10 @@ def seed_sequence(random_state: Any) -> np.random.SeedSequence:
 
 
 def random_generator(random_state: Any) -> np.random.Generator:
-    """One explanation's random stream: ``numpy.random.default_rng(random_state)`` (a
-    ``Generator`` is used as it is, so its state advances), a ``RandomState`` seeding a fresh
-    stream with 128 bits drawn from it; ValueError naming ``random_state`` when numpy refuses
-    it (a negative int, a float, a string)."""
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(seed_sequence(random_state))
-    try:
+    """One explanation's random stream: a ``Generator`` (or a bit generator) used as it is, so
+    its state advances; else the stream of :func:`seed_sequence` (for an int, the stream
+    ``numpy.random.default_rng(random_state)`` gives), so a seed numpy refuses is a ValueError
+    naming ``random_state``."""
+    if isinstance(random_state, (np.random.Generator, np.random.BitGenerator)):
         return np.random.default_rng(random_state)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"random_state must be {_ACCEPTED}; got {random_state!r} ({exc})") from None
+    return np.random.default_rng(seed_sequence(random_state))

@@ -110,14 +110,16 @@ def _value_error(what: str, f: Feature, v: Any, row: Any = None) -> SchemaError:
 _EXACT_INTS = 2.0**53
 
 
-def _inexact_error(what: str, f: Feature, v: Any, row: Any = None) -> SchemaError:
-    """The SchemaError for an integer a float64 cannot hold exactly (the search reads every
-    value as a float64: it would round the value and hand the model, and the answer, another)."""
-    at = "" if row is None else f" at row {_plain(row)!r}"
-    return SchemaError(
-        f"{what}: column {f.name!r} (dtype {f.dtype}) holds {_plain(v)!r}{at}, which a float64 cannot "
-        "hold exactly (integers past 2**53); drop the column (an id?) or rescale it"
-    )
+def _check_exact(what: str, f: Feature, as_float: float, own: Any, row: Any = None) -> None:
+    """SchemaError where the integer ``own`` is another number than its float64 ``as_float``
+    (past 2**53: the search reads every value as a float64, so the model, and the answer, would
+    get another number)."""
+    if abs(as_float) >= _EXACT_INTS and int(as_float) != int(own):
+        at = "" if row is None else f" at row {_plain(row)!r}"
+        raise SchemaError(
+            f"{what}: column {f.name!r} (dtype {f.dtype}) holds {_plain(own)!r}{at}, which a float64 cannot "
+            "hold exactly (integers past 2**53); drop the column (an id?) or rescale it"
+        )
 
 
 def _duplicates(names: Iterable[Any]) -> list[Any]:
@@ -289,8 +291,8 @@ class Schema:
                 raise SchemaError(f"{what}: column {name!r} has a missing value (NaN)")
             if not math.isfinite(v) or _unfit(f, np.float64(v)):
                 raise _value_error(what, f, v)
-            if abs(v) >= _EXACT_INTS and isinstance(value, (int, np.integer)) and int(v) != int(value):
-                raise _inexact_error(what, f, value)
+            if isinstance(value, (int, np.integer)):
+                _check_exact(what, f, v, value)
             return v
         try:
             return float(self._codes[name][value])
@@ -441,8 +443,7 @@ class Schema:
                 raise _value_error(what, f, df[f.name].iloc[i], df.index[i])
             if pd.api.types.is_integer_dtype(s.dtype):  # 64-bit integers past 2**53 may round
                 for i in np.flatnonzero(np.abs(col) >= _EXACT_INTS).tolist():
-                    if int(col[i]) != int(s.iloc[i]):
-                        raise _inexact_error(what, f, s.iloc[i], df.index[i])
+                    _check_exact(what, f, col[i], s.iloc[i], df.index[i])
             return col
         dtype = code_dtype(len(f.categories))
         if isinstance(s.dtype, pd.CategoricalDtype) and tuple(s.dtype.categories.tolist()) == f.categories:
@@ -491,9 +492,7 @@ class Schema:
                 if not math.isfinite(v) or _unfit(f, np.float64(v)):
                     raise _value_error(what, f, v if not math.isfinite(v) else values[f.name], row)
                 if abs(v) >= _EXACT_INTS and pd.api.types.is_integer_dtype(df[f.name].dtype):
-                    own = df[f.name].iat[0]  # the row read as one Series may be floats already
-                    if int(v) != int(own):
-                        raise _inexact_error(what, f, own, row)
+                    _check_exact(what, f, v, df[f.name].iat[0], row)  # the row as one Series may be floats
                 out[0, j] = v
             else:
                 try:

@@ -83,6 +83,24 @@ entry:
   ret i32 %next
 }
 
+; the leaf a row reaches from node %r by its own values (the branchy walk)
+define internal i32 @leaf_of(ptr %nodes, i32 %r, ptr %row, ptr %sets, i64 %setw) alwaysinline {
+entry:
+  br label %walk
+walk:
+  %h = phi i32 [%r, %entry], [%hn, %test]
+  %h64 = sext i32 %h to i64
+  %cp = getelementptr inbounds %Node, ptr %nodes, i64 %h64, i32 1
+  %c = load i32, ptr %cp
+  %isleaf = icmp slt i32 %c, 0
+  br i1 %isleaf, label %done, label %test
+test:
+  %hn = call i32 @child(ptr %nodes, i64 %h64, i32 %c, ptr %row, ptr %sets, i64 %setw)
+  br label %walk
+done:
+  ret i32 %h
+}
+
 ; the forest kernel: walks packed nodes tree-major (one tree over every row, as sklearn does, so a
 ; tree's nodes stay in cache), adding trees in estimator order (exact); a tree with troot < 0 is a
 ; constant (tconst) added in place; forests (div != 0) end with the mean; %f32 != 0: every sum is
@@ -177,23 +195,13 @@ const_tree:
   call void @add_const_tree(ptr %out, i64 %n, i64 %K, i64 %to64, double %cv, i1 %r32)
   br label %tree_next
 row_loop:
-  %i = phi i64 [0, %tree_loop], [%i1, %row_done]
+  %i = phi i64 [0, %tree_loop], [%i1, %row_loop]
   %roff = mul i64 %i, %width
   %row = getelementptr inbounds double, ptr %rows, i64 %roff
-  br label %walk
-walk:
-  %r = phi i32 [%r0, %row_loop], [%rn, %test]
-  %r64 = sext i32 %r to i64
-  %nd = getelementptr inbounds %Node, ptr %nodes, i64 %r64
+  %lf = call i32 @leaf_of(ptr %nodes, i32 %r0, ptr %row, ptr %sets, i64 %setw)
+  %lf64 = sext i32 %lf to i64
+  %nd = getelementptr inbounds %Node, ptr %nodes, i64 %lf64
   %nv = load double, ptr %nd
-  %colp = getelementptr inbounds %Node, ptr %nodes, i64 %r64, i32 1
-  %c = load i32, ptr %colp
-  %isleaf = icmp slt i32 %c, 0
-  br i1 %isleaf, label %row_done, label %test
-test:
-  %rn = call i32 @child(ptr %nodes, i64 %r64, i32 %c, ptr %row, ptr %sets, i64 %setw)
-  br label %walk
-row_done:
   call void @add_leaf(ptr %out, i64 %i, i64 %K, i64 %to64, double %nv, i1 %r32)
   %i1 = add i64 %i, 1
   %id = icmp eq i64 %i1, %n
@@ -621,11 +629,11 @@ exit:
 
 ; The body of both entry points below; %leave: a row leaving x's path walks on by its own values.
 define internal void @xwalk_folded_body(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %rmask,
-                        ptr noalias %nodes, ptr noalias %xstep,
-                        ptr noalias %sets, i64 %setw,
-                        ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
-                        ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out,
-                                        i1 %leave) alwaysinline  {
+                                        ptr noalias %nodes, ptr noalias %xstep,
+                                        ptr noalias %sets, i64 %setw,
+                                        ptr noalias %troot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                                        ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %out,
+                                        i1 %leave) alwaysinline {
 entry:
   %xep = call i32 @xepoch(ptr %xstep)
   %r32 = icmp ne i64 %f32, 0
@@ -727,15 +735,8 @@ read_leave:                                  ; still on x's path? else the row's
   %onpath = icmp eq i32 %rc, %rxc
   br i1 %onpath, label %step, label %own_walk
 own_walk:                                    ; off x's path: the branchy walk, no binding read
-  %b = phi i32 [%rc, %read_leave], [%bn, %own_step]
-  %b64 = sext i32 %b to i64
-  %bcp = getelementptr inbounds %Node, ptr %nodes, i64 %b64, i32 1
-  %bc = load i32, ptr %bcp
-  %bleaf = icmp slt i32 %bc, 0
-  br i1 %bleaf, label %leaf, label %own_step
-own_step:
-  %bn = call i32 @child(ptr %nodes, i64 %b64, i32 %bc, ptr %row, ptr %sets, i64 %setw)
-  br label %own_walk
+  %b = call i32 @leaf_of(ptr %nodes, i32 %rc, ptr %row, ptr %sets, i64 %setw)
+  br label %leaf
 follow:                                      ; the row holds x's value here: x's child
   %xcp = getelementptr inbounds %XStep, ptr %xstep, i64 %r64, i32 {XSTEP.child}
   %xc = load i32, ptr %xcp

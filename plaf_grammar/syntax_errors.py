@@ -224,23 +224,23 @@ def _unexpected_token(
 
 
 _COST_DIRECTION = re.compile(r"\bcost\s+(up|down)\s*\Z")
-
-
 _COST_START = re.compile(r"\A[ \t]*cost\b")
+
+
+def _line_before(text: str, pos: int) -> str:
+    """The text of ``pos``'s line before it."""
+    return text[text.rfind("\n", 0, pos) + 1 : pos]
 
 
 def _in_cost(text: str, pos: int | None) -> bool:
     """Whether the line holding ``pos`` is a ``cost`` statement (up to ``pos``)."""
-    return pos is not None and _COST_START.match(text[text.rfind("\n", 0, pos) + 1 : pos]) is not None
+    return pos is not None and _COST_START.match(_line_before(text, pos)) is not None
 
 
 def _direction_before(text: str, pos: int | None) -> str | None:
     """``up`` / ``down`` when the text before ``pos`` on its line is ``cost up`` / ``cost down``
     (read as a direction, so a feature of that name must be quoted), else None."""
-    if pos is None:
-        return None
-    head = text[text.rfind("\n", 0, pos) + 1 : pos]
-    found = _COST_DIRECTION.search(head)
+    found = None if pos is None else _COST_DIRECTION.search(_line_before(text, pos))
     return found.group(1) if found else None
 
 

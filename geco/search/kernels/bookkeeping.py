@@ -41,14 +41,44 @@ def _group_columns(gof, n_groups):
 
 
 @jit
+def _changed_columns(changed, i, start, columns, keep, cols, words, with_words):
+    """Row ``i``'s columns of its changed groups that ``keep`` marks, ascending, into ``cols``
+    (from the groups' column lists, :func:`_group_columns`; an insertion sort where the groups'
+    columns interleave); how many. ``with_words``: its key words too, into ``words[i]``, in the
+    same pass over the groups."""
+    k = 0
+    ordered = True
+    for g in range(changed.shape[1]):
+        if changed[i, g]:
+            if with_words:
+                words[i, g >> 6] |= np.uint64(1) << np.uint64(g & 63)
+            for t in range(start[g], start[g + 1]):
+                j = columns[t]
+                if not keep[j]:
+                    continue
+                if k and j < cols[k - 1]:
+                    ordered = False
+                cols[k] = j
+                k += 1
+    if not ordered:
+        for a in range(1, k):
+            j = cols[a]
+            b = a - 1
+            while b >= 0 and cols[b] > j:
+                cols[b + 1] = cols[b]
+                b -= 1
+            cols[b + 1] = j
+    return k
+
+
+@jit
 def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_features, n_words):
     """Per row, over the cells of its changed groups (column order): the cell hash (wrapping sum
     of mixed cells, as ``cell_hashes``) and the distance (as ``DistanceSpec.of_cells`` over
     ``DistanceSpec.cells``: sequential sums, the max of the differences); and its key words
-    (``key_words``). Each row lists its changed groups' columns from the groups' column lists
-    (a wide table's row changes a few of a hundred groups), put in column order (an insertion
-    sort, where the groups' columns interleave) for the sums, then prices and hashes those
-    cells alone."""
+    (``key_words``). Each row lists its changed groups' columns in column order
+    (:func:`_changed_columns`: a wide table's row changes a few of a hundred groups), then
+    prices and hashes those cells alone."""
     n, d = rows.shape
     G = changed.shape[1]
     w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
@@ -60,26 +90,9 @@ def _cells_pass(bits, rows, changed, gof, x, scale, cap, priced, up, down, w, n_
     dist = np.zeros(n)
     words = np.zeros((n, n_words), dtype=np.uint64)
     cols = np.empty(d + 1, dtype=np.intp)
+    every = np.ones(d, dtype=np.bool_)
     for i in range(n):
-        k = 0
-        ordered = True
-        for g in range(G):
-            if changed[i, g]:
-                words[i, g >> 6] |= np.uint64(1) << np.uint64(g & 63)
-                for t in range(start[g], start[g + 1]):
-                    j = columns[t]
-                    if k and j < cols[k - 1]:
-                        ordered = False
-                    cols[k] = j
-                    k += 1
-        if not ordered:
-            for a in range(1, k):
-                j = cols[a]
-                b = a - 1
-                while b >= 0 and cols[b] > j:
-                    cols[b + 1] = cols[b]
-                    b -= 1
-                cols[b + 1] = j
+        k = _changed_columns(changed, i, start, columns, every, cols, words, True)
         h = np.uint64(0)
         l0 = 0.0
         s1 = 0.0
@@ -101,13 +114,24 @@ def lower_distances(rows, changed, gof, free, x, scale, cap, priced, up, down, w
     other cells read as x's (which add zeros) and the rows priced as :func:`row_distances`
     prices them - at most the distance over all of them, as every norm only grows with more
     cells and rounding keeps that order (a sum of non-negative terms rounded step by step never
-    falls when a term joins it)."""
+    falls when a term joins it). Only those cells are read, in column order (the cells left
+    out would add exact zeros): a wide table's row changes a few of a hundred groups."""
     n, d = rows.shape
-    counted = np.empty((n, d))
+    start, columns = _group_columns(gof, changed.shape[1])
+    cols = np.empty(d + 1, dtype=np.intp)
+    no_words = np.zeros((1, 1), dtype=np.uint64)
+    out = np.empty(n)
     for i in range(n):
-        for j in range(d):
-            counted[i, j] = rows[i, j] if free[j] and changed[i, gof[j]] else x[j]
-    return _row_distances(counted, x, scale, cap, priced, up, down, w[0], w[1], w[2], w[3], n_features)
+        k = _changed_columns(changed, i, start, columns, free, cols, no_words, False)
+        l0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        mx = 0.0
+        for t in range(k):
+            j = cols[t]
+            l0, s1, s2, mx = add_cell(rows[i, j], x[j], scale[j], cap[j], priced, up[j], down[j], l0, s1, s2, mx)
+        out[i] = combine(l0, s1, s2, mx, w[0], w[1], w[2], w[3], n_features)
+    return out
 
 
 @jit

@@ -101,12 +101,16 @@ def _breed(rng, rows, changed, words, score, dist, starts, x, gof, has_space, m,
                             st_cumulative, st_weights, st_n_features, st_feature_start, st_features, st_value_start,
                             st_values)  # fmt: skip
     if bounded and kth_finite:  # out of reach whatever the cascade repairs: left out here
-        lower = lower_distances(mutants[0], mutants[1], gof, free, x, scale, cap, priced, up, down, w, n_feat)
-        near_x = np.empty(len(lower), dtype=np.bool_)
+        m_rows, m_changed = mutants
+        lower = lower_distances(m_rows, m_changed, gof, free, x, scale, cap, priced, up, down, w, n_feat)
+        kept = 0  # the mutants are this call's own: the near ones moved up in place, in order
         for i in range(len(lower)):
-            near_x[i] = lower[i] < kth
-        at = true_indices(near_x)
-        mutants = (_take(mutants[0], at), _take(mutants[1], at))
+            if lower[i] < kth:
+                if kept != i:
+                    copy_row(m_rows, kept, m_rows, i)
+                    copy_row(m_changed, kept, m_changed, i)
+                kept += 1
+        mutants = (m_rows[:kept], m_changed[:kept])
     return _stack((children[0], moved[0], back[0], mutants[0]), (children[1], moved[1], back[1], mutants[1]), d, G)
 
 

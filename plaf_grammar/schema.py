@@ -80,14 +80,15 @@ def _bounds(dtype: str) -> tuple[float, float, bool] | None:
 
 
 def _unfit(f: Feature, values: np.ndarray) -> np.ndarray:
-    """Which (finite) values the feature's dtype cannot hold."""
+    """Which (finite) values the feature's dtype cannot hold: out of its range, or not whole
+    in an integer column (40.5 as an age would be scored as such and shown rounded)."""
     b = _bounds(f.dtype)
     if b is None:
         return np.zeros(values.shape, dtype=bool)
     low, high, integer = b
     if integer:
         r = np.rint(values)
-        return (r < low) | (r >= high)
+        return (r != values) | (r < low) | (r >= high)
     return (values < low) | (values > high)
 
 

@@ -144,6 +144,16 @@ def test_instance_int_column_cannot_hold_1e308(forest_explainer, forest):
     assert msg.startswith("instance:") and "'age'" in msg and "int64" in msg
 
 
+@pytest.mark.parametrize("form", ["frame", "dict"])
+def test_instance_fraction_in_an_integer_column(forest_explainer, forest, form):
+    """40.5 as an int64 age would be scored as 40.5 and shown as 40: refused, naming it."""
+    x = instance_of(forest[1], age=40.5)
+    x = x.iloc[0].to_dict() if form == "dict" else x
+    msg = refused("cannot hold", lambda: forest_explainer.explain(x))
+    assert msg.startswith("instance:") and "'age' (dtype int64) cannot hold the value 40.5" in msg
+    assert forest_explainer.explain(instance_of(forest[1], age=40.0)).x["age"].iloc[0] == 40  # a whole float is an int
+
+
 @pytest.mark.parametrize("column", ["age", "score"])
 @pytest.mark.parametrize("value", [np.inf, -np.inf])
 def test_instance_infinity(forest_explainer, forest, column, value):

@@ -140,6 +140,8 @@ def test_decoded_frame_from_blocks_is_the_dict_constructors(monkeypatch, drop_st
         ("age", 2.0**63, "column 'age' (dtype int64) cannot hold"),
         ("small", -1, "column 'small' (dtype uint8) cannot hold the value -1"),
         ("small", 256, "column 'small' (dtype uint8) cannot hold the value 256"),
+        ("age", 40.5, "column 'age' (dtype int64) cannot hold the value 40.5 at row 11"),
+        ("small", 3.25, "column 'small' (dtype uint8) cannot hold the value 3.25"),
         ("ratio", 1e39, "column 'ratio' (dtype float32) cannot hold the value 1e+39"),
         ("income", np.nan, "column 'income' has a missing value (NaN) at row 11"),
     ],

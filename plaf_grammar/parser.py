@@ -275,6 +275,7 @@ def parse(text: str | bytes, filename: str | None = None) -> Program:
         text = decode(bytes(text), filename)
     if not isinstance(text, str):
         raise TypeError(f"PLAF text must be a str or bytes, got {type(text).__name__}")
+    text = text.removeprefix("\ufeff")  # a byte-order mark, as ``open(path).read()`` keeps it
     # the error is raised outside the handlers so it carries no chained parser exception: lark's
     # exceptions hold parser state that cannot be pickled (a worker reports errors by pickling)
     error: PLAFError | None = None

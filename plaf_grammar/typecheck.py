@@ -13,7 +13,7 @@ import difflib
 from collections.abc import Sequence
 from typing import Any
 
-from plaf_grammar.ast import Bool, Expr, InSet, Neg, Num, Pos, Ref, Str
+from plaf_grammar.ast import Abs, BinOp, Bool, Expr, InSet, Neg, Num, Pos, Ref, Str
 from plaf_grammar.errors import PLAFError, PLAFNameError, PLAFTypeError, PLAFValueError
 from plaf_grammar.printer import format_name, format_string
 from plaf_grammar.schema import Feature, Schema, SchemaError
@@ -47,6 +47,24 @@ def _valid_list(values: Sequence[Any], n: int = 6) -> str:
 
 def _num_cats(f: Feature) -> bool:
     return any(isinstance(c, (int, float)) and not isinstance(c, bool) for c in f.categories or ())
+
+
+def constant_value(e: Expr) -> float | None:
+    """The number an expression of literals alone folds to (float64 arithmetic, as the rules
+    compute), None where it reads a feature or is no number."""
+    if isinstance(e, Num):
+        return float(e.value)
+    if isinstance(e, (Neg, Abs)):
+        v = constant_value(e.operand)
+        return None if v is None else (-v if isinstance(e, Neg) else abs(v))
+    if isinstance(e, BinOp):
+        a, b = constant_value(e.left), constant_value(e.right)
+        if a is None or b is None:
+            return None
+        if e.op == "/":
+            return a / b if b != 0 else None  # a zero divisor inside is reported on its own node
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    return None
 
 
 class TypeChecker(Visitor[Any]):
@@ -111,6 +129,9 @@ class TypeChecker(Visitor[Any]):
     def BinOp(self, e: Any) -> Any:
         self.expect_num(e.left, e.op)
         self.expect_num(e.right, e.op)
+        if e.op == "/" and constant_value(e.right) == 0:  # every row: inf or NaN, surely not meant
+            what = "" if isinstance(e.right, Num) else f": `{e.right}` is 0"
+            raise error_at(PLAFValueError, f"division by zero{what}", e.right.pos)
         return "num"
 
     def Compare(self, e: Any) -> Any:

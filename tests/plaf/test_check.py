@@ -76,6 +76,9 @@ def schema() -> Schema:
         ('cf.age in {1, "a"}', PLAFTypeError, 1, 15, ["contains"]),
         ("cf.color == true", PLAFTypeError, 1, 13, ["write a category"]),
         ("x.age > 3", PLAFValueError, 1, 1, ["mentions no cf feature"]),
+        ("cf.age <= x.age / 0", PLAFValueError, 1, 19, ["division by zero"]),
+        ("cf.income / (2 - 2.0) > 1", PLAFValueError, 1, 14, ["division by zero: `2 - 2.0` is 0"]),
+        ("cf.age * 2 >= 3 / -0.0 + x.age", PLAFValueError, 1, 19, ["division by zero"]),
         ("fixed age\n  x.age > 3 or x.income < 1", PLAFValueError, 2, 3, ["no cf feature"]),
         ("if cf.age > 3 then x.age > 1", PLAFValueError, 1, 20, ["consequence mentions no cf"]),
         (  # a spanning implication adds no edge, but the cascade's cycle is still found
@@ -216,6 +219,19 @@ def test_check_pairs_a_parsed_program_with_a_schema(schema):
     assert str(ei.value).startswith("r.plaf:1:7: unknown feature 'agee'")
     with pytest.raises(TypeError):
         check("fixed age", schema)  # type: ignore[arg-type]
+
+
+def test_a_byte_order_mark_is_dropped_from_text_bytes_and_files(tmp_path, schema):
+    """Windows editors save UTF-8 with a byte-order mark, which ``open(path).read()`` keeps."""
+    text = "\ufefffixed age\ncf.income >= 2\n"
+    f = tmp_path / "bom.plaf"
+    f.write_bytes(text.encode("utf-8"))
+    want = load(text[1:], schema)
+    for given in (text, text.encode("utf-8"), f, str(f), f.read_text(encoding="utf-8")):
+        assert str(load(given, schema)) == str(want)
+    with pytest.raises(PLAFSyntaxError) as ei:  # positions count from after the mark
+        load("\ufefffixed age\ncf.income >= >", schema)
+    assert (ei.value.line, ei.value.column) == (2, 14)
 
 
 def test_non_utf8_file_is_a_plaf_error_naming_the_file(tmp_path, schema):

@@ -60,7 +60,7 @@ FAMILIES = ("dt", "rf", "et", "gb", "hgb", "hgb-cat", "xgb", "lgb", "mlp")
 MLP_OUTPUTS = ("mlp-reg", "mlp-set")
 #: families whose bare model reads pandas categoricals itself
 NATIVE_CATEGORICALS = ("hgb-cat", "xgb", "lgb")
-PIPELINES = ("bare", "onehot", "ordinal", "standard", "minmax")
+PIPELINES = ("bare", "onehot", "ordinal", "standard", "minmax", "imputed")
 TREE_TIERS = ("numpy", "jit", "auto", "plan", "xwalk", "full")
 MLP_TIERS = ("numpy", "jit", "auto")
 #: magnitudes every numeric feature is also tried at (float32's largest finite value included)
@@ -176,6 +176,11 @@ def _pipeline(kind: str, X: pd.DataFrame, est, rng: np.random.Generator):
     scaler = {"standard": StandardScaler(), "minmax": MinMaxScaler(clip=bool(rng.random() < 0.3))}.get(kind)
     if scaler is None:
         scaler = [StandardScaler(), MinMaxScaler(), "passthrough"][int(rng.integers(3))]
+    if kind == "imputed":  # what users put before them for missing values (rows here hold none)
+        from sklearn.impute import SimpleImputer
+
+        encoder = Pipeline([("i", SimpleImputer(strategy="most_frequent")), ("e", encoder)])
+        scaler = Pipeline([("i", SimpleImputer(strategy="median")), ("s", scaler)])
     parts = []
     if cats:
         parts.append(("cat", encoder, cats))

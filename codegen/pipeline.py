@@ -36,7 +36,8 @@ including ``drop=``, infrequent categories and ``handle_unknown``.
 Supported: ``Pipeline`` (nested pipelines flattened), ``ColumnTransformer`` (any column selector,
 ``remainder``, ``'passthrough'``/``'drop'``), ``OneHotEncoder``, ``OrdinalEncoder``,
 ``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``, identity
-``FunctionTransformer``, and HistGradientBoosting's internal categorical preprocessor. Anything else
+``FunctionTransformer``, ``SimpleImputer`` (the identity: no row holds a missing value), and
+HistGradientBoosting's internal categorical preprocessor. Anything else
 raises :class:`codegen.UnsupportedModel` with a one-line reason.
 """
 
@@ -330,7 +331,28 @@ class _Reader:
             ]
         if isinstance(trans, (OneHotEncoder, OrdinalEncoder)):
             return self.encoder(trans, cols, in_frame)
+        from sklearn.impute import SimpleImputer
+
+        if isinstance(trans, SimpleImputer):
+            return self.imputer(trans, cols)
         raise UnsupportedModel(f"pipeline step {type(trans).__name__} is not supported")
+
+    @staticmethod
+    def imputer(imp: Any, cols: list[_Col]) -> list[_Col]:
+        """A ``SimpleImputer`` replaces missing values only, and no row reaching the model holds
+        one (the schema refuses them in the data, the instance and every candidate): its
+        columns pass through, unless it replaces a value the data may hold (a sentinel
+        ``missing_values``), adds indicator columns or drops a column it saw empty."""
+        import pandas as pd
+
+        missing = imp.missing_values
+        if not (missing is None or missing is pd.NA or (isinstance(missing, float) and np.isnan(missing))):
+            raise UnsupportedModel(f"SimpleImputer(missing_values={missing!r}) replaces a value the data may hold")
+        if imp.add_indicator:
+            raise UnsupportedModel("SimpleImputer(add_indicator=True) adds columns the engine does not read")
+        if len(imp.get_feature_names_out()) != len(cols):
+            raise UnsupportedModel("SimpleImputer drops the columns it saw without a value")
+        return list(cols)
 
     def encoder(self, enc: Any, cols: list[_Col], in_frame: bool) -> list[_Col]:
         from sklearn.preprocessing import OneHotEncoder

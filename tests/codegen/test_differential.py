@@ -50,6 +50,16 @@ def test_every_tier_agrees_with_predict_proba(family, pipeline, seed):
     assert not tally.mismatches, tally.examples[:2]
 
 
+@pytest.mark.parametrize("family", ["rf", "gb", "hgb", "mlp"])
+def test_pipelines_with_simple_imputers_compile_and_agree(family):
+    """A SimpleImputer before the encoders and scalers is read as the identity (no row holds a
+    missing value): the model compiles and every tier agrees with predict_proba."""
+    case = diff.make_case(3, family, "imputed", n=160)
+    assert any(type(s).__name__ == "SimpleImputer" for _, t, _ in case.model[0].transformers_ for s in getattr(t, "named_steps", {}).values())
+    tally = check_model(case, 3)
+    assert tally.rows == BLOCKS * ROWS and not tally.mismatches, tally.examples[:2]
+
+
 def test_values_the_model_refuses_are_counted_not_compared():
     """A forest behind a StandardScaler refuses 1e300 (inf after scaling): such rows are left
     out of the comparison (the Explainer refuses them up front), the rest still compared."""

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import (
     FunctionTransformer,
@@ -59,6 +60,12 @@ def _dense(a):
                 ("drop", "drop", ["capital_loss"]),
             ],
             remainder="passthrough",
+        ),
+        ColumnTransformer(
+            [
+                ("num", Pipeline([("i", SimpleImputer(strategy="median")), ("s", StandardScaler())]), NUM),
+                ("cat", Pipeline([("i", SimpleImputer(strategy="most_frequent")), ("o", OneHotEncoder())]), CAT),
+            ]
         ),
     ],
 )
@@ -127,6 +134,29 @@ def test_unsupported_reasons(adult):
     other = Schema.from_dataframe(X.drop(columns=["age"]))
     with pytest.raises(UnsupportedModel, match="different columns"):
         read_model_input(pipe, other)
+
+
+def test_a_simple_imputer_passes_its_columns_through(adult):
+    """Rows reaching the model hold no missing value, so a SimpleImputer is the identity; one
+    that would change present values or the columns is refused with its reason."""
+    X, y, _ = adult
+    pipe = Pipeline([("i", SimpleImputer()), ("m", RandomForestClassifier(2, random_state=0))])
+    numeric = X[NUM(X)]
+    pipe.fit(numeric, y)
+    sub = Schema.from_dataframe(numeric)
+    mi = read_model_input(pipe, sub)
+    assert [c.kind for c in mi.columns] == ["identity"] * len(numeric.columns)
+    np.testing.assert_array_equal(mi.transform(sub.encode(numeric)), pipe[:-1].transform(numeric))
+    some_missing = numeric.assign(age=numeric.age.where(numeric.age > 20))
+    no_age = numeric.astype(float).assign(age=np.nan)  # a column without any value, at fit
+    for imputer, fit_on, reason in (
+        (SimpleImputer(missing_values=0), numeric, "missing_values=0"),
+        (SimpleImputer(add_indicator=True), some_missing, "add_indicator"),
+        (SimpleImputer(), no_age, "drops the columns"),
+    ):
+        fitted = Pipeline([("i", imputer), ("m", RandomForestClassifier(2, random_state=0))]).fit(fit_on, y)
+        with pytest.raises(UnsupportedModel, match=reason):
+            read_model_input(fitted, sub)
 
 
 def test_apply_ops_is_sklearn_order():

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -142,10 +144,20 @@ def _feature_from_series(name: str, s: pd.Series) -> Feature:
         values = pd.unique(s.dropna())
     except TypeError as e:  # unhashable values (lists, dicts)
         raise SchemaError(f"column {name!r} holds values that cannot be categories ({e})") from None
+    listed = values.tolist()
+    if listed and all(isinstance(v, numbers.Number) and not isinstance(v, (bool, np.bool_)) for v in listed):
+        shown = next((type(v).__name__ for v in listed if not isinstance(v, int)), "int")
+        warnings.warn(
+            f"column {name!r} holds numbers as Python objects ({shown}, dtype {dt}): they are read as "
+            f"categories, each value its own with no order and no distance between them; to move it as a number "
+            f"convert it, X[{name!r}] = X[{name!r}].astype(float) (or to pandas' Categorical to keep categories "
+            "without this warning)",
+            UserWarning, stacklevel=3,
+        )  # fmt: skip
     try:
-        cats = tuple(sorted(values.tolist()))
+        cats = tuple(sorted(listed))
     except TypeError:
-        cats = tuple(sorted(values.tolist(), key=str))
+        cats = tuple(sorted(listed, key=str))
     return Feature(name, "categorical", cats, "object")
 
 

@@ -136,6 +136,7 @@ def test_unsupported_reasons(adult):
         read_model_input(pipe, other)
 
 
+@pytest.mark.filterwarnings("ignore:Skipping features without any observed values")
 def test_a_simple_imputer_passes_its_columns_through(adult):
     """Rows reaching the model hold no missing value, so a SimpleImputer is the identity; one
     that would change present values or the columns is refused with its reason."""

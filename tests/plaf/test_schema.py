@@ -283,3 +283,24 @@ def test_usual_errors_name_column_and_row(schema, method):
     bad.loc[10, "income"] = "abc"
     with pytest.raises(SchemaError, match="column 'income' must be numeric.*'abc' at row 10"):
         encode(bad)
+
+
+def test_numbers_held_as_python_objects_are_categories_with_a_warning():
+    """A database driver's Decimal column (or ints in an object column) would silently become
+    categories with no order or distance: said, with the conversion to write."""
+    import decimal
+    import warnings
+
+    df = pd.DataFrame({
+        "amount": [decimal.Decimal("10.5"), decimal.Decimal("7")], "count": pd.Series([3, 4], dtype=object),
+        "city": ["a", "b"], "codes": pd.Categorical([1, 2]), "flag": pd.Series([True, False], dtype=object),
+    })  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema = Schema.from_dataframe(df)
+    said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert len(said) == 2, said
+    assert said[0].startswith("column 'amount' holds numbers as Python objects (Decimal, dtype object)")
+    assert "X['amount'] = X['amount'].astype(float)" in said[0]
+    assert said[1].startswith("column 'count' holds numbers as Python objects (int,")
+    assert schema["amount"].kind == "categorical" and schema["codes"].kind == "categorical"

@@ -65,6 +65,8 @@ class DistanceSpec:
         w = np.asarray(weights, dtype=np.float64)
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError(f"norm_weights must be finite and non-negative, got {weights!r}")
+        if not np.any(w > 0):
+            raise ValueError(f"norm_weights must not all be 0 (every distance would be 0: nothing nearer), got {weights!r}")
         self.x = np.asarray(x, dtype=np.float64)
         self.ranges = ranges
         self.categorical = categorical

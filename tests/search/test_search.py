@@ -282,6 +282,10 @@ def test_bad_data_model_and_constraints(adult):
         geco.Explainer(model, ds.X, engine="gpu")
     with pytest.raises(ValueError, match="norm_weights"):
         geco.Explainer(model, ds.X, norm_weights=(1, 0))
+    with pytest.raises(ValueError, match=r"norm_weights must not all be 0 \(every distance would be 0"):
+        geco.Explainer(model, ds.X, norm_weights=(0, 0, 0, 0))
+    with pytest.raises(ValueError, match="norm_weights must not all be 0"):
+        geco.Explainer(model, ds.X).explain(ds.X.iloc[[0]], norm_weights=(0.0, 0, 0, 0))
     # a feature named as a column the answers add would be shown overwritten by geco's number
     renamed = ds.X.rename(columns={"hours_per_week": "distance"})
     fitted = one_hot_pipeline(renamed, RandomForestClassifier(5, max_depth=4, random_state=0)).fit(renamed, ds.y)

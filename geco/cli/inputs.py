@@ -135,10 +135,14 @@ def check_csv_header(path: Path) -> None:
 
 def without_missing(X, y, args: argparse.Namespace, name: str):
     """``(X, y)`` when no value is missing; else, with ``--dropna``, both without those rows
-    (the rest keep their labels), else a CLIError naming the first few rows and the columns."""
+    (the rest keep their labels), else a CLIError naming the first few rows and the columns;
+    a column without any value is a CLIError either way (dropping rows cannot mend it)."""
     missing = (X.isna().any(axis=1) | y.isna()).to_numpy()
     if not missing.any():
         return X, y
+    empty = [str(c) for c in X.columns[X.isna().all(axis=0).to_numpy()]]
+    if empty:  # --dropna would drop every row
+        raise CLIError(f"{name}: column(s) {empty} hold no value on any row; remove them from the file (or fill them in)")
     rows = [int(i) for i in missing.nonzero()[0]]
     if not getattr(args, "dropna", False):
         columns = [str(c) for c in X.columns[X.isna().any(axis=0).to_numpy()]]

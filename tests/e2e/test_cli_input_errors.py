@@ -83,6 +83,19 @@ def test_missing_values_are_named_and_dropna_drops_them(files, capsys):
     assert json.loads(capsys.readouterr().out)["index"] == 8
 
 
+def test_a_column_without_any_value_is_named_with_or_without_dropna(files, tmp_path, capsys):
+    """--dropna would drop every row: the column is named instead, for explain and suggest."""
+    empty = pd.read_csv(files / "credit.csv").assign(EducationLevel=np.nan)
+    empty.to_csv(tmp_path / "empty.csv", index=False)
+    for extra in ((), ("--dropna",)):
+        assert main(["explain", "--data", str(tmp_path / "empty.csv"), "--target", "label", "--model",
+                     str(files / "model.joblib"), "--row", "0", *extra]) == 2  # fmt: skip
+        err = capsys.readouterr().err
+        assert "column(s) ['EducationLevel'] hold no value on any row" in err and "Traceback" not in err
+        assert main(["suggest", "--data", str(tmp_path / "empty.csv"), "--target", "label", *extra]) == 2
+        assert "column(s) ['EducationLevel'] hold no value on any row" in capsys.readouterr().err
+
+
 def test_files_that_are_not_what_the_option_expects(files, tmp_path, capsys):
     text = tmp_path / "model.txt"
     text.write_text("hello, I am not a model\n", encoding="utf-8")

@@ -250,10 +250,19 @@ class Judge:
         diff = [f for f in self.names if cf[f].iloc[0] != x[f].iloc[0]]
         a.changed = len(diff)
         a.unseen = any(cf[f].iloc[0] not in set(self.values[f].tolist()) for f in diff)
-        row = np.asarray(self.explainer.schema.encode(cf), dtype=np.float64)
+        row = peer_row(self.explainer.schema, cf)
         a.distance = float(self.explainer.problem(x).distances(row)[0])
         a.tdistance = self.treecf_distance(x, cf)
         return a
+
+
+def peer_row(schema: Any, cf: pd.DataFrame) -> np.ndarray:
+    """A one-row answer in the schema's encoding with its numbers as they are: treecf's may hold a
+    fraction in an integer column (a split's threshold plus an epsilon), which the schema refuses
+    as an instance's value but the distance reads as given."""
+    first = cf.iloc[0]
+    return np.array([[float(first[f.name]) if f.categories is None else schema.category_code(f.name, first[f.name])
+                      for f in schema.features]])  # fmt: skip
 
 
 Side = tuple[Callable[[np.ndarray], Any], Callable[[int], Answer]]

@@ -20,6 +20,7 @@ import bench_treecf
 import geco
 from geco.datasets import load_adult, load_credit
 from geco.models import one_hot_pipeline
+from plaf_grammar import SchemaError
 
 
 def _record(kind):
@@ -140,3 +141,18 @@ def test_bench_phases_refuses_an_unknown_search(monkeypatch, capsys):
         bench_phases.main()
     assert exit_.value.code == 2
     assert "--search takes numpy, compiled (got 'numpy,fast')" in capsys.readouterr().err
+
+
+def test_a_peers_answer_is_encoded_with_its_numbers_as_given(adult):
+    """treecf sets a feature to a split's threshold plus an epsilon (7731.5 in an int64 column):
+    the judge prices it as it is, where the schema refuses it as an instance's value."""
+    _, X, model = adult
+    explainer = geco.Explainer(model, X, desired_class=1)
+    schema = explainer.schema
+    whole = X.iloc[[5]]
+    np.testing.assert_array_equal(bench_treecf.peer_row(schema, whole), schema.encode(whole))
+    peer = whole.astype({"capital_gain": float}).assign(capital_gain=7731.5)
+    row = bench_treecf.peer_row(schema, peer)
+    assert row[0, schema.index("capital_gain")] == 7731.5
+    with pytest.raises(SchemaError, match="cannot hold the value 7731.5"):
+        schema.encode(peer)

@@ -16,6 +16,8 @@ __all__ = ["GOLDEN", "add_cell", "combine", "copy_row", "jit", "mix", "reset_gro
 #: first, as numba would load a kernel with the old code of a callee in another file
 clear_stale_kernels()
 jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+#: the same, inlined into its callers by numba (a small loop LLVM would leave a call: a call per row)
+inlined = nb.njit(cache=True, nogil=True, error_model="numpy", inline="always")
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

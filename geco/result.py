@@ -123,7 +123,12 @@ class Explanation:
             for f in self.features:
                 if row[f] != xrow[f]:
                     recs.append({"counterfactual": i + 1, "feature": f, "from": xrow[f], "to": row[f]})
-        return pd.DataFrame(recs, columns=["counterfactual", "feature", "from", "to"])
+        out = pd.DataFrame(recs, columns=["counterfactual", "feature", "from", "to"])
+        for c in ("from", "to"):  # ints beside floats would be made floats (debt 28.0 -> 24.0)
+            values = [rec[c] for rec in recs]
+            if out[c].dtype.kind == "f" and any(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+                out[c] = pd.Series(values, index=out.index, dtype=object)
+        return out
 
     def __len__(self) -> int:
         return len(self.counterfactuals)

@@ -230,6 +230,10 @@ def test_an_integer_feature_beside_floats_renders_as_an_integer():
     assert f"{debt}.0" not in str(result) and f">{debt}.0<" not in result._repr_html_()
     changed = result.changes()  # income is fixed: every change is of an integer feature
     assert len(changed) and all(type(v) is int for v in [*changed["from"], *changed["to"]])
+    mixed = geco.Explainer(model, X, desired_class=1).explain(X.iloc[[row]], k=5, random_state=0).changes()
+    kinds = {f: {type(v) for v in [*part["from"], *part["to"]]} for f, part in mixed.groupby("feature")}
+    assert kinds.get("income") == {float} and len(kinds) > 1, kinds  # ints beside floats stay ints
+    assert all(kinds[f] == {int} for f in kinds if f != "income"), kinds
 
 
 def test_explain_many(adult):

@@ -512,9 +512,18 @@ def load(path: str | Path) -> Explainer:
     import joblib  # ships with scikit-learn
 
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory; expected a file written by Explainer.save")
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
-    obj = joblib.load(path)
+    try:
+        obj = joblib.load(path)
+    except (ImportError, AttributeError) as exc:  # saved where other classes or versions were installed
+        raise ValueError(f"{path}: cannot load: it needs what this Python lacks ({type(exc).__name__}: {exc}); "
+                         "install the geco and model library versions it was saved with") from exc  # fmt: skip
+    except Exception as exc:  # not a pickle: struct.error, UnpicklingError, EOFError, ...
+        raise ValueError(f"{path}: not a file written by Explainer.save (cannot unpickle it: "
+                         f"{type(exc).__name__}: {exc})") from exc  # fmt: skip
     if not isinstance(obj, Explainer):
         raise TypeError(f"{path} holds a {type(obj).__name__}, not a geco Explainer")
     return obj

@@ -175,6 +175,12 @@ def test_load_refuses_other_objects(tmp_path):
         geco.load(tmp_path / "x.joblib")
     with pytest.raises(FileNotFoundError):
         geco.load(tmp_path / "missing.joblib")
+    with pytest.raises(IsADirectoryError, match="is a directory; expected a file written by Explainer.save"):
+        geco.load(tmp_path)
+    for junk in (b"junk", b"", b"\x80\x04garbage"):  # text, empty, a broken pickle
+        (tmp_path / "junk.joblib").write_bytes(junk)
+        with pytest.raises(ValueError, match=r"junk.joblib: not a file written by Explainer.save \(cannot unpickle"):
+            geco.load(tmp_path / "junk.joblib")
 
 
 # ---------------------------------------------------------------------------- explain_many

@@ -111,13 +111,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     X, _, _, _, _ = load_data(args)
     program = plaf_grammar.load(args.file, X)
+    row = row_frame(args, X)  # a bad --row is refused before anything is printed
     print(f"{args.file}: OK ({len(program.groups)} groups)")
     print("groups:")
     for i, g in enumerate(program.groups):
         print(f"  {i:>2}: {', '.join(g)}")
     if not program.costs.is_uniform:
         print(f"costs: {'; '.join(program.costs.describe())} (every other change costs 1)")
-    row = row_frame(args, X)
     ground = program.ground(row)
     print(f"grounded on row {args.row}:")
     print("  " + str(ground).replace("\n", "\n  "))

@@ -73,6 +73,9 @@ def test_check_good_and_bad_files(tmp_path, capsys):
     assert main(["check", str(bad), "--dataset", "adult"]) == 1
     err = capsys.readouterr().err
     assert f"{bad}:2:1:" in err and "did you mean 'age'" in err
+    assert main(["check", str(geco.datasets.load_adult().constraints), "--dataset", "adult", "--row", "99999999"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--row 99999999 is out of range" in err  # refused before any report
 
 
 def test_user_errors_exit_2(tmp_path, capsys):

@@ -109,6 +109,7 @@ def test_data_nan(forest, column):
     schema = Schema.from_dataframe(X)
     msg = refused("missing value", lambda: Explainer(model, put(X, column, np.nan), schema=schema))
     assert f"'{column}'" in msg and f"row {ROW}" in msg
+    assert f"(1 of {len(X)} rows hold a missing value;" in msg and "X.dropna()" in msg  # what to do
 
 
 def test_data_minus_inf_with_mlp(mlp):

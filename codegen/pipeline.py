@@ -36,7 +36,8 @@ including ``drop=``, infrequent categories and ``handle_unknown``.
 Supported: ``Pipeline`` (nested pipelines flattened), ``ColumnTransformer`` (any column selector,
 ``remainder``, ``'passthrough'``/``'drop'``), ``OneHotEncoder``, ``OrdinalEncoder``,
 ``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``, identity
-``FunctionTransformer``, ``SimpleImputer`` (the identity: no row holds a missing value), and
+``FunctionTransformer``, ``SimpleImputer``/``KNNImputer``/``IterativeImputer`` (the identity:
+no row holds a missing value), and
 HistGradientBoosting's internal categorical preprocessor. Anything else
 raises :class:`codegen.UnsupportedModel` with a one-line reason.
 """
@@ -235,6 +236,17 @@ def _scaler_ops(trans: Any, i: int) -> list[tuple]:
     raise AssertionError(trans)  # pragma: no cover
 
 
+#: scikit-learn's imputers, which fill missing values only
+_IMPUTERS = ("SimpleImputer", "KNNImputer", "IterativeImputer")
+
+
+def _is_imputer(trans: Any) -> bool:
+    """Whether ``trans`` is one of scikit-learn's imputers (by module: ``IterativeImputer`` is
+    reachable from ``sklearn.impute`` only once its experimental flag is imported)."""
+    kind = type(trans)
+    return kind.__module__.startswith("sklearn.impute") and kind.__name__ in _IMPUTERS
+
+
 def _is_identity_function(trans: Any) -> bool:
     from sklearn.preprocessing import FunctionTransformer
     from sklearn.utils import check_array
@@ -331,27 +343,27 @@ class _Reader:
             ]
         if isinstance(trans, (OneHotEncoder, OrdinalEncoder)):
             return self.encoder(trans, cols, in_frame)
-        from sklearn.impute import SimpleImputer
-
-        if isinstance(trans, SimpleImputer):
+        if _is_imputer(trans):
             return self.imputer(trans, cols)
         raise UnsupportedModel(f"pipeline step {type(trans).__name__} is not supported")
 
     @staticmethod
     def imputer(imp: Any, cols: list[_Col]) -> list[_Col]:
-        """A ``SimpleImputer`` replaces missing values only, and no row reaching the model holds
-        one (the schema refuses them in the data, the instance and every candidate): its
-        columns pass through, unless it replaces a value the data may hold (a sentinel
-        ``missing_values``), adds indicator columns or drops a column it saw empty."""
+        """An imputer (``SimpleImputer``, ``KNNImputer``, ``IterativeImputer``) replaces missing
+        values only, and no row reaching the model holds one (the schema refuses them in the
+        data, the instance and every candidate): its columns pass through, unless it replaces a
+        value the data may hold (a sentinel ``missing_values``), adds indicator columns or drops
+        a column it saw empty."""
         import pandas as pd
 
+        name = type(imp).__name__
         missing = imp.missing_values
         if not (missing is None or missing is pd.NA or (isinstance(missing, float) and np.isnan(missing))):
-            raise UnsupportedModel(f"SimpleImputer(missing_values={missing!r}) replaces a value the data may hold")
+            raise UnsupportedModel(f"{name}(missing_values={missing!r}) replaces a value the data may hold")
         if imp.add_indicator:
-            raise UnsupportedModel("SimpleImputer(add_indicator=True) adds columns the engine does not read")
+            raise UnsupportedModel(f"{name}(add_indicator=True) adds columns the engine does not read")
         if len(imp.get_feature_names_out()) != len(cols):
-            raise UnsupportedModel("SimpleImputer drops the columns it saw without a value")
+            raise UnsupportedModel(f"{name} drops the columns it saw without a value")
         return list(cols)
 
     def encoder(self, enc: Any, cols: list[_Col], in_frame: bool) -> list[_Col]:

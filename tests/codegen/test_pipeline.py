@@ -148,7 +148,15 @@ def test_a_simple_imputer_passes_its_columns_through(adult):
     mi = read_model_input(pipe, sub)
     assert [c.kind for c in mi.columns] == ["identity"] * len(numeric.columns)
     np.testing.assert_array_equal(mi.transform(sub.encode(numeric)), pipe[:-1].transform(numeric))
+    from sklearn.experimental import enable_iterative_imputer  # noqa: F401
+    from sklearn.impute import IterativeImputer, KNNImputer
+
     some_missing = numeric.assign(age=numeric.age.where(numeric.age > 20))
+    for other in (KNNImputer(n_neighbors=3), IterativeImputer(max_iter=2, random_state=0)):
+        fitted = Pipeline([("i", other), ("m", RandomForestClassifier(2, random_state=0))]).fit(some_missing, y)
+        mi = read_model_input(fitted, sub)
+        assert [c.kind for c in mi.columns] == ["identity"] * len(numeric.columns), type(other).__name__
+        np.testing.assert_array_equal(mi.transform(sub.encode(numeric)), fitted[:-1].transform(numeric))
     no_age = numeric.astype(float).assign(age=np.nan)  # a column without any value, at fit
     for imputer, fit_on, reason in (
         (SimpleImputer(missing_values=0), numeric, "missing_values=0"),

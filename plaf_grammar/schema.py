@@ -60,8 +60,9 @@ class Feature:
 
     @property
     def is_ordered(self) -> bool:
-        """Whether ``<``/``>`` mean something for this feature."""
-        return self.kind in ("numeric", "ordinal")
+        """Whether ``<``/``>`` mean something for this feature: a number, an ordinal, or a bool
+        (False < True, its codes' order: ``increasing has_degree``)."""
+        return self.kind in ("numeric", "ordinal") or self.dtype in ("bool", "boolean")
 
 
 @functools.cache

@@ -200,7 +200,7 @@ class TypeChecker(Visitor[Any]):
                     "they have different categories",
                     e.pos,
                 )
-            if ordered_op and f.kind != "ordinal":
+            if ordered_op and not f.is_ordered:
                 raise error_at(
                     PLAFTypeError,
                     f"{e.op!r} on unordered categorical feature {f.name!r}; use == or != or "
@@ -221,7 +221,7 @@ class TypeChecker(Visitor[Any]):
                         other.pos,
                     )
                 self.category(f, other)
-                if ordered_op and f.kind != "ordinal":
+                if ordered_op and not f.is_ordered:
                     raise error_at(
                         PLAFTypeError,
                         f"{e.op!r} on unordered categorical feature {f.name!r}; use == or != or "

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plaf_grammar import Schema, SchemaError, SourceRule, holds, load
+from plaf_grammar import PLAFTypeError, Schema, SchemaError, SourceRule, holds, load
 from plaf_grammar.ast import Category, Compare, Ref
 
 
@@ -246,3 +246,21 @@ def test_negated_int_zero_keeps_its_sign_through_division():
     assert holds(program, x, cf)
     ground = program.ground(df.iloc[0])
     assert ground.check({"a": df["a"].to_numpy(), "b": df["b"].to_numpy(float)}).tolist() == [True, True]
+
+
+@pytest.mark.parametrize("text", ["increasing flag", "decreasing flag", "cf.flag > x.flag", "cf.flag <= false or cf.age > 40",
+                                  "if cf.flag < x.flag then cf.age >= x.age + 5"])  # fmt: skip
+def test_a_bool_feature_is_ordered_false_before_true(schema, text):
+    """``increasing has_degree``: a bool orders False < True (its codes' order), in the grounded
+    predicates as in the reference evaluator; an unordered categorical still refuses '<'."""
+    p = load(text, schema)
+    cands = candidates()
+    for x in (frame().iloc[0], frame().iloc[1]):  # flag True, then False
+        got = p.ground(x).check(columns(cands, schema)).tolist()
+        assert got == reference(p, x, cands), text
+        if text == "increasing flag":
+            assert got == (cands["flag"] | (not x["flag"])).tolist()  # from True: only True
+        if text == "decreasing flag":
+            assert got == (~cands["flag"] | x["flag"]).tolist()  # from False: only False
+    with pytest.raises(PLAFTypeError, match="unordered categorical feature 'color'"):
+        load("increasing color", schema)

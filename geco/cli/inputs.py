@@ -92,7 +92,8 @@ def text_as_categories(df: Any) -> None:
 
 def decimal_comma_columns(df: Any, sample: int = 1000) -> dict[str, str]:
     """Text columns whose values (the first ``sample``) are all numbers, some written with a
-    decimal comma (``40,5``): column -> such a value. pandas reads them as text."""
+    decimal comma (``40,5``): column -> such a value. pandas reads them as text. A column whose
+    first ``sample`` values are all integers is text for a later value: it is read whole."""
     import pandas as pd
 
     out = {}
@@ -101,7 +102,12 @@ def decimal_comma_columns(df: Any, sample: int = 1000) -> dict[str, str]:
             continue
         values = df[c].iloc[:sample].dropna().astype(str).str.strip()
         comma = values.str.fullmatch(r"[+-]?\d+,\d+")
-        if len(values) and comma.any() and (comma | values.str.fullmatch(r"[+-]?\d+")).all():
+        whole = values.str.fullmatch(r"[+-]?\d+")
+        if len(values) and not comma.any() and whole.all() and len(df) > sample:
+            values = df[c].dropna().astype(str).str.strip()
+            comma = values.str.fullmatch(r"[+-]?\d+,\d+")
+            whole = values.str.fullmatch(r"[+-]?\d+")
+        if len(values) and comma.any() and (comma | whole).all():
             out[str(c)] = str(values[comma].iloc[0])
     return out
 

@@ -146,6 +146,10 @@ def test_files_that_are_not_what_the_option_expects(files, tmp_path, capsys):
         main(argv)
         err = capsys.readouterr().err
         assert "warning: column 'b' holds numbers written with a decimal comma ('0,5'): it is read as text" in err
+    late = "\n".join(f'{i},"{i if i < 1500 else f"{i},5"}",{i % 2}' for i in range(1600))  # commas after row 1500
+    (tmp_path / "late.csv").write_text("a,b,label\n" + late + "\n", encoding="utf-8")
+    main(["suggest", "--data", str(tmp_path / "late.csv")])
+    assert "warning: column 'b' holds numbers written with a decimal comma ('1500,5')" in capsys.readouterr().err
 
 
 def test_batches_ignore_the_id_column_as_one_row_does(files, capsys):

@@ -201,8 +201,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """``geco serve``: the HTTP decision service (geco.serve; needs geco-cf[serve])."""
     if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
         raise CLIError("geco serve needs fastapi and uvicorn: pip install 'geco-cf[serve]'")
+    from geco.explainer import load
     from geco.serve import ServeSettings, serve
 
+    load(args.explainer)  # a file that is no saved Explainer is refused here, not in a worker's traceback
     settings = ServeSettings(
         str(args.explainer), host=args.host, port=args.port, workers=args.workers, max_rows=args.max_rows,
         max_body=args.max_body, keys=str(args.keys) if args.keys else None, access_log=args.access_log,

@@ -1,5 +1,5 @@
 """``geco serve`` on the command line: bad arguments and files are refused with the CLI's exit
-status 2 before (or, for a file that is not an Explainer, as) the workers start."""
+status 2 before the workers start."""
 
 from __future__ import annotations
 
@@ -29,12 +29,17 @@ def test_bad_workers_and_keys(explainer_file, tmp_path, capsys):
 
 
 def test_not_an_explainer(forest, tmp_path):
+    """A model saved instead of an Explainer, or no pickle at all: refused before any worker
+    starts, in one line, without a traceback."""
     path = tmp_path / "model.joblib"
     joblib.dump(forest, path)
+    junk = tmp_path / "rules.joblib"
+    junk.write_text("fixed age\n", encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(HERE)]))
-    done = subprocess.run(
-        [sys.executable, "-m", "geco", "serve", str(path), "--port", str(free_port())],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == EXIT_BAD_USAGE
-    assert "not a geco Explainer" in done.stderr
+    for given, said in ((path, "not a geco Explainer"), (junk, "not a file written by Explainer.save")):
+        done = subprocess.run(
+            [sys.executable, "-m", "geco", "serve", str(given), "--port", str(free_port())],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == EXIT_BAD_USAGE
+        assert said in done.stderr and "Traceback" not in done.stderr, done.stderr

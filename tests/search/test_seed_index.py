@@ -15,6 +15,7 @@ import plaf_grammar
 from geco.models import one_hot_pipeline
 from geco.problem.diagnosis import empty_space_reason
 from geco.problem.seed_index import nearest_bounded
+from geco.search.compiled import compiled_kernels
 from geco.search.start import context, reference_seed_candidates, seed_candidates
 
 ROWS = {"adult": 8000, "credit": 12000, "compas": None}
@@ -39,12 +40,16 @@ def _same_seeds(explainer: geco.Explainer, X: pd.DataFrame, rows, **overrides) -
         problem = explainer.problem(X.iloc[[int(r)]], norm_weights=cfg.norm_weights)
         if empty_space_reason(problem):
             continue
-        fast, slow = (context(problem, np.random.default_rng(int(r))) for _ in range(2))
-        a, b = seed_candidates(problem, fast, cfg), reference_seed_candidates(problem, slow, cfg)
-        np.testing.assert_array_equal(a.rows, b.rows, err_msg=f"row {r}")
-        np.testing.assert_array_equal(a.changed, b.changed, err_msg=f"row {r}")
-        assert list(fast.rejected.items()) == list(slow.rejected.items()), f"row {r}"
-        assert fast.rng.bit_generator.state == slow.rng.bit_generator.state, f"row {r}"
+        slow = context(problem, np.random.default_rng(int(r)))
+        b = reference_seed_candidates(problem, slow, cfg)
+        for kernels in (None, compiled_kernels(True)):  # the cascade in numpy, then compiled
+            fast = context(problem, np.random.default_rng(int(r)))
+            fast.kernels = kernels
+            a = seed_candidates(problem, fast, cfg)
+            np.testing.assert_array_equal(a.rows, b.rows, err_msg=f"row {r}")
+            np.testing.assert_array_equal(a.changed, b.changed, err_msg=f"row {r}")
+            assert list(fast.rejected.items()) == list(slow.rejected.items()), f"row {r}"
+            assert fast.rng.bit_generator.state == slow.rng.bit_generator.state, f"row {r}"
         compared += len(a) > 0
     return compared
 

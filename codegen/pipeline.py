@@ -36,10 +36,9 @@ including ``drop=``, infrequent categories and ``handle_unknown``.
 Supported: ``Pipeline`` (nested pipelines flattened), ``ColumnTransformer`` (any column selector,
 ``remainder``, ``'passthrough'``/``'drop'``), ``OneHotEncoder``, ``OrdinalEncoder``,
 ``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``, identity
-``FunctionTransformer``, ``SimpleImputer``/``KNNImputer``/``IterativeImputer`` (the identity:
-no row holds a missing value), and
-HistGradientBoosting's internal categorical preprocessor. Anything else
-raises :class:`codegen.UnsupportedModel` with a one-line reason.
+``FunctionTransformer``, ``SimpleImputer``/``KNNImputer``/``IterativeImputer`` (the identity: no
+row holds a missing value), and HistGradientBoosting's internal categorical preprocessor.
+Anything else raises :class:`codegen.UnsupportedModel` with a one-line reason.
 """
 
 from __future__ import annotations

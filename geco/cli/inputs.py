@@ -101,15 +101,16 @@ def decimal_comma_columns(df: Any, sample: int = 1000) -> dict[str, str]:
         if not (df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)):
             continue
         values = df[c].iloc[:sample].dropna().astype(str).str.strip()
-        comma = values.str.fullmatch(r"[+-]?\d+,\d+")
-        whole = values.str.fullmatch(r"[+-]?\d+")
-        if len(values) and not comma.any() and whole.all() and len(df) > sample:
+        if len(df) > sample and len(values) and values.str.fullmatch(_WHOLE).all():  # text for a later value
             values = df[c].dropna().astype(str).str.strip()
-            comma = values.str.fullmatch(r"[+-]?\d+,\d+")
-            whole = values.str.fullmatch(r"[+-]?\d+")
-        if len(values) and comma.any() and (comma | whole).all():
+        comma = values.str.fullmatch(_DECIMAL_COMMA)
+        if len(values) and comma.any() and (comma | values.str.fullmatch(_WHOLE)).all():
             out[str(c)] = str(values[comma].iloc[0])
     return out
+
+
+#: a whole number and one written with a decimal comma, as text
+_WHOLE, _DECIMAL_COMMA = r"[+-]?\d+", r"[+-]?\d+,\d+"
 
 
 def check_csv_header(path: Path) -> None:

@@ -433,7 +433,10 @@ class Schema:
         na = s.isna().to_numpy()
         if na.any():
             row = _plain(df.index[int(np.argmax(na))])
-            raise SchemaError(f"{what}: column {f.name!r} has a missing value (NaN) at row {row!r}")
+            holes = int(df.isna().any(axis=1).sum())
+            raise SchemaError(f"{what}: column {f.name!r} has a missing value (NaN) at row {row!r} ({holes} of {len(df)} "
+                              "rows hold a missing value; a search over the values the data holds cannot use a missing "
+                              "one: give X.dropna(), or impute them as the model's pipeline does)")  # fmt: skip
         if f.categories is None:
             if pd.api.types.is_bool_dtype(s.dtype) or not pd.api.types.is_numeric_dtype(s.dtype):
                 # try a lenient conversion, report the first bad value

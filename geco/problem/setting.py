@@ -30,7 +30,7 @@ from geco.problem.feasible_space import (
 )
 from geco.problem.problem import Instance, Problem
 from geco.problem.seed_index import SeedIndex, domain_codes
-from plaf_grammar import CheckedProgram, EncodedTable, Schema, SchemaError
+from plaf_grammar import CheckedProgram, EncodedTable, Schema
 
 __all__ = ["SEED_POOL_ROWS", "SeedPool", "Setting", "checked_program"]
 
@@ -95,10 +95,7 @@ class Setting:
         """Everything the explanations share; ``X`` holds the model's columns only. Raises
         SchemaError / PLAFError / UnsupportedModel naming what is wrong."""
         schema = schema if schema is not None else Schema.from_dataframe(X)
-        try:
-            table = schema.encode_table(X, what="X")
-        except SchemaError as exc:
-            raise _with_missing_hint(exc, X) from None
+        table = schema.encode_table(X, what="X")
         reference = BlackBoxScorer(model, schema, desired_class)  # the model's own numbers
         data_values = check_data(reference.predict, schema, table, X.index)
         program = checked_program(constraints, schema)
@@ -215,17 +212,6 @@ class Setting:
                                 self.space_memo(), tuple(float(w) for w in norm_weights))  # fmt: skip
         required = required_groups(grounded, self.domains, instance.x)
         return Problem(self, instance, grounded, distance, spaces, required, priced)
-
-
-def _with_missing_hint(exc: SchemaError, X: pd.DataFrame) -> SchemaError:
-    """``exc``, and where it is about a missing value, how many rows hold one and what to do:
-    a search moves values to values the data holds, and a missing one is none."""
-    if "missing value" not in str(exc):
-        return exc
-    holes = int(X.isna().any(axis=1).sum())
-    return SchemaError(f"{exc} ({holes} of {len(X)} rows hold a missing value; geco searches over the values "
-                       "the data holds and cannot use a missing one: give X.dropna(), or impute them as your model's "
-                       "pipeline does)")  # fmt: skip
 
 
 def check_model(predict: Any, table: EncodedTable) -> None:

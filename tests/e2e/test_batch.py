@@ -177,6 +177,9 @@ def test_load_refuses_other_objects(tmp_path):
         geco.load(tmp_path / "missing.joblib")
     with pytest.raises(IsADirectoryError, match="is a directory; expected a file written by Explainer.save"):
         geco.load(tmp_path)
+    (tmp_path / "other.joblib").write_bytes(b"cno_such_module_geco\nThing\n(tR.")  # saved with a library not here
+    with pytest.raises(ValueError, match=r"other.joblib: cannot load: it needs what this Python lacks \(ModuleNotFoundError"):
+        geco.load(tmp_path / "other.joblib")
     for junk in (b"junk", b"", b"\x80\x04garbage"):  # text, empty, a broken pickle
         (tmp_path / "junk.joblib").write_bytes(junk)
         with pytest.raises(ValueError, match=r"junk.joblib: not a file written by Explainer.save \(cannot unpickle"):

@@ -19,14 +19,15 @@ if TYPE_CHECKING:
     from codegen import UnsupportedModel as UnsupportedModelError
     from geco import datasets
     from geco.explainer import Explainer, load
+    from geco.fitted_state import ModelChangedError
     from geco.laws import suggest
     from geco.report import report
     from geco.result import Explanation
     from geco.search.exact import ExactBudget
 
 __all__ = [
-    "ENGINES", "BlackBoxScorer", "ExactBudget", "Explainer", "Explanation", "UnsupportedModelError", "datasets", "load", "report",
-    "suggest",
+    "ENGINES", "BlackBoxScorer", "ExactBudget", "Explainer", "Explanation", "ModelChangedError", "UnsupportedModelError", "datasets",
+    "load", "report", "suggest",
 ]  # fmt: skip
 __version__ = "0.1.0"
 
@@ -39,6 +40,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Explainer": ("geco.explainer", "Explainer"),
     "ExactBudget": ("geco.search.exact", "ExactBudget"),
     "load": ("geco.explainer", "load"),
+    "ModelChangedError": ("geco.fitted_state", "ModelChangedError"),
     "report": ("geco.report", "report"),
     "Explanation": ("geco.result", "Explanation"),
     "suggest": ("geco.laws", "suggest"),

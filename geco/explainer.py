@@ -24,6 +24,7 @@ import pandas as pd
 import plaf_grammar
 from codegen import ENGINES, UnsupportedModel, input_columns
 from geco import answers
+from geco.fitted_state import FittedState
 from geco.problem.diagnosis import empty_space_reason
 from geco.problem.distance import DistanceSpec
 from geco.problem.problem import Problem
@@ -256,6 +257,23 @@ class Explainer:
         self.setting = Setting.build(model, X, constraints, self.stated_target.output, engine, schema)
         target = self.stated_target.target(self.config.threshold, self.setting.seed_pool.proba)
         self.config = replace(self.config, target=target)
+        #: the model's fitted state as the Explainer read it: a model fitted again is refused
+        self.fitted_state = FittedState(model)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("fitted_state", None)  # taken again from the model as it is unpickled
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.fitted_state = FittedState(self.model)
+
+    def check_model(self) -> None:
+        """Refuse to go on with a model fitted again (or changed) since this Explainer read
+        it (:class:`geco.fitted_state.ModelChangedError`): its compiled copy and the data's
+        scores would be the old model's."""
+        self.fitted_state.check(self.model)
 
     @property
     def target(self) -> Target:
@@ -369,6 +387,7 @@ class Explainer:
         """One instance's problem as ``explain`` builds it: encoded and checked, the engine
         bound to it and the model's P(desired) of it, the program grounded on it, GeCo's distance
         to it and every group's feasible values. For the baselines, diagnosis and debugging."""
+        self.check_model()
         cfg = self._config(dict(overrides))
         return self.setting.problem(self.setting.instance(self._frame(x)), cfg.norm_weights)
 
@@ -389,6 +408,7 @@ class Explainer:
         the closest one within the rules and ``gap`` 0.0, or, at the budget, the best found and
         the relative distance gap still open; ``stats["exact"]`` says what it cost."""
         t_start = time.perf_counter()
+        self.check_model()
         budget = exact_budget(exact)
         cfg = self._config(dict(overrides))
         if budget is not None and not answers.certifiable(cfg.goal):
@@ -459,6 +479,7 @@ class Explainer:
         rows per task (default: up to 16). ``exact`` and the other options act as in ``explain``."""
         from geco.batch import explanations_frame, iter_explain
 
+        self.check_model()
         self._config(dict(overrides))  # a bad option: one error now, not a failed row per row
         if exact_budget(exact) is not None:  # exact mode per row (a bad value: one error now)
             overrides = {**overrides, "exact": exact}
@@ -474,6 +495,7 @@ class Explainer:
     def ir(self, x: Any, delta: Sequence[str], optimized: bool = False) -> str:
         """LLVM IR of the model specialised to ``x`` and the features ``delta`` (the only ones
         left free); every other feature is folded in as a constant."""
+        self.check_model()
         instance = self.setting.instance(self._frame(x))
         unknown = [f for f in delta if f not in self.schema]
         if unknown:

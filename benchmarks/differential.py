@@ -60,7 +60,7 @@ FAMILIES = ("dt", "rf", "et", "gb", "hgb", "hgb-cat", "xgb", "lgb", "mlp")
 MLP_OUTPUTS = ("mlp-reg", "mlp-set")
 #: families whose bare model reads pandas categoricals itself
 NATIVE_CATEGORICALS = ("hgb-cat", "xgb", "lgb")
-PIPELINES = ("bare", "onehot", "ordinal", "standard", "minmax", "imputed")
+PIPELINES = ("bare", "onehot", "ordinal", "standard", "minmax", "imputed", "selected")
 TREE_TIERS = ("numpy", "jit", "auto", "plan", "xwalk", "full")
 MLP_TIERS = ("numpy", "jit", "auto")
 #: magnitudes every numeric feature is also tried at (float32's largest finite value included)
@@ -186,6 +186,17 @@ def _pipeline(kind: str, X: pd.DataFrame, est, rng: np.random.Generator):
         parts.append(("cat", encoder, cats))
     if nums:
         parts.append(("num", scaler, nums))
+    if kind == "selected":  # feature selection between the encoding and the model
+        from sklearn.base import is_regressor
+        from sklearn.feature_selection import (
+            SelectKBest,
+            VarianceThreshold,
+            f_classif,
+            f_regression,
+        )
+
+        keep = SelectKBest(f_regression if is_regressor(est) else f_classif, k=int(rng.integers(1, len(X.columns) + 1)))
+        return Pipeline([("ct", ColumnTransformer(parts)), ("v", VarianceThreshold()), ("k", keep), ("m", est)])
     return Pipeline([("ct", ColumnTransformer(parts)), ("m", est)])
 
 

@@ -37,7 +37,9 @@ Supported: ``Pipeline`` (nested pipelines flattened), ``ColumnTransformer`` (any
 ``remainder``, ``'passthrough'``/``'drop'``), ``OneHotEncoder``, ``OrdinalEncoder``,
 ``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``, identity
 ``FunctionTransformer``, ``SimpleImputer``/``KNNImputer``/``IterativeImputer`` (the identity: no
-row holds a missing value), and HistGradientBoosting's internal categorical preprocessor.
+row holds a missing value), feature selectors (``VarianceThreshold``, ``SelectKBest``,
+``SelectFromModel``, ``RFE``, ...: the columns their support keeps), and HistGradientBoosting's
+internal categorical preprocessor.
 Anything else raises :class:`codegen.UnsupportedModel` with a one-line reason.
 """
 
@@ -344,6 +346,10 @@ class _Reader:
             return self.encoder(trans, cols, in_frame)
         if _is_imputer(trans):
             return self.imputer(trans, cols)
+        from sklearn.feature_selection import SelectorMixin
+
+        if isinstance(trans, SelectorMixin):
+            return self.selector(trans, cols)
         raise UnsupportedModel(f"pipeline step {type(trans).__name__} is not supported")
 
     @staticmethod
@@ -364,6 +370,19 @@ class _Reader:
         if len(imp.get_feature_names_out()) != len(cols):
             raise UnsupportedModel(f"{name} drops the columns it saw without a value")
         return list(cols)
+
+    @staticmethod
+    def selector(sel: Any, cols: list[_Col]) -> list[_Col]:
+        """A feature selector (``VarianceThreshold``, ``SelectKBest``, ``SelectFromModel``,
+        ``RFE``, ...: scikit-learn's ``SelectorMixin``) keeps the columns its support marks, as
+        they are: its ``transform`` is ``X[:, get_support()]``."""
+        try:
+            keep = np.asarray(sel.get_support(), dtype=bool)
+        except Exception as exc:  # not fitted, or a selector without a support mask
+            raise UnsupportedModel(f"{type(sel).__name__} gives no support mask: {exc}") from None
+        if keep.shape != (len(cols),):
+            raise UnsupportedModel(f"{type(sel).__name__} selects among {keep.size} columns, {len(cols)} reach it")
+        return [c for c, kept in zip(cols, keep) if kept]
 
     def encoder(self, enc: Any, cols: list[_Col], in_frame: bool) -> list[_Col]:
         from sklearn.preprocessing import OneHotEncoder

@@ -78,3 +78,13 @@ def test_hot_delta_compiles_in_the_background_and_agrees():
     scorer = diff.tree_tiers(case)["auto"]
     checked, bad, compiled = diff.hot_delta(case, scorer, np.random.default_rng(0), n=50, seconds=30.0)
     assert checked > 0 and compiled and bad == 0
+
+
+@pytest.mark.parametrize("family", ["rf", "gb", "hgb", "mlp", "mlp-reg"])
+def test_pipelines_with_feature_selection_compile_and_agree(family):
+    """Feature selectors after the encoders and scalers keep the columns their support marks:
+    the model compiles and every tier agrees with predict_proba."""
+    case = diff.make_case(5, family, "selected", n=160)
+    assert type(case.model[2]).__name__ == "SelectKBest"
+    tally = check_model(case, 5)
+    assert tally.rows == BLOCKS * ROWS and not tally.mismatches, tally.examples[:2]

@@ -7,6 +7,13 @@ import pandas as pd
 import pytest
 from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.feature_selection import (
+    RFE,
+    SelectFromModel,
+    SelectKBest,
+    VarianceThreshold,
+    f_classif,
+)
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import (
@@ -18,6 +25,7 @@ from sklearn.preprocessing import (
     RobustScaler,
     StandardScaler,
 )
+from sklearn.tree import DecisionTreeClassifier
 
 from codegen import UnsupportedModel, read_model_input
 from codegen.pipeline import apply_ops
@@ -67,6 +75,20 @@ def _dense(a):
                 ("cat", Pipeline([("i", SimpleImputer(strategy="most_frequent")), ("o", OneHotEncoder())]), CAT),
             ]
         ),
+        # feature selectors: after the whole ColumnTransformer, and inside one of its parts
+        Pipeline([
+            ("ct", ColumnTransformer([("oh", OneHotEncoder(handle_unknown="ignore"), CAT), ("sc", StandardScaler(), NUM)])),
+            ("k", SelectKBest(f_classif, k=12)),
+            ("v", VarianceThreshold(0.01)),
+        ]),
+        ColumnTransformer([
+            ("oh", Pipeline([("o", OneHotEncoder(sparse_output=False)), ("v", VarianceThreshold(0.02))]), CAT),
+            ("m", Pipeline([("s", MinMaxScaler()), ("f", SelectFromModel(DecisionTreeClassifier(max_depth=4, random_state=0)))]), NUM),
+        ]),
+        Pipeline([
+            ("ct", ColumnTransformer([("od", OrdinalEncoder(), CAT)], remainder="passthrough")),
+            ("rfe", RFE(DecisionTreeClassifier(max_depth=3, random_state=0), n_features_to_select=5)),
+        ]),
     ],
 )
 def test_transform_matches_sklearn(adult, ct):
@@ -174,3 +196,20 @@ def test_apply_ops_is_sklearn_order():
     np.testing.assert_array_equal(
         apply_ops([("sub", float(s.mean_[0])), ("div", float(s.scale_[0]))], v), s.transform(v[:, None])[:, 0]
     )
+
+
+def test_a_feature_selector_keeps_the_columns_of_its_support(adult):
+    """A selector keeps some columns as they are; the features it drops reach the model
+    through no column, and one fitted on other columns is refused."""
+    X, y, schema = adult
+    ct = ColumnTransformer([("oh", OneHotEncoder(sparse_output=False), CAT)], remainder="passthrough")
+    pipe = Pipeline([("ct", ct), ("k", SelectKBest(f_classif, k=4)), ("m", RandomForestClassifier(3, random_state=0))]).fit(X, y)
+    mi = read_model_input(pipe, schema)
+    support = pipe.named_steps["k"].get_support()
+    kept = [name.split("__", 1)[-1] for name in np.asarray(pipe[0].get_feature_names_out())[support]]
+    assert [c.name for c in mi.columns] == kept
+    np.testing.assert_array_equal(mi.transform(schema.encode(X)), pipe[:-1].transform(X))
+    other = SelectKBest(f_classif, k=2).fit(np.zeros((4, 3)) + np.arange(12).reshape(4, 3) ** 2, [0, 1, 0, 1])
+    pipe.steps[1] = ("k", other)
+    with pytest.raises(UnsupportedModel, match="SelectKBest selects among 3 columns"):
+        read_model_input(pipe, schema)

@@ -279,3 +279,36 @@ def test_a_numeric_column_declared_categorical_decodes_to_its_own_dtype():
     decoded = schema.decode(encoded)
     pd.testing.assert_frame_equal(decoded[["code", "small", "grade", "nullable"]], X[["code", "small", "grade", "nullable"]])
     assert decoded["name"].tolist() == ["x", "y", "x", "x"]
+
+
+# ----------------------------------------------------------------------------- feature selection
+SELECTED = {
+    "forest": lambda: RandomForestClassifier(20, max_depth=6, random_state=0),
+    "hgb": lambda: HistGradientBoostingClassifier(max_iter=20, random_state=0),
+    "mlp": lambda: MLPClassifier((8,), max_iter=200, random_state=0),
+    "xgboost": lambda: xgb.XGBClassifier(n_estimators=20, max_depth=3, n_jobs=1),
+}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("kind", sorted(SELECTED))
+def test_a_pipeline_with_feature_selection_is_compiled_and_scores_as_the_model(kind):
+    """Feature selection between the encoder and the model (what users add to wide data) keeps
+    the compiled engine; the feature it drops is one no counterfactual needs to change."""
+    from sklearn.feature_selection import SelectKBest, VarianceThreshold, f_classif
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = credit()
+    encode = ColumnTransformer([("oh", OneHotEncoder(handle_unknown="ignore", sparse_output=False), ["job type"]),
+                                ("sc", StandardScaler(), ["credit amount", "age (years)", "duration"])])  # fmt: skip
+    model = make_pipeline(encode, VarianceThreshold(), SelectKBest(f_classif, k=4), SELECTED[kind]()).fit(X, y)
+    explainer = geco.Explainer(model, X, max_generations=10)
+    assert explainer.engine != "blackbox", explainer.engine_reason
+    assert_scores_are_the_models(explainer, model)
+    result = explainer.explain(X.iloc[[first_undesired(model, X)]], random_state=0, k=2)
+    assert result.success
+    cfs = result.counterfactuals
+    own = model.predict_proba(cfs[list(X.columns)])[:, 1]
+    assert (own > 0.5).all()
+    if explainer.scorer.exact:
+        np.testing.assert_array_equal(cfs["probability"].to_numpy(), own)

@@ -19,6 +19,7 @@ refused too.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ import numpy as np
 from plaf_grammar import Schema, SchemaError
 from plaf_grammar.table import EncodedTable, as_table
 
-__all__ = ["DataValues", "check_data", "check_instance"]
+__all__ = ["DataValues", "check_data", "check_instance", "model_error"]
 
 #: an instance whose value lies further than this many data spans from the data is refused: its
 #: squared normalised difference (the l2 norm) would overflow
@@ -47,6 +48,18 @@ class DataValues:
     base: np.ndarray | None  # a data row the model takes (None: it takes none)
 
 
+#: a native library's own prefix to its message: XGBoost's "[20:12:01] /path/file.h:29: "
+_NATIVE_PREFIX = re.compile(r"^\[\d\d:\d\d:\d\d\] \S+:\d+: ")
+
+
+def model_error(exc: BaseException) -> str:
+    """A model's exception as one readable line: its type and message, without the native
+    stack trace and source position a library such as XGBoost appends and prefixes."""
+    text = str(exc).split("\nStack trace:", 1)[0].strip()
+    lines = [_NATIVE_PREFIX.sub("", line).strip() for line in text.splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {' '.join(lines)}"
+
+
 def _attempt(predict: Callable[[np.ndarray], np.ndarray], rows: np.ndarray) -> tuple[int | None, str]:
     """One model call: (-1, "") if the model takes every row, (i, why) if row ``i``'s
     probability is not a finite number, (None, why) if the call raised."""
@@ -55,7 +68,7 @@ def _attempt(predict: Callable[[np.ndarray], np.ndarray], rows: np.ndarray) -> t
             warnings.simplefilter("ignore", RuntimeWarning)
             p = np.asarray(predict(rows), dtype=np.float64).reshape(len(rows))
     except Exception as exc:
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, model_error(exc)
     bad = ~np.isfinite(p)
     if bad.any():
         i = int(np.argmax(bad))

@@ -18,7 +18,7 @@ import pandas as pd
 import plaf_grammar
 from codegen import BlackBoxScorer, EngineChoice, UnsupportedModel
 from codegen.registry import choose_engine
-from geco.problem.admissible import DataValues, check_data, check_instance
+from geco.problem.admissible import DataValues, check_data, check_instance, model_error
 from geco.problem.diagnosis import required_groups
 from geco.problem.distance import DistanceSpec, feature_ranges
 from geco.problem.feasible_space import (
@@ -220,7 +220,7 @@ def check_model(predict: Any, table: EncodedTable) -> None:
         p = predict(table.take(slice(0, 2)))
     except Exception as exc:
         raise UnsupportedModel(
-            f"the model failed to score rows of X ({type(exc).__name__}: {exc}); was it fitted "
+            f"the model failed to score rows of X ({model_error(exc)}); was it fitted "
             "on a DataFrame with these columns?"
         ) from exc
     if p.shape != (min(2, len(table)),) or not np.all(np.isfinite(p)):

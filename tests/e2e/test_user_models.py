@@ -312,3 +312,23 @@ def test_a_pipeline_with_feature_selection_is_compiled_and_scores_as_the_model(k
     assert (own > 0.5).all()
     if explainer.scorer.exact:
         np.testing.assert_array_equal(cfs["probability"].to_numpy(), own)
+
+
+def test_a_model_failing_on_the_data_is_named_in_one_line_without_a_native_stack_trace():
+    """A native library's error (XGBoost's, as it raises one for a category it was not fitted
+    with) comes with a timestamp, a source position and a stack trace: the message only is kept."""
+    X, _ = credit()
+
+    def predict_proba(frame):
+        raise RuntimeError(
+            "[20:12:01] /workspace/src/data/cat_container.h:29: Found a category not in the training set "
+            "for the 3th (0-based) column: `retired`\nStack trace:\n  [bt] (0) /lib/libxgboost.so(+0x11031e) "
+            "[0x7f2d0971031e]\n  [bt] (1) /lib/libxgboost.so(+0x8d258f) [0x7f2d09ed258f]\n\n"
+        )
+
+    with pytest.raises(geco.UnsupportedModelError) as err:
+        geco.Explainer(predict_proba, X)
+    assert str(err.value) == (
+        "the model failed to score rows of X (RuntimeError: Found a category not in the training set for the 3th "
+        "(0-based) column: `retired`); was it fitted on a DataFrame with these columns?"
+    )

@@ -19,7 +19,7 @@ from geco.laws.columns import ColumnFacts, codes
 from geco.laws.law import Law
 from geco.laws.text import count, name
 
-__all__ = ["fd_broken", "mine_groups"]
+__all__ = ["components", "fd_broken", "mine_groups"]
 
 MIN_ROWS_PER_VALUE = 10  # a determinant's values must each be seen this often on average
 EXPLAINED = 0.9  # a near-dependency must account for this share of b's variation
@@ -93,12 +93,12 @@ def mine_groups(
             ))  # fmt: skip
         if len(full) > 64:  # keep a wide table's memory bounded
             full.clear()
-    laws = [law for comp in _components(exact, len(cols)) for law in _groups(comp, exact, cols, n)]
+    laws = [law for comp in components(exact, len(cols)) for law in _groups(comp, exact, cols, n)]
     grouped = {c for law in laws for c in law.columns}
     return laws + [law for law in near_laws if not set(law.columns) <= grouped]
 
 
-def _components(edges: dict[tuple[int, int], int], n: int) -> list[list[int]]:
+def components(edges: dict[tuple[int, int], int], n: int) -> list[list[int]]:
     """Connected components (of two or more columns) of the dependency graph, in column order."""
     parent = list(range(n))
 

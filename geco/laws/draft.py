@@ -15,7 +15,7 @@ __all__ = ["draft"]
 
 HEADINGS = {
     "ordering": "Orderings between numeric columns, on the counterfactual itself",
-    "group": "Functional dependencies and 1:1 codes: the group's values are taken together, as seen in the data",
+    "group": "Functional dependencies, 1:1 codes and derived columns: the group's values are taken together, as seen in the data",
     "fixed": "Columns to keep fixed? (never applied automatically)",
     "monotone": "Columns that may only grow? (questions)",
     "range": "Ranges seen (every candidate meets them already: its values are values seen in the data)",

@@ -7,6 +7,7 @@ import pandas as pd
 
 from geco.laws.columns import column_facts
 from geco.laws.dependencies import mine_groups
+from geco.laws.derived import mine_derived
 from geco.laws.law import Law
 from geco.laws.orderings import mine_orderings
 from geco.laws.questions import fixed_candidates, monotone_candidates, ranges
@@ -27,7 +28,8 @@ def mine(
     random_state: int = 0,
 ) -> list[Law]:
     """The laws of ``X`` (the model's input columns), each checked on every row: orderings
-    between numeric columns, functional dependencies and 1:1 codes as groups, columns to
+    between numeric columns, functional dependencies, 1:1 codes and derived columns (monotone
+    functions of another) as groups, columns to
     consider fixed, columns that may only grow, ranges. ``entity``: a column naming who each row
     is about (several rows per entity); it is left out of the laws and used to find the columns
     that never change within an entity."""
@@ -45,9 +47,11 @@ def mine(
     rng = random_generator(random_state)
     rows = np.arange(n) if n <= sample else np.sort(rng.choice(n, size=sample, replace=False))
     varying = [f for f in facts if f.n_distinct > 1]
+    groups = mine_groups(X, [f for f in varying if f.n_distinct < n], rows, near)
     return [
         *mine_orderings(X, varying, rows, near),
-        *mine_groups(X, [f for f in varying if f.n_distinct < n], rows, near),
+        *groups,
+        *mine_derived(X, varying, rows, groups),
         *fixed_candidates(X, facts, entity),
         *monotone_candidates(facts, n),
         *ranges(facts, n),

@@ -187,3 +187,74 @@ def test_planted_laws_in_a_wide_table_are_found():
     active = {law.statement for law in mine(plant_laws(X)) if law.active}
     assert active == {"cf.num13 >= cf.num14", "group cat098, cat099"}
     assert not [law for law in mine(X) if law.active]
+
+
+def _monotone_function(a: np.ndarray, b: np.ndarray) -> bool:
+    """Brute force: equal ``a``, equal ``b``, and ``b`` ordered as ``a`` (or reversed) on every row."""
+    pairs = set(zip(a.tolist(), b.tolist()))
+    if len({x for x, _ in pairs}) != len(pairs):
+        return False
+    ranked = [y for _, y in sorted(pairs)]
+    return ranked == sorted(ranked) or ranked == sorted(ranked, reverse=True)
+
+
+def derived_table(n=5_000, seed=4):
+    rng = np.random.default_rng(seed)
+    income = rng.normal(50, 20, n).round(2)
+    return pd.DataFrame({
+        "income": income,
+        "age": rng.integers(18, 80, n),
+        "total_paid": income * 3,                                     # another unit
+        "noise": rng.normal(size=n),
+        "log_income": np.log(np.clip(income, 1, None)),                # not 1:1 below 1
+        "band": np.digitize(income, [30, 50, 70]),                     # a bracket
+        "months_left": 12 * (80 - rng.integers(18, 80, n)),            # unrelated to age's draw
+        "score": rng.integers(300, 850, n).astype(float),
+        "score_falling": 0,
+    })  # fmt: skip
+
+
+def test_derived_columns_are_a_group_and_every_map_in_it_holds():
+    X = derived_table()
+    X["score_falling"] = 1000 - 2 * X["score"]
+    groups = [law for law in mine(X) if law.kind == "group"]
+    assert [(law.statement, law.active) for law in groups] == [
+        ("group income, total_paid, log_income, band", True),
+        ("group score, score_falling", True),
+    ]
+    assert groups[0].note == (
+        "derived columns, on every row: total_paid rises with income (and determines it); log_income rises with "
+        "income; band rises with income; holds on 5,000 of 5,000 rows"
+    )
+    assert "score_falling falls with score (and determines it)" in groups[1].note
+    for law in groups:  # each column is a monotone function of the first, checked by brute force
+        head = X[law.columns[0]].to_numpy()
+        assert all(_monotone_function(head, X[c].to_numpy()) for c in law.columns[1:]), law.statement
+    draft = geco.suggest(X)
+    assert "\ngroup income, total_paid, log_income, band  " in draft
+    import plaf_grammar
+
+    plaf_grammar.load(draft, X)  # the draft checks against the data's schema
+
+
+def test_a_derived_column_broken_by_one_row_outside_the_sample_is_no_group():
+    X = derived_table(50_000)
+    X.loc[49_999, "total_paid"] = X["total_paid"].max() + 1  # out of order; in no sample of 1,000 rows drawn with this seed
+    assert 49_999 not in set(np.random.default_rng(0).choice(len(X), 1_000, replace=False).tolist())
+    groups = {law.columns: law for law in mine(X, sample=1_000) if law.kind == "group"}
+    assert ("income", "log_income", "band") in groups  # total_paid is no longer a function of income
+    assert not any("total_paid" in columns for columns in groups)
+
+
+def test_unrelated_columns_of_many_values_are_never_derived():
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(20_000, 12)), columns=[f"x{i}" for i in range(12)])
+    X["rank"] = rng.permutation(len(X))  # every value distinct, ordered by nothing
+    X["few"] = rng.integers(0, 3, len(X))
+    assert not [law for law in mine(X) if law.kind == "group"]
+
+
+def test_a_dependency_the_dependency_miner_reported_is_not_repeated(credit):
+    groups = [law for law in mine(credit) if law.kind == "group"]
+    columns = [law.columns for law in groups]
+    assert len(columns) == len(set(map(frozenset, columns)))

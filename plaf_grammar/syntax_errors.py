@@ -206,6 +206,8 @@ def _unexpected_token(
     after = text[tok.end_pos : tok.end_pos + 1] if tok.end_pos is not None else ""
     if tok.type == "NAME" and "REF_KIND" in expected and after == ".":
         msg += f" (a feature is written cf.NAME or x.NAME, not {shorten(tok)}.NAME)"
+    elif tok.type == "NAME" and "REF_KIND" in expected and str(tok).lower() in ("true", "false"):
+        msg += f" (booleans are written {str(tok).lower()}, in lower case)"
     elif tok.type == "NAME" and "REF_KIND" in expected:
         msg += f" (features are written cf.{shorten(tok)} or x.{shorten(tok)})"
     elif tok.type == "COMP_OP" and "AND" in expected:

@@ -15,7 +15,7 @@ from typing import Any
 
 from plaf_grammar.ast import Abs, BinOp, Bool, Expr, InSet, Neg, Num, Pos, Ref, Str
 from plaf_grammar.errors import PLAFError, PLAFNameError, PLAFTypeError, PLAFValueError
-from plaf_grammar.printer import format_name, format_string
+from plaf_grammar.printer import format_literal, format_name, format_string
 from plaf_grammar.schema import Feature, Schema, SchemaError
 from plaf_grammar.visitor import Visitor
 
@@ -99,7 +99,10 @@ class TypeChecker(Visitor[Any]):
             pass
         cats = f.categories or ()
         msg = f"unknown category {lit} for feature {format_name(f.name)!r}"
-        if isinstance(lit.value, str):
+        unquoted = [c for c in cats if not isinstance(c, str) and str(c) == lit.value] if isinstance(lit.value, str) else []
+        if unquoted:  # "2" for the category 2 (a code column made categorical)
+            msg += f"; did you mean {format_literal(unquoted[0])} (without quotes)?"
+        elif isinstance(lit.value, str):
             close = difflib.get_close_matches(lit.value, [str(c) for c in cats], n=1, cutoff=0.6)
             if close:
                 msg += f"; did you mean {format_string(close[0])}?"
@@ -155,7 +158,8 @@ class TypeChecker(Visitor[Any]):
     @staticmethod
     def describe(e: Expr, t: Any) -> str:
         if isinstance(t, tuple):
-            return f"{t[1].kind} feature {t[1].name!r}"
+            kind = "bool" if t[1].dtype in ("bool", "boolean") else t[1].kind
+            return f"{kind} feature {t[1].name!r}"
         if t == "str":
             return f"the string {e}"
         if t == "bool":
@@ -172,7 +176,8 @@ class TypeChecker(Visitor[Any]):
     def expect_bool(self, e: Expr, where: str) -> None:
         t = self.visit(e)
         if t != "bool":
-            hint = f"; compare it, e.g. {e} == ..." if isinstance(e, Ref) else ""
+            example = "true" if isinstance(t, tuple) and t[1].dtype in ("bool", "boolean") else "..."
+            hint = f"; compare it, e.g. {e} == {example}" if isinstance(e, Ref) else ""
             raise error_at(
                 PLAFTypeError, f"{where} needs a condition, got {self.describe(e, t)}{hint}", e.pos
             )

@@ -71,6 +71,7 @@ def schema() -> Schema:
         ("cf.color == 3", PLAFTypeError, 1, 13, ["comparing categorical feature 'color' with a number"]),
         ("cf.color == cf.edu", PLAFTypeError, 1, 1, ["different categories"]),
         ("cf.age > 1 and cf.income", PLAFTypeError, 1, 16, ["needs a condition", "numeric feature 'income'"]),
+        ("if cf.flag then cf.age > 3", PLAFTypeError, 1, 4, ["got bool feature 'flag'; compare it, e.g. cf.flag == true"]),
         ("cf.age + 1", PLAFTypeError, 1, 1, ["a rule needs a condition"]),
         ("(cf.age > 1) == (cf.income > 2)", PLAFTypeError, 1, 2, ["cannot compare a condition"]),
         ('cf.age in {1, "a"}', PLAFTypeError, 1, 15, ["contains"]),
@@ -386,3 +387,14 @@ def test_order_on_an_unordered_categorical_says_how_to_give_it_an_order(schema, 
     assert (e.line, e.column) == (text.count("\n") + 1, column)
     assert "unordered categorical feature" in e.message
     assert "pd.Categorical(X[" in e.message and "ordered=True)" in e.message
+
+
+def test_a_category_written_with_or_without_the_quotes_it_needs_is_named():
+    """Categories that are numbers (a code column made categorical) are written without quotes,
+    categories that are strings with them: the suggestion says which, not the same text again."""
+    X = pd.DataFrame({"grade": pd.Categorical([1, 2, 3, 1]), "band": pd.Categorical(["1", "2", "3", "1"]), "age": [1, 2, 3, 4]})
+    schema = Schema.from_dataframe(X)
+    with pytest.raises(PLAFValueError, match=r'unknown category "2" for feature \'grade\'; did you mean 2 \(without quotes\)\? \(valid: 1, 2, 3\)'):
+        check(parse('cf.grade == "2"'), schema)
+    with pytest.raises(PLAFTypeError, match="comparing categorical feature 'band' with a number; write the category as a string"):
+        check(parse("cf.band == 2"), schema)

@@ -216,6 +216,8 @@ def test_round_trip_examples(text):
         ("cf.a >\n 3", 1, 7, "end of line"),
         ("if cf.a > 3 then cf.b > 1 else cf.c > 1", 1, 27, "no else"),
         ("cf.a > 'x'", 1, 8, "double quotes"),
+        ("cf.flag == True", 1, 12, "booleans are written true, in lower case"),
+        ("cf.flag != FALSE", 1, 12, "booleans are written false, in lower case"),
     ],
 )
 def test_syntax_errors_have_position_and_say_what_was_expected(text, line, column, fragment):

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from codegen.errors import UnknownClass
+from codegen.errors import UnknownClass, UnsupportedModel
 from plaf_grammar import SchemaError
 
-__all__ = ["class_index", "input_columns", "split_pipeline", "stored_name"]
+__all__ = ["class_index", "class_list", "input_columns", "split_pipeline", "stored_name"]
 
 
 def split_pipeline(model: Any) -> tuple[list[tuple[str, Any]], Any]:
@@ -90,6 +90,19 @@ def input_columns(model: Any, columns: Sequence[Any]) -> tuple[list[Any], list[A
     return chosen, [c for c in columns if str(c) not in used]
 
 
+def class_list(classes: Any) -> list[Any]:
+    """A classifier's ``classes_`` as a list. A multi-output classifier (one array of classes
+    per output) is refused: its ``predict_proba`` is a list of tables, and geco explains one
+    probability."""
+    several = isinstance(classes, (list, tuple)) and any(isinstance(c, np.ndarray) for c in classes)
+    if several or (isinstance(classes, np.ndarray) and classes.ndim > 1):
+        raise UnsupportedModel(
+            f"the model predicts {len(classes)} outputs (a multi-output classifier); geco explains one: "
+            "fit a model per target, or pass a function returning one output's probabilities"
+        )
+    return list(np.asarray(classes).tolist())
+
+
 def class_index(model: Any, desired_class: Any) -> int:
     """Column of ``predict_proba`` that holds ``desired_class``.
 
@@ -102,7 +115,7 @@ def class_index(model: Any, desired_class: Any) -> int:
         raise UnknownClass(
             f"model has no classes_; desired_class must be a column index, got {desired_class!r}"
         )
-    classes = list(np.asarray(classes).tolist())
+    classes = class_list(classes)
     if desired_class not in classes:
         raise UnknownClass(
             f"desired_class {desired_class!r} is not one of the model's classes {classes}"

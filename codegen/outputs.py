@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from codegen.errors import UnknownClass, UnsupportedModel
+from codegen.estimator import class_list
 
 __all__ = ["OUTPUT_KINDS", "ModelOutput", "class_columns", "output_of", "refuse"]
 
@@ -61,7 +62,7 @@ def class_columns(classes: Sequence[Any] | None, wanted: Sequence[Any]) -> list[
         if bad:
             raise UnknownClass(f"model has no classes_; desired classes must be column indices, got {bad!r}")
         return [int(c) for c in wanted]
-    known = list(np.asarray(classes).tolist())
+    known = class_list(classes)
     missing = [c for c in wanted if c not in known]
     if missing:
         raise UnknownClass(f"desired class(es) {missing!r} are not among the model's classes {known}")

@@ -219,6 +219,8 @@ def check_model(predict: Any, table: EncodedTable) -> None:
     try:
         p = predict(table.take(slice(0, 2)))
     except Exception as exc:
+        if type(exc).__name__ == "NotFittedError":  # scikit-learn's, and the boosting libraries'
+            raise UnsupportedModel(f"the model is not fitted: call its fit first ({model_error(exc)})") from exc
         raise UnsupportedModel(
             f"the model failed to score rows of X ({model_error(exc)}); was it fitted "
             "on a DataFrame with these columns?"

@@ -332,3 +332,22 @@ def test_a_model_failing_on_the_data_is_named_in_one_line_without_a_native_stack
         "the model failed to score rows of X (RuntimeError: Found a category not in the training set for the 3th "
         "(0-based) column: `retired`); was it fitted on a DataFrame with these columns?"
     )
+
+
+def test_a_multi_output_classifier_is_refused_for_what_it_is():
+    """A forest fitted on two targets has one array of classes per output and predict_proba
+    returns a list of tables: the error says so, not that the class is unknown."""
+    from sklearn.multioutput import MultiOutputClassifier
+
+    X, y = customers()
+    both = np.column_stack([y, 1 - y])
+    for model in (RandomForestClassifier(5, random_state=0).fit(X, both), MultiOutputClassifier(RandomForestClassifier(5)).fit(X, both)):
+        with pytest.raises(geco.UnsupportedModelError, match=r"predicts 2 outputs \(a multi-output classifier\); geco explains one"):
+            geco.Explainer(model, X)
+
+
+@pytest.mark.parametrize("make", [lambda: RandomForestClassifier(5), lambda: xgb.XGBClassifier(), lambda: lgb.LGBMClassifier()])
+def test_a_model_not_fitted_is_named_so(make):
+    X, _ = customers()
+    with pytest.raises(geco.UnsupportedModelError, match=r"^the model is not fitted: call its fit first \(NotFittedError: "):
+        geco.Explainer(make(), X)

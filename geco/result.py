@@ -42,10 +42,18 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def _column_values(column: pd.Series) -> list[Any]:
+    """A column's values as Python scalars; a float32 value as the shortest decimal that reads
+    back as it (1.304, not 1.3040000200271606, float64's digits of the same number)."""
+    if column.dtype == np.float32:
+        return [float(str(v)) for v in column.to_numpy()]
+    return [_plain(v) for v in column.tolist()]
+
+
 def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """Each row of ``frame`` as {column: value}, read column by column: a row read as one
     Series takes the columns' common dtype (an int beside floats prints as 40.0)."""
-    cols = {c: [_plain(v) for v in frame[c].tolist()] for c in frame.columns}
+    cols = {c: _column_values(frame[c]) for c in frame.columns}
     return [{c: v[i] for c, v in cols.items()} for i in range(len(frame))]
 
 

@@ -236,6 +236,26 @@ def test_an_integer_feature_beside_floats_renders_as_an_integer():
     assert all(kinds[f] == {int} for f in kinds if f != "income"), kinds
 
 
+
+def test_float32_values_are_shown_with_float32_digits():
+    """A float32 column's values print, tabulate and serialise as the shortest decimal that reads
+    back as them (1.304, not float64's 1.3040000200271606), and read back they are the same."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"f32": rng.normal(size=500).astype(np.float32), "u8": rng.integers(0, 200, 500).astype(np.uint8)})
+    y = (X["f32"] + X["u8"] / 100 > 1.5).astype(int)
+    model = RandomForestClassifier(20, max_depth=5, random_state=0).fit(X, y)
+    row = int(np.flatnonzero(model.predict(X) == 0)[0])
+    result = geco.Explainer(model, X, desired_class=1).explain(X.iloc[[row]], k=3, random_state=0)
+    assert result.success and (result.changes()["feature"] == "f32").any()
+    x32 = X["f32"].iloc[row]
+    assert str(x32) in str(result) and repr(float(x32)) not in str(result)
+    data = json.loads(result.to_json())
+    assert data["x"]["f32"] == float(str(x32))
+    values = pd.DataFrame([cf["values"] for cf in data["counterfactuals"]]).astype(X.dtypes.to_dict())
+    np.testing.assert_array_equal(values.to_numpy(), result.counterfactuals[list(X.columns)].to_numpy())
+    shown = [v for v in result.changes().query("feature == 'f32'")[["from", "to"]].to_numpy().ravel()]
+    assert all(len(repr(v)) <= 14 for v in shown), shown  # float64 digits of float32 values: 17-20
+
 def test_explain_many(adult):
     ds, _, explainer, bad, _ = adult
     results = explainer.explain_many(ds.X.iloc[bad[:3]], random_state=0)

@@ -665,10 +665,23 @@ def explanations_frame(explanations: Sequence[Explanation]) -> pd.DataFrame:
         return pd.DataFrame(columns=list(RESERVED_COLUMNS))
     frame = pd.concat(parts, ignore_index=True)
     frame["counterfactual"] = frame["counterfactual"].eq(True)
-    for c, dtype in parts[0].dtypes.items():  # integers beside missing values: nullable integers
-        if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_integer_dtype(frame[c].dtype):
-            frame[c] = frame[c].astype("Int64")
+    shown = next((e for e in explanations if len(e.counterfactuals)), explanations[0])
+    for c, dtype in shown.counterfactuals.dtypes.items():  # the answers' own dtypes
+        if c in frame.columns and frame[c].dtype != dtype:
+            frame[c] = frame[c].astype(_with_missing(dtype))
     return frame
+
+
+def _with_missing(dtype: Any) -> Any:
+    """A column's dtype where a failed explanation's row leaves a value missing: integers and
+    bools as pandas' nullable ones (``uint8`` as ``UInt8``, not floats or objects), others as
+    they are (a float holds NaN, a string or categorical dtype its own missing value)."""
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
+        bits = dtype.itemsize * 8
+        return pd.api.types.pandas_dtype(f"UInt{bits}" if dtype.kind == "u" else f"Int{bits}")
+    if isinstance(dtype, np.dtype) and dtype.kind == "b":
+        return pd.BooleanDtype()
+    return dtype
 
 
 class CsvWriter:

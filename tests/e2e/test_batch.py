@@ -483,3 +483,24 @@ def test_busy_cores_now_without_proc_stat_is_none(monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
     monkeypatch.setattr(os, "getloadavg", lambda: (3.2, 1.0, 1.0))
     assert geco.batch.free_cores() == 2
+
+
+def test_tidy_frame_keeps_each_features_kind_beside_missing_values():
+    """Where a failed explanation leaves a row of missing values, unsigned, bool and string
+    features keep their kind (nullable UInt8, boolean, the string dtype), whichever row fails."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"u8": rng.integers(0, 200, 400).astype(np.uint8), "flag": rng.random(400) < 0.5,
+                      "name": pd.array(rng.choice(["p", "q"], 400), dtype="string"), "f32": rng.normal(size=400).astype(np.float32)})  # fmt: skip
+    y = (X["u8"] / 100 + X["flag"] + X["f32"] > 1.5).astype(int)
+    from geco.models import one_hot_pipeline
+
+    model = one_hot_pipeline(X, RandomForestClassifier(20, max_depth=5, random_state=0)).fit(X, y)
+    explainer = geco.Explainer(model, X, "fixed name", desired_class=1)
+    p = model.predict_proba(X)[:, 1]
+    bad, good = int(np.flatnonzero(p < 0.5)[0]), int(np.flatnonzero(p > 0.5)[0])  # good: already desired
+    found = explainer.explain(X.iloc[[bad]], random_state=0).counterfactuals
+    for rows in ([bad, good], [good, bad]):
+        frame = explainer.explain_many(X.iloc[rows], random_state=0, as_frame=True)
+        assert {c: str(frame[c].dtype) for c in ("u8", "flag", "f32")} == {"u8": "UInt8", "flag": "boolean", "f32": "float32"}
+        assert frame["name"].dtype == found["name"].dtype
+        assert frame["success"].sum() == len(found) and frame["u8"].isna().sum() == 1

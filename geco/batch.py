@@ -657,7 +657,8 @@ def explanations_frame(explanations: Sequence[Explanation]) -> pd.DataFrame:
             cf = cf.reindex(range(1))  # one row of missing values, the columns' dtypes kept
         cf.insert(0, "success", e.success)
         cf.insert(0, "rank", rank)
-        cf.insert(0, "instance", e.x.index[0] if len(e.x.index) else None)
+        label = e.x.index[0] if len(e.x.index) else None
+        cf.insert(0, "instance", [label] * len(cf))  # a list: a MultiIndex row's label is one tuple
         cf["x_probability"] = e.x_probability
         cf["reason"] = e.reason
         parts.append(cf)

@@ -504,3 +504,13 @@ def test_tidy_frame_keeps_each_features_kind_beside_missing_values():
         assert {c: str(frame[c].dtype) for c in ("u8", "flag", "f32")} == {"u8": "UInt8", "flag": "boolean", "f32": "float32"}
         assert frame["name"].dtype == found["name"].dtype
         assert frame["success"].sum() == len(found) and frame["u8"].isna().sum() == 1
+
+
+def test_tidy_frame_of_rows_labelled_by_a_multiindex(trees):
+    """A row's label in a MultiIndex is one tuple: it fills the instance column as it is."""
+    explainer, batch = trees
+    rows = batch.iloc[[0, 3]]
+    rows = rows.set_axis(pd.MultiIndex.from_tuples([("bank-a", 7), ("bank-b", 9)]))
+    frame = explainer.explain_many(rows, random_state=2, as_frame=True)
+    assert set(frame["instance"]) == {("bank-a", 7), ("bank-b", 9)}
+    assert frame.groupby("instance", sort=False).size().tolist() == [max(len(r.counterfactuals), 1) for r in explainer.explain_many(rows, random_state=2)]

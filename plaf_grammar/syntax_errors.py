@@ -34,6 +34,8 @@ _OPERATOR_CHARS = "<>=!"
 
 #: A feature name written bare although it holds '.' or '-' (``cf.F.Undergrad``,
 #: ``x.capital-gain``, ``fixed F.Undergrad``): an optional ``cf.``/``x.``, then the name.
+#: a name starting with a digit, as written after "cf." ("1st_payment")
+_DIGIT_NAME = re.compile(r"\d[\w.\-]*\w")
 _ODD_NAME = re.compile(r'(?<![\w."])((?:cf|x)\.)?([^\W\d][\w.\-]*\w)')
 
 
@@ -195,6 +197,15 @@ def _unexpected_token(
         # a NAME is the part after a '-' ("cf.capital-gain"); "y.age" is a misspelt reference
         if odd is not None and (tok.type != "NAME" or (odd.group(1) and "-" in odd.group(2))):
             return _quote_hint(odd, line, text, filename)
+    if tok.type == "NUMBER" and tok.start_pos is not None:
+        digit = _DIGIT_NAME.match(text, tok.start_pos)  # cf.1st_payment: a name starting with a digit
+        if digit is not None and text[max(0, tok.start_pos - 1)] == "." and digit.group(0) != str(tok):
+            name = digit.group(0)
+            prefix = next((p for p in ("cf.", "x.") if text.endswith(p, 0, tok.start_pos)), "")
+            return PLAFSyntaxError(
+                f"feature name {name!r} starts with a digit; quote it: {prefix}{format_name(name)}",
+                line, col, filename, text, end_column=col + len(name),
+            )  # fmt: skip
     if tok.type == "COMP_OP" and tok.start_pos is not None:
         start, end = _operator_run(text, tok.start_pos)
         written = text[start:end]

@@ -217,6 +217,8 @@ def test_round_trip_examples(text):
         ("if cf.a > 3 then cf.b > 1 else cf.c > 1", 1, 27, "no else"),
         ("cf.a > 'x'", 1, 8, "double quotes"),
         ("cf.flag == True", 1, 12, "booleans are written true, in lower case"),
+        ("cf.1st_payment > 3", 1, 4, 'feature name \'1st_payment\' starts with a digit; quote it: cf."1st_payment"'),
+        ("fixed a\nx.2nd >= cf.a", 2, 3, 'quote it: x."2nd"'),
         ("cf.flag != FALSE", 1, 12, "booleans are written false, in lower case"),
     ],
 )

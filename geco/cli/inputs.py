@@ -55,7 +55,7 @@ def load_data(args: argparse.Namespace):
         y = df.pop(args.target)
         df, y = without_missing(df, y, args, str(args.data))
         text_as_categories(df)
-        desired = parse_label(args.desired_class, y) if args.desired_class is not None else 1
+        desired = parse_label(args.desired_class, y) if args.desired_class is not None else default_label(y, args.target)
         return df, y, desired, None, str(args.data)
     ds = datasets.load_dataset(args.dataset or "adult")
     X, y = without_missing(ds.X, ds.y, args, ds.name)
@@ -184,12 +184,28 @@ def positions(args, X, rows: list[int]) -> list[int]:
     return [int(r - b) for r, b in zip(rows, before)]
 
 
+def default_label(y, target: str) -> Any:
+    """The desired class when --desired-class is not given: 1 where the labels are 0 and 1 (True
+    for bool labels); else a CLIError listing the labels to choose from."""
+    import numpy as np
+    import pandas as pd
+
+    labels = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(y)]
+    if True in labels and all(isinstance(v, bool) for v in labels):
+        return True
+    if 1 in labels and not any(isinstance(v, str) for v in labels):
+        return 1
+    shown = sorted(map(str, labels))
+    raise CLIError(f"--desired-class is needed: the labels of {target!r} are {shown}; e.g. --desired-class {shown[0]}")
+
+
 def parse_label(text: str, y) -> Any:
+    """The label of ``y`` written ``text`` (a bool label also as true / false, any case)."""
     import numpy as np
     import pandas as pd
 
     for v in pd.unique(y):
-        if str(v) == text:
+        if str(v) == text or (isinstance(v, (bool, np.bool_)) and str(v).lower() == text.lower()):
             return v.item() if isinstance(v, np.generic) else v
     raise CLIError(f"--desired-class {text!r} is not a label in the data ({sorted(map(str, pd.unique(y)))})")
 

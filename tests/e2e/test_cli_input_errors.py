@@ -213,3 +213,28 @@ def test_the_cli_names_a_missing_constraints_file(tmp_path, capsys):
     err = capsys.readouterr().err
     # bad usage, as a missing --data or --model file is: there is no program to be invalid
     assert status == 2 and err.strip().splitlines()[-1] == f"geco: error: no such file: {missing} (the constraints file given)"
+
+
+def test_labels_without_a_1_ask_for_the_desired_class_and_bool_labels_read_any_case(tmp_path, capsys):
+    """Text labels have no default desired class: the error lists them and shows the option; a
+    bool target defaults to True, and --desired-class true / True / TRUE name it."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"income": rng.integers(0, 100, 300), "debt": rng.integers(0, 50, 300)})
+    good = (X["income"] - X["debt"] > 30).to_numpy()
+    for name, labels in (("text", np.where(good, "approved", "denied")), ("bool", good)):
+        X.assign(outcome=labels).to_csv(tmp_path / f"{name}.csv", index=False)
+        joblib.dump(DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, labels), tmp_path / f"{name}.joblib")
+    row = str(int(np.flatnonzero(~good)[0]))
+
+    def argv(name, *extra):
+        return ["explain", "--data", str(tmp_path / f"{name}.csv"), "--target", "outcome", "--model",
+                str(tmp_path / f"{name}.joblib"), "--row", row, "--k", "1", *extra]  # fmt: skip
+
+    assert main(argv("text")) == 2
+    err = capsys.readouterr().err
+    assert "--desired-class is needed: the labels of 'outcome' are ['approved', 'denied']; e.g. --desired-class approved" in err
+    assert main(argv("text", "--desired-class", "approved")) == 0
+    assert "for desired class 'approved'" in capsys.readouterr().out
+    for written in (None, "true", "True", "TRUE"):
+        assert main(argv("bool", *(["--desired-class", written] if written else []))) == 0, written
+        assert "for desired class True" in capsys.readouterr().out

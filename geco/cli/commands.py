@@ -109,7 +109,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     import plaf_grammar
 
-    X, _, _, _, _ = load_data(args)
+    X, _, _, _, _ = load_data(args, desired=False)
     program = plaf_grammar.load(args.file, X)
     row = row_frame(args, X)  # a bad --row is refused before anything is printed
     print(f"{args.file}: OK ({len(program.groups)} groups)")
@@ -187,7 +187,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         X, name = read_csv_data(args.data), str(args.data)
         text_as_categories(X)
     else:
-        X, _, _, _, name = load_data(args)
+        X, _, _, _, name = load_data(args, desired=False)
     text = suggest(X, entity=args.entity, base=args.constraints, source=name)
     if args.output is None:
         print(text, end="")

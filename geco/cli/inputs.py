@@ -40,10 +40,12 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
                    "(rows keep their numbers; explaining a dropped row is an error)")  # fmt: skip
 
 
-def load_data(args: argparse.Namespace):
+def load_data(args: argparse.Namespace, *, desired: bool = True):
     """(X, y, desired_class, default constraints path, name) from --dataset or --data. Rows with
     a missing value are refused (naming the first few), or dropped with ``--dropna`` (the rows
-    keep their numbers: ``--row``/``--rows`` count the data as given)."""
+    keep their numbers: ``--row``/``--rows`` count the data as given). ``desired``: whether the
+    command needs the desired class (None in its place otherwise: text labels then need no
+    --desired-class)."""
     from geco import datasets
 
     if args.data is not None:
@@ -55,8 +57,11 @@ def load_data(args: argparse.Namespace):
         y = df.pop(args.target)
         df, y = without_missing(df, y, args, str(args.data))
         text_as_categories(df)
-        desired = parse_label(args.desired_class, y) if args.desired_class is not None else default_label(y, args.target)
-        return df, y, desired, None, str(args.data)
+        if args.desired_class is not None:
+            wanted = parse_label(args.desired_class, y)
+        else:
+            wanted = default_label(y, args.target) if desired else None
+        return df, y, wanted, None, str(args.data)
     ds = datasets.load_dataset(args.dataset or "adult")
     X, y = without_missing(ds.X, ds.y, args, ds.name)
     desired = ds.desired_class if args.desired_class is None else parse_label(args.desired_class, y)

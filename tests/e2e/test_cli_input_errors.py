@@ -233,6 +233,11 @@ def test_labels_without_a_1_ask_for_the_desired_class_and_bool_labels_read_any_c
     assert main(argv("text")) == 2
     err = capsys.readouterr().err
     assert "--desired-class is needed: the labels of 'outcome' are ['approved', 'denied']; e.g. --desired-class approved" in err
+    (tmp_path / "rules.plaf").write_text("increasing income\n", encoding="utf-8")
+    data = ["--data", str(tmp_path / "text.csv"), "--target", "outcome"]
+    assert main(["check", *data, str(tmp_path / "rules.plaf")]) == 0  # no class needed to check or suggest
+    assert main(["suggest", *data]) == 0
+    capsys.readouterr()
     assert main(argv("text", "--desired-class", "approved")) == 0
     assert "for desired class 'approved'" in capsys.readouterr().out
     for written in (None, "true", "True", "TRUE"):

@@ -72,21 +72,22 @@ def mine_derived(X: pd.DataFrame, facts: Sequence[ColumnFacts], sample: np.ndarr
     determinants = distinct >= MIN_DISTINCT
     if not determinants.any():
         return []
-    full = np.column_stack([X[f.name].to_numpy(dtype=np.float64) for f in cols])
-    candidates = None
-    for rows in (sample[: min(SCREEN, len(sample))], sample, None):  # a few rows, the sample, all
-        values = full if rows is None else full[rows]
-        if candidates is None:
-            found = _pairs(values, distinct, determinants)
-        else:
-            found = {}
-            for a in sorted({a for a, _ in candidates}):
-                bs = [b for b in range(len(cols)) if (a, b) in candidates]
-                sign = _directions(values[:, a], values[:, bs])
-                found.update({(a, b): int(s) for b, s in zip(bs, sign) if s == candidates[(a, b)]})
+
+    def values(i: int, rows: np.ndarray | None) -> np.ndarray:
+        column = X[cols[i].name].to_numpy(dtype=np.float64)
+        return column if rows is None else column[rows]
+
+    screen = sample[: min(SCREEN, len(sample))]
+    candidates = _pairs(np.column_stack([values(i, screen) for i in range(len(cols))]), distinct, determinants)
+    for rows in (sample, None):  # then the sample, then every row (only the columns still paired)
+        found = {}
+        for a in sorted({a for a, _ in candidates}):
+            bs = [b for b in range(len(cols)) if (a, b) in candidates]
+            sign = _directions(values(a, rows), np.column_stack([values(b, rows) for b in bs]))
+            found.update({(a, b): int(s) for b, s in zip(bs, sign) if s == candidates[(a, b)]})
         candidates = found
-        if not candidates:
-            return []
+    if not candidates:
+        return []
     held = f"holds on {count(n)} of {count(n)} rows"
     laws = []
     for comp in components(candidates, len(cols)):

@@ -127,6 +127,17 @@ def pick_counterfactuals(problem: Problem, rows: np.ndarray, cand: np.ndarray, c
     return np.empty(0, dtype=np.intp), np.empty(0), dropped
 
 
+def decided_by_best(outcome: SearchOutcome, picked: np.ndarray, k: int) -> bool:
+    """Whether counterfactuals ``picked`` among an outcome's best rows (sorted by score) are those
+    all its rows give: k of them were found (the greedy pick of distinct options, and the model's
+    confirmations, read candidates best first and stop there), and every row a sparse option may
+    be taken from (within :data:`SPARSE_SLACK` of the first's distance) is among them (the search's
+    distance is the reported one scaled, so the ratio holds for both)."""
+    if len(picked) < k or len(outcome.score) == 0:
+        return False
+    return bool(outcome.score[-1] > SPARSE_SLACK * outcome.score[picked[0]] * (1 + 1e-9))  # beyond rounding
+
+
 def with_sparse_option(problem: Problem, rows: np.ndarray, sel: np.ndarray, k: int) -> np.ndarray:
     """``sel`` (options among ``rows``, best first), its last option traded for the nearest row
     changing at most :data:`SPARSE_FEATURES` features when every option changes more and that
@@ -176,6 +187,8 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     ok = problem.satisfies(rows)
     cand = np.flatnonzero(is_cf & ok)
     picked, prob, dropped = pick_counterfactuals(problem, rows, cand, cfg)
+    if outcome.rest is not None and not decided_by_best(outcome, picked, cfg.k):
+        return explanation(problem, outcome.whole(), rejected, cfg, stats, t_start)
     reason = ""
     if len(picked):
         flags = np.ones(len(picked), dtype=bool)
@@ -329,6 +342,7 @@ def exact_explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, 
     still open (0.0: proven optimal). Exhausting every allowed row without a counterfactual
     proves there is none."""
     goal = cfg.goal
+    outcome = outcome.whole()  # branch and bound starts from the best and reports against all
     if not certifiable(goal):
         raise ValueError(
             f"exact=True needs a probability target for one desired class (the bounds speak of it); got {goal.describe()}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -99,7 +100,10 @@ class SearchConfig:
 @dataclass
 class SearchOutcome:
     """The final population and the archive of the best counterfactual per Δ (best first, no
-    duplicates), how the run ended and what it cost.
+    duplicates), how the run ended and what it cost. Where they hold more than
+    ``geco.search.loop.OUTCOME_ROWS`` rows, ``rows`` (and the other per-row fields) hold the best
+    of them only and :meth:`whole` gives them all: an answer is decided on the best rows but
+    where it needs the rest (wide data archives tens of thousands of Δ).
 
     ``stop``: "converged" (the paper's rule), "stagnated", "max_generations", "time_budget"
     (the best found within ``SearchConfig.time_budget``) or "no_candidates" (no candidate
@@ -125,3 +129,9 @@ class SearchOutcome:
     #: candidates whose number came from the rows scored before in the search (not the engine)
     rows_reused: int = 0
     budget_cuts: tuple[str, ...] = ()  # the steps the time budget left out, as sentences
+    #: every row, when ``rows`` holds the best ones only (None: it holds them all)
+    rest: Callable[[], SearchOutcome] | None = field(default=None, repr=False, compare=False)
+
+    def whole(self) -> SearchOutcome:
+        """This outcome with every row (itself when it has them all)."""
+        return self if self.rest is None else self.rest()

@@ -47,6 +47,19 @@ def _breakable(name: str) -> str:
     return "_<wbr>".join(escape(part) for part in name.split("_"))
 
 
+#: the name a card gives the model's number, by the kind of target (``stats["target"]``)
+SCORE_NAMES = {"probability": "p", "margin": "margin", "range": "prediction"}
+
+
+def _score(e) -> tuple[str, object]:
+    """What the model's number is for ``e``'s target, and how it is written: a probability to
+    three decimals, a margin or a regression's prediction to its significant digits."""
+    kind = (e.stats.get("target") or {}).get("kind", "probability")
+    if kind == "probability":
+        return "p", format_probability
+    return SCORE_NAMES.get(kind, "score"), lambda v: format_number(float(v), 5)
+
+
 def _label(v: InstanceView, i: int) -> str:
     if v.is_cf[i]:
         return f"<th>#{i + 1}</th>"
@@ -60,8 +73,9 @@ def _table(v: InstanceView, shown: np.ndarray) -> str:
     n = len(v.values)
     head = "".join(_label(v, i) for i in range(n))
     out = [f'<table class="cf"><thead><tr><th></th><th>x</th>{head}</tr></thead><tbody>']
-    out.append(f'<tr class="m"><th>p</th><td>{format_probability(e.x_probability)}</td>'
-               + "".join(f"<td>{format_probability(p)}</td>" for p in v.probability) + "</tr>")  # fmt: skip
+    name, written = _score(e)
+    out.append(f'<tr class="m"><th>{name}</th><td>{written(e.x_probability)}</td>'
+               + "".join(f"<td>{written(p)}</td>" for p in v.probability) + "</tr>")  # fmt: skip
     out.append('<tr class="m"><th>distance</th><td></td>'
                + "".join(f"<td>{escape(format_number(d, DISTANCE_DIGITS))}</td>" for d in v.distance) + "</tr>")  # fmt: skip
     out.append('<tr class="m sep"><th>changes</th><td></td>'
@@ -95,10 +109,12 @@ def card(v: InstanceView, anchor: str) -> str:
     else:
         best = anyc = []
     n_cf = int(v.is_cf.sum())
+    name, written = _score(e)
     if v.found:
-        p_after = f" → {format_probability(v.probability[v.best])}"
-    elif len(v.probability):  # the best candidates the search reached, none a counterfactual
-        p_after = f" (best candidate {format_probability(v.probability.max())})"
+        p_after = f" → {written(v.probability[v.best])}"
+    elif len(v.probability):  # the best candidates the search reached, none a counterfactual:
+        closest = v.probability.max() if name == "p" else v.probability[0]  # the closest shown first
+        p_after = f" (best candidate {written(closest)})"
     else:
         p_after = ""
     meta = [f"{n_cf} counterfactual{'' if n_cf == 1 else 's'}"] if kind == FOUND or len(v.values) else []
@@ -109,7 +125,7 @@ def card(v: InstanceView, anchor: str) -> str:
         f'data-best="{_feature_list(best)}" data-any="{_feature_list(anyc)}">',
         f'<h3><span class="rid">row {escape(format_value(e.x.index[0]))}</span>'
         f'<span class="badge {kind}">{BADGES[kind]}</span>'
-        f'<span class="pp">p {format_probability(e.x_probability)}{p_after}</span>'
+        f'<span class="pp">{name} {written(e.x_probability)}{p_after}</span>'
         f'<span class="meta">{" · ".join(meta)}</span></h3>',
     ]
     if v.found:

@@ -132,3 +132,24 @@ def test_constraints_none_a_file_or_several(mixed):
     assert "Constraints</th><td>compas.plaf" in html
     first = Path(ds.constraints).read_text(encoding="utf-8").splitlines()[0]
     assert f'<span class="ln">1</span>{escape(first)}</span>' in html
+
+
+def test_cards_name_the_number_the_target_speaks_of(tmp_path):
+    """A regression's cards show its predictions as such, to their digits, not as a probability
+    ("p 30.874"); a classifier's stay "p" to three decimals."""
+    import pandas as pd
+    from sklearn.ensemble import RandomForestRegressor
+
+    from geco.report.numbers import format_number
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(18, 70, 300), "hours": rng.integers(10, 60, 300)})
+    pay = X["age"] * 2.5 + X["hours"] * 10.25
+    model = RandomForestRegressor(10, max_depth=5, random_state=0).fit(X, pay)
+    low = np.flatnonzero(model.predict(X) < 400)[:2]
+    results = geco.Explainer(model, X, desired_range=(600, 700), k=1).explain_many(X.iloc[low], random_state=0)
+    assert all(r.success for r in results)
+    html = Path(geco.report(results, tmp_path / "r.html")).read_text(encoding="utf-8")
+    assert '<span class="pp">prediction ' in html and '<tr class="m"><th>prediction</th>' in html
+    assert '<span class="pp">p ' not in html and "<th>p</th>" not in html
+    assert format_number(float(results[0].counterfactuals["probability"].iloc[0]), 5) in html

@@ -48,7 +48,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         raise CLIError("--scheduler needs --backend dask")
     if args.backend == "dask" and importlib.util.find_spec("distributed") is None:
         raise CLIError("--backend dask needs dask.distributed: pip install 'geco-cf[dask]'")
-    X, y, desired, default_constraints, name = load_data(args)
+    X, y, desired, default_constraints, name = load_data(args, desired=args.desired_range is None)
     n_data = data_rows(args, X)
     constraints = args.constraints if args.constraints is not None else default_constraints
     rows = positions(args, X, parse_rows(args.rows, n_data)) if args.rows is not None else None
@@ -127,7 +127,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_ir(args: argparse.Namespace) -> int:
     from geco import Explainer
 
-    X, y, desired, _, _ = load_data(args)
+    X, y, desired, _, _ = load_data(args, desired=getattr(args, "desired_range", None) is None)
     model = load_model(args, X, y)
     explainer = Explainer(model, X, None, desired_class=desired, engine="auto")
     delta = [d.strip() for d in args.delta.split(",") if d.strip()]

@@ -201,6 +201,9 @@ def default_label(y, target: str) -> Any:
     if 1 in labels and not any(isinstance(v, str) for v in labels):
         return 1
     shown = sorted(map(str, labels))
+    if len(shown) > 10:  # a number column: the target of a regression, most likely
+        raise CLIError(f"--desired-class is needed: {target!r} holds {len(shown):,} labels ({', '.join(shown[:5])}, ...); "
+                       "for a regression model give --desired-range LO:HI instead")  # fmt: skip
     raise CLIError(f"--desired-class is needed: the labels of {target!r} are {shown}; e.g. --desired-class {shown[0]}")
 
 

@@ -243,3 +243,21 @@ def test_labels_without_a_1_ask_for_the_desired_class_and_bool_labels_read_any_c
     for written in (None, "true", "True", "TRUE"):
         assert main(argv("bool", *(["--desired-class", written] if written else []))) == 0, written
         assert "for desired class True" in capsys.readouterr().out
+
+
+def test_a_regression_target_needs_no_desired_class(tmp_path, capsys):
+    """A number target explained with --desired-range takes no class; without it, the error
+    points at --desired-range instead of listing hundreds of values."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(18, 70, 300), "hours": rng.integers(10, 60, 300)})
+    pay = X["age"] * 2.5 + X["hours"] * 10.25
+    X.assign(pay=pay).to_csv(tmp_path / "pay.csv", index=False)
+    joblib.dump(RandomForestRegressor(10, max_depth=5, random_state=0).fit(X, pay), tmp_path / "pay.joblib")
+    argv = ["explain", "--data", str(tmp_path / "pay.csv"), "--target", "pay", "--model", str(tmp_path / "pay.joblib"), "--row", "3"]
+    assert main([*argv, "--desired-range", "600:700", "--k", "1"]) == 0
+    assert "#1  prediction=" in capsys.readouterr().out
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "'pay' holds 282 labels (155.0, 175.0," in err and "give --desired-range LO:HI" in err and len(err) < 300

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "ANSWER_COLUMNS", "JSONL_FORMAT", "OUTCOMES", "RESERVED_COLUMNS", "Explanation", "JsonlWriter", "drop_partial_last_line", "jsonl_instances", "ranked_index",
-    "read_jsonl", "write_jsonl",
+    "ANSWER_COLUMNS", "JSONL_FORMAT", "OUTCOMES", "RESERVED_COLUMNS", "Explanation", "JsonlWriter", "drop_partial_last_line", "json_text",
+    "jsonl_instances", "ranked_index", "read_jsonl", "write_jsonl",
 ]  # fmt: skip
 
 #: the columns an answer's counterfactuals table holds after the features
@@ -48,6 +48,24 @@ def _column_values(column: pd.Series) -> list[Any]:
     if column.dtype == np.float32:
         return [float(str(v)) for v in column.to_numpy()]
     return [_plain(v) for v in column.tolist()]
+
+
+def _finite(obj: Any) -> Any:
+    """``obj`` with every NaN or infinite float as None, through dicts, lists and tuples."""
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if np.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def json_text(obj: Any, **kw: Any) -> str:
+    """``obj`` as JSON the standard allows: a number JSON cannot write (NaN, an open end of a
+    range) is null, not Python's ``NaN``/``Infinity``, which JavaScript's ``JSON.parse`` and
+    most other parsers refuse; ``from_dict`` reads such a null back as it was written."""
+    return json.dumps(_finite(obj), default=str, allow_nan=False, **kw)
 
 
 def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -151,6 +169,7 @@ class Explanation:
             return f"desired class {self.desired_class!r} (instance p = {self.x_probability:.3f}"
         key, name = ("margin_range", "margin") if kind == "margin" else ("desired_range", "prediction")
         lo, hi = target.get(key, [float("nan"), float("nan")])
+        lo, hi = -np.inf if lo is None else lo, np.inf if hi is None else hi  # open ends, read from JSON
         return f"{name} in [{lo:g}, {hi:g}] (instance {name} = {self.x_probability:.6g}"
 
     def _header(self) -> str:
@@ -245,7 +264,8 @@ class Explanation:
         }
 
     def to_json(self, **kw: Any) -> str:
-        return json.dumps(self.to_dict(), default=str, **kw)
+        """:meth:`to_dict` as standard JSON (:func:`json_text`: NaN and infinity as null)."""
+        return json_text(self.to_dict(), **kw)
 
     @classmethod
     def from_dict(
@@ -286,7 +306,7 @@ class Explanation:
             success=bool(data["success"]),
             reason=str(data.get("reason", "")),
             desired_class=data.get("desired_class"),
-            x_probability=float(data["x_probability"]),
+            x_probability=float("nan") if data["x_probability"] is None else float(data["x_probability"]),
             stats=dict(data.get("stats", {})),
             outcome=str(data.get("outcome") or ""),
             bound=None if data.get("bound") is None else float(data["bound"]),
@@ -359,7 +379,7 @@ class JsonlWriter:
         text = explanation.to_json() + "\n"
         if self._header_due:
             header = {"format": JSONL_FORMAT, "categories": _categories(explanation), **self.meta}
-            text = json.dumps({"geco_meta": header}, default=str) + "\n" + text
+            text = json_text({"geco_meta": header}) + "\n" + text
             self._header_due = False
         self._fh.write(text)  # one write per explanation: an interruption never splits a line
         self._fh.flush()
@@ -370,7 +390,7 @@ class JsonlWriter:
         opened here."""
         if self._header_due:
             header = {"format": JSONL_FORMAT, "categories": {}, **self.meta}
-            self._fh.write(json.dumps({"geco_meta": header}, default=str) + "\n")
+            self._fh.write(json_text({"geco_meta": header}) + "\n")
             self._header_due = False
         self._fh.flush()
         if self._own:

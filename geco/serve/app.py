@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import os
 import time
 import traceback
@@ -30,7 +29,7 @@ from fastapi.responses import JSONResponse, Response
 
 import geco
 from geco.explainer import Explainer
-from geco.result import Explanation
+from geco.result import Explanation, json_text
 from geco.search.compiled import (
     background_compile,
     compile_in_background,
@@ -304,7 +303,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
             return _error(500, f"{where}: the explanation failed (request {rid}; see the service log)", request)
         payload = results[0].to_dict() if job.single else [r.to_dict() for r in results]
         headers = {"Connection": "close"} if settings.close_after_explain else None
-        return Response(json.dumps(payload, default=str), media_type="application/json", headers=headers)
+        return Response(json_text(payload), media_type="application/json", headers=headers)
 
     return app
 

@@ -185,3 +185,36 @@ def test_callable_as_regression_black_box(hours):
     r = int(np.flatnonzero(model.predict(X.iloc[:100]) < 45)[0])
     e = ex.explain(X.iloc[[r]], random_state=0)
     assert e.success and np.all(model.predict(e.counterfactuals[list(X.columns)]) >= 45)
+
+
+def test_open_ranges_and_missing_numbers_are_written_as_standard_json(hours, tmp_path):
+    """An open end of a range and a number no explanation had (x's probability where the row
+    failed) are null in the JSON, not Python's Infinity/NaN that other parsers refuse; read
+    back, they are what they were."""
+    import json
+
+    from geco.result import Explanation, read_jsonl, write_jsonl
+
+    X, y = hours
+    X, y = X.iloc[:2000], y.iloc[:2000]
+    model = fitted(X, y, RandomForestRegressor(20, max_depth=6, random_state=0))
+    explainer = geco.Explainer(model, X, desired_range=(45, np.inf), k=1, max_generations=10)
+    row = int(np.flatnonzero(model.predict(X) < 40)[0])
+    found = explainer.explain(X.iloc[[row]], random_state=0)
+    failed = Explanation.empty(X.iloc[[row]], "the row failed", None, stats={"error": "ValueError"})
+    assert np.isnan(failed.x_probability)
+
+    def strict(text):
+        return json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+
+    for e in (found, failed):
+        data = strict(e.to_json())
+        back = Explanation.from_dict(data)
+        assert str(back).splitlines()[0] == str(e).splitlines()[0]
+        assert np.isnan(back.x_probability) == np.isnan(e.x_probability)
+    assert strict(found.to_json())["stats"]["target"] == {"kind": "range", "desired_range": [45.0, None]}
+    write_jsonl([found, failed], tmp_path / "out.jsonl")
+    for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines():
+        strict(line)
+    read, _ = read_jsonl(tmp_path / "out.jsonl")
+    assert [str(e) for e in read] == [str(found), str(failed)]

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "ANSWER_COLUMNS", "JSONL_FORMAT", "OUTCOMES", "RESERVED_COLUMNS", "Explanation", "JsonlWriter", "drop_partial_last_line", "json_text",
-    "jsonl_instances", "ranked_index", "read_jsonl", "write_jsonl",
+    "ANSWER_COLUMNS", "JSONL_FORMAT", "OUTCOMES", "RESERVED_COLUMNS", "Explanation", "JsonlWriter", "drop_partial_last_line", "json_safe",
+    "json_text", "jsonl_instances", "ranked_index", "read_jsonl", "write_jsonl",
 ]  # fmt: skip
 
 #: the columns an answer's counterfactuals table holds after the features
@@ -50,14 +50,14 @@ def _column_values(column: pd.Series) -> list[Any]:
     return [_plain(v) for v in column.tolist()]
 
 
-def _finite(obj: Any) -> Any:
+def json_safe(obj: Any) -> Any:
     """``obj`` with every NaN or infinite float as None, through dicts, lists and tuples."""
     if isinstance(obj, (float, np.floating)):
         return float(obj) if np.isfinite(obj) else None
     if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
+        return {k: json_safe(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
+        return [json_safe(v) for v in obj]
     return obj
 
 
@@ -65,7 +65,7 @@ def json_text(obj: Any, **kw: Any) -> str:
     """``obj`` as JSON the standard allows: a number JSON cannot write (NaN, an open end of a
     range) is null, not Python's ``NaN``/``Infinity``, which JavaScript's ``JSON.parse`` and
     most other parsers refuse; ``from_dict`` reads such a null back as it was written."""
-    return json.dumps(_finite(obj), default=str, allow_nan=False, **kw)
+    return json.dumps(json_safe(obj), default=str, allow_nan=False, **kw)
 
 
 def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:

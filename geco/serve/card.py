@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from geco.explainer import Explainer
+from geco.result import json_safe
 from geco.serve.jsonvalues import plain
 
 __all__ = ["file_sha256", "model_card"]
@@ -28,9 +29,10 @@ def model_card(explainer: Explainer, path: str | Path) -> dict[str, Any]:
     """The JSON-ready description of ``explainer``, loaded from ``path``."""
     program = str(explainer.program)
     knobs = dataclasses.asdict(explainer.config)
-    return {
+    return json_safe({  # an open end of a range (in the target and the knobs) as null
         "model": type(explainer.model).__name__,
-        "desired_class": plain(explainer.desired_class),
+        "desired_class": plain(explainer.desired_class) if explainer.target.is_probability else None,
+        "target": explainer.target.to_dict(),  # as answers' stats say it
         "features": [
             {
                 "name": f.name,
@@ -52,4 +54,4 @@ def model_card(explainer: Explainer, path: str | Path) -> dict[str, Any]:
             "program_sha256": hashlib.sha256(program.encode("utf-8")).hexdigest(),
             "explainer_file_sha256": file_sha256(path),
         },
-    }
+    })

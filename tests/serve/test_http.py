@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 
 import pandas as pd
@@ -106,6 +107,25 @@ def test_model_card(server, local, explainer_file):
     assert fp["explainer_file_sha256"] == hashlib.sha256(explainer_file.read_bytes()).hexdigest()
     assert re.fullmatch(r"[0-9a-f]{64}", fp["model_sha256"])
     assert card["limits"] == {"max_rows": 5, "max_body": 20000}
+    assert card["target"] == {"kind": "probability", "desired_class": local.desired_class, "threshold": 0.5}
+    assert card["desired_class"] == local.desired_class
+
+
+def test_model_card_of_an_open_range_is_standard_json(tmp_path):
+    """A regression served for an open range: the card says the target, its open end null (the
+    service's JSON encoder refuses infinity), and no class."""
+    import numpy as np
+    from sklearn.ensemble import RandomForestRegressor
+
+    from geco.serve.card import model_card
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(18, 70, 200), "hours": rng.integers(10, 60, 200)})
+    model = RandomForestRegressor(5, max_depth=4, random_state=0).fit(X, X["age"] * 2.5 + X["hours"] * 10.25)
+    path = geco.Explainer(model, X, desired_range=(600, np.inf)).save(tmp_path / "e.joblib")
+    card = model_card(geco.load(path), path)
+    assert card["target"] == {"kind": "range", "desired_range": [600.0, None]} and card["desired_class"] is None
+    json.dumps(card, allow_nan=False)
 
 
 def test_access_log_lines(server, records):

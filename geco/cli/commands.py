@@ -145,7 +145,9 @@ def cmd_ir(args: argparse.Namespace) -> int:
 def cmd_data(args: argparse.Namespace) -> int:
     from geco import datasets
 
-    ds = datasets.load_dataset(args.dataset)
+    if args.name is not None and args.dataset is not None and args.name != args.dataset:
+        raise CLIError(f"two data sets named: {args.name} and --dataset {args.dataset}")
+    ds = datasets.load_dataset(args.name or args.dataset or "adult")
     print(ds.summary())
     print(f"\nexample constraints: {ds.constraints}")
     return EXIT_OK

@@ -138,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("data", help="describe a bundled data set",
                        description="Describe a bundled data set: its source and licence, rows, the favourable "
                        "class and each column's kind and range or categories.")  # fmt: skip
-    p.add_argument("--dataset", choices=DATASET_NAMES, default="adult")
+    p.add_argument("name", nargs="?", choices=DATASET_NAMES, metavar="NAME",
+                   help=f"the data set ({', '.join(DATASET_NAMES)}); the same as --dataset")  # fmt: skip
+    p.add_argument("--dataset", choices=DATASET_NAMES, default=None)
     p.set_defaults(func=cmd_data)
     return parser

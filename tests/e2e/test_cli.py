@@ -95,7 +95,12 @@ def test_user_errors_exit_2(tmp_path, capsys):
 
 def test_data_summary(capsys):
     assert main(["data", "--dataset", "credit"]) == 0
-    assert "NoDefaultNextMonth" in capsys.readouterr().out
+    flag = capsys.readouterr().out
+    assert "NoDefaultNextMonth" in flag
+    assert main(["data", "credit"]) == 0  # the name alone, as users type it
+    assert capsys.readouterr().out == flag
+    assert main(["data", "adult", "--dataset", "credit"]) == 2
+    assert "two data sets named: adult and --dataset credit" in capsys.readouterr().err
 
 
 def test_ir_command(capsys):

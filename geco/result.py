@@ -160,14 +160,21 @@ class Explanation:
         return len(self.counterfactuals)
 
     # ------------------------------------------------------------------ rendering
+    @property
+    def score_name(self) -> str:
+        """What the ``probability`` column holds for this explanation's target
+        (``stats["target"]``): ``p``, or a regression's ``prediction``, or a ``margin``."""
+        kind = (self.stats.get("target") or {}).get("kind", "probability")
+        return {"probability": "p", "margin": "margin"}.get(kind, "prediction")
+
     def _goal_text(self) -> str:
         """What the counterfactuals reach, and x's own score: a class's probability, or the
         margin / prediction interval of ``stats["target"]``."""
-        target = self.stats.get("target") or {}
-        kind = target.get("kind", "probability")
-        if kind == "probability":
+        name = self.score_name
+        if name == "p":
             return f"desired class {self.desired_class!r} (instance p = {self.x_probability:.3f}"
-        key, name = ("margin_range", "margin") if kind == "margin" else ("desired_range", "prediction")
+        target = self.stats.get("target") or {}
+        key = "margin_range" if name == "margin" else "desired_range"
         lo, hi = target.get(key, [float("nan"), float("nan")])
         lo, hi = -np.inf if lo is None else lo, np.inf if hi is None else hi  # open ends, read from JSON
         return f"{name} in [{lo:g}, {hi:g}] (instance {name} = {self.x_probability:.6g}"
@@ -186,11 +193,10 @@ class Explanation:
         if self.stats.get("costs"):
             lines.append(f"  costs: {_costs_text(self.stats['costs'])}")
         xrow = _rows(self.x)[0]
-        kind = (self.stats.get("target") or {}).get("kind", "probability")
+        name = self.score_name
         for i, row in enumerate(_rows(self.counterfactuals)):
             tag = "" if row["counterfactual"] else "  (not a counterfactual)"
-            score = f"p={row['probability']:.3f}" if kind == "probability" else (
-                f"{'margin' if kind == 'margin' else 'prediction'}={row['probability']:.6g}")  # fmt: skip
+            score = f"p={row['probability']:.3f}" if name == "p" else f"{name}={row['probability']:.6g}"
             lines.append(
                 f"#{i + 1}  {score}  distance={row['distance']:.4f}  "
                 f"changes={int(row['n_changed'])}{tag}"

@@ -47,17 +47,11 @@ def _breakable(name: str) -> str:
     return "_<wbr>".join(escape(part) for part in name.split("_"))
 
 
-#: the name a card gives the model's number, by the kind of target (``stats["target"]``)
-SCORE_NAMES = {"probability": "p", "margin": "margin", "range": "prediction"}
-
-
 def _score(e) -> tuple[str, object]:
-    """What the model's number is for ``e``'s target, and how it is written: a probability to
-    three decimals, a margin or a regression's prediction to its significant digits."""
-    kind = (e.stats.get("target") or {}).get("kind", "probability")
-    if kind == "probability":
-        return "p", format_probability
-    return SCORE_NAMES.get(kind, "score"), lambda v: format_number(float(v), 5)
+    """The name of the model's number for ``e``'s target (:attr:`Explanation.score_name`) and how
+    it is written: a probability to three decimals, a margin or a prediction to five digits."""
+    name = e.score_name
+    return name, format_probability if name == "p" else (lambda v: format_number(float(v), 5))
 
 
 def _label(v: InstanceView, i: int) -> str:

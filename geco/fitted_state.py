@@ -37,10 +37,10 @@ class ModelChangedError(RuntimeError):
     """The model was fitted again, or changed, after the Explainer was built from it."""
 
 
-def _same(old: Any, new: Any, length: int) -> bool:
-    """Whether a fitted attribute is as it was: ``length`` -2 for a number or a string (compared
-    by value), else the same object of the same length (a warm start appends to a list in place)."""
-    if length != -2:
+def _same(old: Any, new: Any, by_value: bool, length: int) -> bool:
+    """Whether a fitted attribute is as it was: a number or a string equal to the old one, else
+    the same object of the same length (a warm start appends to a list in place)."""
+    if not by_value:
         return new is old and _length(new) == length
     if new is old:
         return True
@@ -109,10 +109,10 @@ def _attributes(model: Any) -> list[tuple[str, Any]]:
 
 class FittedState:
     """The fitted state of ``model`` as it is now (see the module docstring): each fitted
-    attribute's path, value (kept referenced) and length (-2: compared by value)."""
+    attribute's path, value (kept referenced), whether it is compared by value, and length."""
 
     def __init__(self, model: Any) -> None:
-        self.entries = [(path, value, -2 if _scalar(value) else _length(value)) for path, value in _attributes(model)]
+        self.entries = [(path, value, _scalar(value), _length(value)) for path, value in _attributes(model)]
 
     def changed(self, model: Any) -> str | None:
         """The first fitted attribute of ``model`` that is not as it was (its path), else None."""
@@ -120,8 +120,8 @@ class FittedState:
         if len(now) != len(self.entries):
             diff = {e[0] for e in self.entries} ^ {path for path, _ in now}
             return sorted(diff)[0] if diff else "its fitted attributes"
-        for (path, old, length), (new_path, new) in zip(self.entries, now):
-            if new_path != path or not _same(old, new, length):
+        for (path, old, by_value, length), (new_path, new) in zip(self.entries, now):
+            if new_path != path or not _same(old, new, by_value, length):
                 return path
         return None
 

@@ -73,9 +73,14 @@ def mine_derived(X: pd.DataFrame, facts: Sequence[ColumnFacts], sample: np.ndarr
     if not determinants.any():
         return []
 
+    whole: dict[int, np.ndarray] = {}  # the columns still paired at the last stage, read once
+
     def values(i: int, rows: np.ndarray | None) -> np.ndarray:
-        column = X[cols[i].name].to_numpy(dtype=np.float64)
-        return column if rows is None else column[rows]
+        if rows is not None:
+            return X[cols[i].name].iloc[rows].to_numpy(dtype=np.float64)  # the rows first, then as numbers
+        if i not in whole:
+            whole[i] = X[cols[i].name].to_numpy(dtype=np.float64)
+        return whole[i]
 
     screen = sample[: min(SCREEN, len(sample))]
     candidates = _pairs(np.column_stack([values(i, screen) for i in range(len(cols))]), distinct, determinants)

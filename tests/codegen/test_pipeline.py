@@ -213,3 +213,18 @@ def test_a_feature_selector_keeps_the_columns_of_its_support(adult):
     pipe.steps[1] = ("k", other)
     with pytest.raises(UnsupportedModel, match="SelectKBest selects among 3 columns"):
         read_model_input(pipe, schema)
+
+
+def test_a_selector_without_a_support_mask_is_refused_with_the_reason(adult):
+    """A selector whose support cannot be read leaves the model to the black box, saying why (no
+    guess at which columns it keeps)."""
+    X, y, _ = adult
+    numeric = X[NUM(X)]
+    pipe = Pipeline([("k", VarianceThreshold()), ("m", RandomForestClassifier(2, random_state=0))]).fit(numeric, y)
+
+    def lost(*args, **kwargs):
+        raise RuntimeError("no mask kept")
+
+    pipe[0].get_support = lost
+    with pytest.raises(UnsupportedModel, match="VarianceThreshold gives no support mask: no mask kept"):
+        read_model_input(pipe, Schema.from_dataframe(numeric))

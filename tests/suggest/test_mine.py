@@ -258,3 +258,13 @@ def test_a_dependency_the_dependency_miner_reported_is_not_repeated(credit):
     groups = [law for law in mine(credit) if law.kind == "group"]
     columns = [law.columns for law in groups]
     assert len(columns) == len(set(map(frozenset, columns)))
+
+
+def test_a_derived_column_with_a_missing_value_is_no_group():
+    """A column with a missing value is in no derived group (nothing says where its row goes,
+    and a NaN sorts last whatever the others hold); mining goes on for the others."""
+    X = derived_table(2_000)
+    X.loc[X["total_paid"].idxmax(), "income"] = np.nan  # where a NaN, sorted last, breaks no order
+    groups = {law.columns for law in mine(X) if law.kind == "group"}
+    assert ("total_paid", "log_income", "band") in groups
+    assert not any("income" in columns for columns in groups)

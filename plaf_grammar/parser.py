@@ -39,7 +39,7 @@ from plaf_grammar.ast import (
     Str,
 )
 from plaf_grammar.errors import PLAFError, PLAFSyntaxError, PLAFValueError
-from plaf_grammar.source import decode
+from plaf_grammar.source import decode, line_ends
 from plaf_grammar.syntax_errors import shorten, syntax_error
 
 __all__ = ["MAX_DEPTH", "parse"]
@@ -276,6 +276,7 @@ def parse(text: str | bytes, filename: str | None = None) -> Program:
     if not isinstance(text, str):
         raise TypeError(f"PLAF text must be a str or bytes, got {type(text).__name__}")
     text = text.removeprefix("\ufeff")  # a byte-order mark, as ``open(path).read()`` keeps it
+    text = line_ends(text)  # a lone carriage return ends a line (classic Mac OS text)
     # the error is raised outside the handlers so it carries no chained parser exception: lark's
     # exceptions hold parser state that cannot be pickled (a worker reports errors by pickling)
     error: PLAFError | None = None

@@ -14,7 +14,7 @@ from pathlib import Path
 from plaf_grammar.errors import PLAFFileNotFoundError, PLAFSyntaxError
 from plaf_grammar.printer import KEYWORDS
 
-__all__ = ["decode", "looks_like_path", "read", "resolve"]
+__all__ = ["decode", "line_ends", "looks_like_path", "read", "resolve"]
 
 #: Characters only PLAF text holds (operators, sets, strings, comments), never a usual path.
 _PLAF_CHARS = frozenset('=<>!{}()",;#*')
@@ -27,6 +27,16 @@ _REFERENCE = re.compile(r"(?<![\w./\\~-])(?:cf|x)\.[^\W\d]")
 _EXTENSION = re.compile(r"[^./\\]\.[A-Za-z0-9_]+\Z")
 
 _BOM = "\ufeff"
+#: a carriage return not followed by a newline (a line end of classic Mac OS text)
+_LONE_CR = re.compile(r"\r(?!\n)")
+#: a line end in bytes: CR LF, LF or a lone CR
+_LINE_END = re.compile(rb"\r\n?|\n")
+
+
+def line_ends(text: str) -> str:
+    """``text`` with each lone carriage return made a newline (``\r\n`` the grammar reads as
+    one): the same length, so every position stays where it was."""
+    return _LONE_CR.sub("\n", text)
 
 
 def decode(data: bytes, filename: str | None = None) -> str:
@@ -35,12 +45,12 @@ def decode(data: bytes, filename: str | None = None) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line_start = data.rfind(b"\n", 0, e.start) + 1
-        line = data.count(b"\n", 0, e.start) + 1
+        ends = [m.end() for m in _LINE_END.finditer(data, 0, e.start)]
+        line_start, line = (ends[-1] if ends else 0), len(ends) + 1
         prefix = data[line_start : e.start].decode("utf-8", errors="replace")
         if line == 1 and prefix.startswith(_BOM):
             prefix = prefix[1:]
-        shown = data.decode("utf-8", errors="replace").removeprefix(_BOM)
+        shown = line_ends(data.decode("utf-8", errors="replace").removeprefix(_BOM))
         bad = data[e.start : e.end].hex(" ")
         raise PLAFSyntaxError(
             f"the text is not valid UTF-8 (byte {bad}); save the file as UTF-8",

@@ -313,6 +313,18 @@ def test_program_is_pure_syntax():
 
 
 # ------------------------------------------------------------------------------ hostile text
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_every_line_end_ends_a_statement_and_counts_in_positions(end):
+    """Unix, Windows and classic Mac OS line ends: the same program, errors on the same line."""
+    text = end.join(["fixed a", "# comment", "cf.b > x.b", ""])
+    assert parse(text) == parse("fixed a\ncf.b > x.b\n")
+    with pytest.raises(PLAFSyntaxError) as ei:
+        parse(end.join(["fixed a", "", "cf.b > +"]))
+    assert (ei.value.line, ei.value.column) == (3, 8), str(ei.value)
+    assert str(ei.value).split("\n")[1] == "    cf.b > +"
+
+
+
 def test_bytes_are_utf8_text():
     assert parse("cf.a == \"é\"".encode()) == parse('cf.a == "é"')
     assert parse(b"\xef\xbb\xbfcf.a > 1") == parse("cf.a > 1")  # a byte-order mark is dropped
@@ -326,6 +338,7 @@ def test_bytes_are_utf8_text():
         (b"cf.\"\xc3\xa9t\xe9\" > 1", 1, 7),  # column counts characters, not bytes
         (b"\xef\xbb\xbf\xc3", 1, 1),  # after a byte-order mark
         (b"fixed a\r\nfixed \x80b", 2, 7),
+        (b"fixed a\rfixed b\r\n\rcf.a > \x80", 4, 8),  # lone carriage returns end lines too
     ],
 )
 def test_bytes_that_are_not_utf8_fail_at_their_place(data, line, column):

@@ -82,7 +82,7 @@ def _meta_pos(meta: Any) -> Pos | None:
     return (meta.line, meta.column, meta.end_line, meta.end_column)
 
 
-_ESCAPES = {"n": "\n", "t": "\t"}
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
 
 
 def _unquote(tok: Token) -> str:

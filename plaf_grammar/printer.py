@@ -32,9 +32,9 @@ def format_name(name: str) -> str:
 
 
 def format_string(value: str) -> str:
-    """A double-quoted PLAF string literal (escapes backslash, quote, newline, tab)."""
+    """A double-quoted PLAF string literal (escapes backslash, quote, newline, carriage return, tab)."""
     esc = (
-        value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
     )
     return f'"{esc}"'
 

@@ -324,6 +324,16 @@ def test_every_line_end_ends_a_statement_and_counts_in_positions(end):
     assert str(ei.value).split("\n")[1] == "    cf.b > +"
 
 
+def test_a_carriage_return_in_a_name_is_written_escaped_and_read_back():
+    """A raw carriage return ends a line, so a name holding one is printed as ``\\r``."""
+    from plaf_grammar.printer import format_string
+
+    assert format_string("a\rb") == '"a\\rb"'
+    quoted = format_string("a\rb")
+    (stmt,) = parse(f"group {quoted}, c").statements
+    assert stmt.names == ("a\rb", "c")
+
+
 
 def test_bytes_are_utf8_text():
     assert parse("cf.a == \"é\"".encode()) == parse('cf.a == "é"')

@@ -138,6 +138,19 @@ def decided_by_best(outcome: SearchOutcome, picked: np.ndarray, k: int) -> bool:
     return bool(outcome.score[-1] > SPARSE_SLACK * outcome.score[picked[0]] * (1 + 1e-9))  # beyond rounding
 
 
+def rows_to_decide(outcome: SearchOutcome, picked: np.ndarray, k: int) -> int:
+    """How many of an outcome's best rows to read next where its rows so far do not decide the
+    answer (:func:`decided_by_best`): with k options picked, every row a sparse option may be
+    taken from and one more (the scores say how many); with fewer, four times as many rows
+    (options are read best first, and where they lie no score says). A prefix that decides is
+    as good as every row, and on wide data every row can be hundreds of megabytes."""
+    n = len(outcome.score)
+    if len(picked) < k or n == 0 or outcome.rest is None:
+        return 4 * max(n, 1)
+    bound = SPARSE_SLACK * outcome.score[picked[0]] * (1 + 1e-9)
+    return max(n + 1, int(np.searchsorted(outcome.rest.scores, bound, side="right")) + 1)
+
+
 def with_sparse_option(problem: Problem, rows: np.ndarray, sel: np.ndarray, k: int) -> np.ndarray:
     """``sel`` (options among ``rows``, best first), its last option traded for the nearest row
     changing at most :data:`SPARSE_FEATURES` features when every option changes more and that
@@ -188,7 +201,7 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
     cand = np.flatnonzero(is_cf & ok)
     picked, prob, dropped = pick_counterfactuals(problem, rows, cand, cfg)
     if outcome.rest is not None and not decided_by_best(outcome, picked, cfg.k):
-        return explanation(problem, outcome.whole(), rejected, cfg, stats, t_start)
+        return explanation(problem, outcome.widened(rows_to_decide(outcome, picked, cfg.k)), rejected, cfg, stats, t_start)
     reason = ""
     if len(picked):
         flags = np.ones(len(picked), dtype=bool)
@@ -232,6 +245,8 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
         rows_reused=outcome.rows_reused,
         blocks_scored=outcome.blocks_scored,
         peak_population_bytes=outcome.peak_population_bytes,
+        archived=outcome.archived,
+        archive_bytes=outcome.archive_bytes,
         seconds=dict(outcome.seconds),
         seconds_total=time.perf_counter() - t_start,
         outcome="found" if flags.any() else "not found",

@@ -15,27 +15,36 @@ import numpy as np
 
 from geco.search.population import Pool, key_words, words_keys
 from geco.search.ranking import nearest
+from geco.search.row_cells import RowCells
 
 __all__ = ["Archive"]
 
-_FIELDS = ("rows", "changed", "words", "hashes", "prob", "dist", "score")
+_FIELDS = ("words", "hashes", "prob", "dist", "score")
 
 
 class Archive:
     """The best counterfactual of every Δ seen, in the order the Δ were first archived: rows,
-    changed groups (also as key words), row hashes, probability, distance and score in growing
-    arrays (one slot per Δ; the first ``len(archive)`` are filled). A Δ's key is its words'
+    changed groups (as key words: :meth:`changed_of`), row hashes, probability, distance and
+    score in growing arrays (one slot per Δ; the first ``len(archive)`` are filled). Given ``x`` and each
+    column's group (rows of the Δ-representation, ``x`` outside their changed groups), a row is
+    kept as its changed groups' cells (:class:`geco.search.row_cells.RowCells`) and read back
+    whole by :meth:`rows_of`; otherwise whole. A Δ's key is its words'
     (:func:`geco.search.population.words_keys`); ``keys`` lists them by slot, ``slot`` maps
     them to slots. ``kernels``: :mod:`geco.search.kernels` to find the slots with (an index of
     the key words, no Python step per Δ) and to pick the options with (the same slots and picks),
     or None."""
 
-    def __init__(self, d: int, g: int, kernels: Any = None):
+    def __init__(self, d: int, g: int, kernels: Any = None, x: np.ndarray | None = None,
+                 group_of_feature: np.ndarray | None = None):  # fmt: skip
         self.kernels = kernels
         self._slot: dict[Hashable, int] = {}  # the numpy reference's look-up
         self.n = 0
-        self.rows, self.changed = np.empty((16, d)), np.zeros((16, g), dtype=bool)
-        self.words = key_words(self.changed)
+        #: the rows, as their changed groups' cells where ``x`` is given (:mod:`geco.search.row_cells`)
+        self.row_cells = RowCells(d, g, x, group_of_feature)
+        self.g = g
+        #: the changed groups, as key words only (:meth:`changed_of`: a byte per group and Δ
+        #: would take more than the cells of a Δ of a few groups)
+        self.words = key_words(np.zeros((16, g), dtype=bool))
         self.hashes = np.zeros(16, dtype=np.uint64)
         self.prob, self.dist, self.score = np.empty(16), np.empty(16), np.empty(16)
         self._index = np.full(64, -1, dtype=np.intp)  # the kernels' index of the key words
@@ -79,7 +88,7 @@ class Archive:
         better = old[score[old] < self.score[slots[old]]]
         take = np.concatenate([fresh, better])
         at = slots[take]
-        self.rows[at], self.changed[at] = rows[take], changed[take]
+        self.row_cells.write(at, rows[take], changed[take], at >= n0)
         self.words[at] = words[take]
         self.hashes[at] = hashes[take]
         self.prob[at], self.dist[at], self.score[at] = prob[take], dist[take], score[take]
@@ -97,15 +106,17 @@ class Archive:
             return
         self._room(len(starts))  # one new Δ per block at most
         fields = (pool.rows, pool.changed, pool.words, pool.hashes, pool.prob, pool.dist, pool.score)
-        self.n = self.kernels.offer_blocks(self._index, tuple(getattr(self, f) for f in _FIELDS), self.n, starts,
-                                           fields, ok)  # fmt: skip
+        self.n = self.kernels.offer_blocks(self._index, tuple(getattr(self, f) for f in _FIELDS), self.row_cells,
+                                           self.n, starts, fields, ok)  # fmt: skip
 
     def _room(self, more: int) -> None:
         """Room for ``more`` new Δ: the arrays grown (at least doubled) when short, and the
-        kernels' index of the key words rebuilt to at least twice the slots it may hold."""
+        kernels' index of the key words rebuilt to at least twice the slots it may hold (the
+        cells grow as they are written)."""
         n = self.n + more
         if n > len(self.score):
             self._grow(max(n, 2 * len(self.score)))
+        self.row_cells.room(n, 0)
         if self.kernels is not None and 2 * n > len(self._index):
             size = len(self._index)
             while size < 2 * n:
@@ -119,13 +130,32 @@ class Archive:
             b[: self.n] = a[: self.n]
             setattr(self, name, b)
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes the archived Δ take: their cells, and per slot its cells' offset and the other
+        fields (not the room to grow, nor the kernels' index: those depend on which search ran)."""
+        per_slot = self.row_cells.offsets.itemsize + sum(getattr(self, name)[:1].nbytes for name in _FIELDS)
+        return self.row_cells.values.itemsize * self.row_cells.top + self.n * per_slot
+
+    def rows_of(self, slots: np.ndarray) -> np.ndarray:
+        """The full rows of ``slots``."""
+        slots = np.asarray(slots, dtype=np.intp)
+        if self.kernels is not None:
+            return self.kernels.read_cells(self.row_cells, self.words, slots)
+        return self.row_cells.read(slots, self.changed_of(slots))
+
+    def changed_of(self, slots: np.ndarray) -> np.ndarray:
+        """The changed groups of ``slots``: (n, g) bool, from their key words."""
+        words = np.ascontiguousarray(self.words[slots], dtype="<u8")  # as key_words packed them: little-endian
+        bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
+        return bits[:, : self.g].astype(bool)
+
     def pool(self, slots: np.ndarray | None = None) -> Pool:
-        """The archived rows of ``slots`` (default: all, as views) as established population
-        rows, in slot order (not key order)."""
-        if slots is None:
-            slots = slice(0, self.n)
-        rows, changed, words, hashes, prob, dist, score = (getattr(self, name)[slots] for name in _FIELDS)
-        return Pool(rows, changed, words, hashes, prob, dist, score, np.ones(len(rows), dtype=bool))
+        """The archived rows of ``slots`` (default: all) as established population rows, in
+        slot order (not key order)."""
+        slots = np.arange(self.n) if slots is None else np.asarray(slots, dtype=np.intp)
+        words, hashes, prob, dist, score = (getattr(self, name)[slots] for name in _FIELDS)
+        return Pool(self.rows_of(slots), self.changed_of(slots), words, hashes, prob, dist, score, np.ones(len(slots), dtype=bool))
 
     def options(self, count: int) -> tuple[np.ndarray, list[Hashable]]:
         """:meth:`option_slots` with the options' Δ keys instead of their slots."""

@@ -9,7 +9,7 @@ import numpy as np
 
 from geco.search.target import Target
 
-__all__ = ["SearchConfig", "SearchOutcome"]
+__all__ = ["RestOfRows", "SearchConfig", "SearchOutcome"]
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,9 @@ class SearchOutcome:
     """The final population and the archive of the best counterfactual per Δ (best first, no
     duplicates), how the run ended and what it cost. Where they hold more than
     ``geco.search.loop.OUTCOME_ROWS`` rows, ``rows`` (and the other per-row fields) hold the best
-    of them only and :meth:`whole` gives them all: an answer is decided on the best rows but
-    where it needs the rest (wide data archives tens of thousands of Δ).
+    of them only, :meth:`widened` more of them and :meth:`whole` all: an answer is decided on the
+    best rows but where it needs more (wide data archives tens of thousands of Δ, each read whole
+    only when taken).
 
     ``stop``: "converged" (the paper's rule), "stagnated", "max_generations", "time_budget"
     (the best found within ``SearchConfig.time_budget``) or "no_candidates" (no candidate
@@ -124,14 +125,33 @@ class SearchOutcome:
     best_prob: float = 0.0
     seconds: dict[str, float] = field(default_factory=dict)
     peak_population_bytes: int = 0
+    #: Δ archived, and the bytes they take in the archive (rows as their changed groups'
+    #: cells: :mod:`geco.search.row_cells`; without the arrays' room to grow)
+    archived: int = 0
+    archive_bytes: int = 0
     blocks_scored: int = 0
     polish_rounds: int = 0
     #: candidates whose number came from the rows scored before in the search (not the engine)
     rows_reused: int = 0
     budget_cuts: tuple[str, ...] = ()  # the steps the time budget left out, as sentences
-    #: every row, when ``rows`` holds the best ones only (None: it holds them all)
-    rest: Callable[[], SearchOutcome] | None = field(default=None, repr=False, compare=False)
+    #: the rows left out, when ``rows`` holds the best ones only (None: it holds them all)
+    rest: RestOfRows | None = field(default=None, repr=False, compare=False)
 
     def whole(self) -> SearchOutcome:
         """This outcome with every row (itself when it has them all)."""
-        return self if self.rest is None else self.rest()
+        return self if self.rest is None else self.rest.best(len(self.rest.scores))
+
+    def widened(self, m: int) -> SearchOutcome:
+        """This outcome with its best ``m`` rows (every row when there are no more; itself when
+        it has them all)."""
+        return self if self.rest is None else self.rest.best(m)
+
+
+@dataclass(frozen=True)
+class RestOfRows:
+    """What an outcome holding its best rows only can read on demand: ``scores``, every row's
+    score in the outcome's order (best first), and ``best(m)``, the outcome with its best ``m``
+    rows (``rest`` None once that is every row)."""
+
+    scores: np.ndarray
+    best: Callable[[int], SearchOutcome]

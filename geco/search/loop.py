@@ -58,7 +58,7 @@ from geco.problem.distance import DistanceSpec
 from geco.problem.hashing import cell_hashes
 from geco.search.archive import Archive
 from geco.search.compiled import compiled_kernels
-from geco.search.config import SearchConfig, SearchOutcome
+from geco.search.config import RestOfRows, SearchConfig, SearchOutcome
 from geco.search.operators import (
     WALK_BACK_ROUNDS,
     Context,
@@ -135,7 +135,7 @@ REPEAT_SLACK = 3.0
 #: changed there were farther (one first answer by 18 %): polishing keeps REACH_SLACK
 POLISH_REACH_SLACK = 1.0
 
-#: the outcome holds at most this many rows, the best (the rest on demand: SearchOutcome.whole):
+#: the outcome holds at most this many rows, the best (more on demand: SearchOutcome.widened):
 #: an answer reads the first few; on wide data the archive holds tens of thousands of Δ, and
 #: copying them all cost more than the search's last generations (1,000 features: 0.9 s, 370 MB)
 OUTCOME_ROWS = 4096
@@ -282,7 +282,8 @@ class GeneticSearch:
         self.seed_pool = seeds if seeds is not None else Candidates.empty(self.d, self.g)
         self.seeds_used = 0
         self.kernels = compiled_kernels(config.native)
-        self.archive = Archive(self.d, self.g, self.kernels)
+        self.archive = (Archive(self.d, self.g, self.kernels) if self.full  # rows as the operators made them
+                        else Archive(self.d, self.g, self.kernels, ctx.x, ctx.group_of_feature))  # fmt: skip
         self.timer = PhaseTimer()
         self.candidates_scored = 0
         self.rows_reused = 0
@@ -508,12 +509,13 @@ class GeneticSearch:
         k = self.config.k
         scores, slots = scores[:k], slots[:k]
         a = self.archive
+        rows = a.rows_of(slots)
         if self.error_bound is not None and len(slots):
-            keep = np.flatnonzero(self.goal.edge_distance(a.prob[slots]) > self.error_bound(a.rows[slots]))
-            slots = slots[keep]
+            keep = np.flatnonzero(self.goal.edge_distance(a.prob[slots]) > self.error_bound(rows))
+            slots, rows = slots[keep], rows[keep]
             scores = np.concatenate([scores[keep], np.full(k - len(keep), np.inf)])
         spec = self.dist_spec
-        return Reach.of_options(scores, a.rows[slots], a.words[slots], k, slack, REPEAT_SLACK, self.ctx.x,
+        return Reach.of_options(scores, rows, a.words[slots], k, slack, REPEAT_SLACK, self.ctx.x,
                                 self.config.diversity, spec.ranges, spec.categorical, self.kernels)  # fmt: skip
 
     def evaluate(self, new: Pool) -> Pool:
@@ -841,25 +843,36 @@ class GeneticSearch:
         once, by score (only the rows kept are copied; beyond :data:`OUTCOME_ROWS`, the best
         ones, the rest on demand); with the run's counters."""
         with self.timer("outcome"):
-            archived = self.archive.pool()
-            _, first = np.unique(np.concatenate([population.hashes, archived.hashes]), return_index=True)
+            archive, n = self.archive, len(self.archive)
+            _, first = np.unique(np.concatenate([population.hashes, archive.hashes[:n]]), return_index=True)
             first.sort()
-            first = first[np.argsort(np.concatenate([population.score, archived.score])[first], kind="stable")]
-            own = (population.rows, population.changed, population.prob, population.dist, population.score)
-            kept = (archived.rows, archived.changed, archived.prob, archived.dist, archived.score)
+            first = first[np.argsort(np.concatenate([population.score, archive.score[:n]])[first], kind="stable")]
+            own = (population.prob, population.dist, population.score)
+            kept = (archive.prob[:n], archive.dist[:n], archive.score[:n])
 
             def table(idx: np.ndarray) -> dict[str, np.ndarray]:
-                return dict(zip(("rows", "changed", "prob", "dist", "score"), (interleave(a, b, idx) for a, b in zip(own, kept))))
+                mine = idx < len(population)  # the archive's rows are read (made whole) only where taken
+                rows, changed = np.empty((len(idx), self.d)), np.empty((len(idx), self.g), dtype=bool)
+                rows[mine], changed[mine] = population.rows[idx[mine]], population.changed[idx[mine]]
+                slots = idx[~mine] - len(population)
+                rows[~mine], changed[~mine] = archive.rows_of(slots), archive.changed_of(slots)
+                return {"rows": rows, "changed": changed} | dict(zip(("prob", "dist", "score"), (interleave(a, b, idx) for a, b in zip(own, kept))))
 
             best = table(first[:OUTCOME_ROWS])
         outcome = SearchOutcome(
             **best, generations=generations, converged=stop == "converged", candidates_scored=self.candidates_scored, stop=stop, restarts=restarts,
             seeds_used=self.seeds_used, best_prob=self.best_prob, seconds=dict(self.timer.seconds),
-            peak_population_bytes=self.peak_population_bytes, blocks_scored=self.blocks_scored, polish_rounds=polished,
+            peak_population_bytes=self.peak_population_bytes, archived=n, archive_bytes=archive.nbytes,
+            blocks_scored=self.blocks_scored, polish_rounds=polished,
             rows_reused=self.rows_reused, budget_cuts=tuple(self.budget_cuts),
         )  # fmt: skip
         if len(first) > OUTCOME_ROWS:
-            outcome.rest = lambda: replace(outcome, **table(first), rest=None)
+            scores = np.concatenate([population.score, archive.score[:n]])[first]
+
+            def best_rows(m: int) -> SearchOutcome:
+                return replace(outcome, **table(first[:m]), rest=None if m >= len(first) else rest)
+
+            outcome.rest = rest = RestOfRows(scores, best_rows)
         return outcome
 
 

@@ -5,6 +5,8 @@ bit g = group g). The search keeps its population as one :class:`Pool`: flat arr
 sorted by Δ key, so a Δ's rows are one contiguous slice. Scoring hands each Δ's slice to the
 scorer on Δ's own columns (a compiled model specialised to Δ scores it directly); distances run
 over all rows at once. ``representation="full"`` scores whole rows instead (for comparison).
+The archive of each Δ's best counterfactual, which outgrows the population by far on wide data,
+keeps its rows as their Δ's cells only (:mod:`geco.search.row_cells`).
 
 New candidates are produced by the operators as :class:`Candidates` (full rows + a boolean
 changed-group matrix).

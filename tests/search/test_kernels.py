@@ -117,13 +117,16 @@ def _same(a, b, what):
 
 
 def _archive(search):
+    """The archive's state: keys, fields, its rows whole and as stored (cells and where each slot's start)."""
     a = search.archive
+    cells = a.row_cells
     return (
         list(a.keys),
-        *(
-            getattr(a, f)[: a.n]
-            for f in ("rows", "changed", "words", "hashes", "prob", "dist", "score")
-        ),
+        a.rows_of(np.arange(a.n)),
+        cells.values[: cells.top],
+        cells.offsets[: a.n],
+        a.changed_of(np.arange(a.n)),
+        *(getattr(a, f)[: a.n] for f in ("words", "hashes", "prob", "dist", "score")),
     )
 
 

@@ -111,8 +111,8 @@ def test_archive_offer_keeps_each_deltas_best_in_first_seen_order(compiled):
     assert archive.keys == first_seen and len(archive) == len(best) > 16  # grew past its first size
     for key, (row, s) in best.items():
         slot = archive.slot[key]
-        assert archive.score[slot] == s and np.array_equal(archive.rows[slot], row)
-        np.testing.assert_array_equal(archive.words[slot], key_words(archive.changed[slot : slot + 1])[0])
+        assert archive.score[slot] == s and np.array_equal(archive.rows_of([slot])[0], row)
+        np.testing.assert_array_equal(archive.words[slot], key_words(archive.changed_of([slot]))[0])
     pool = archive.pool()
     assert len(pool) == len(best) and pool.established.all()
 

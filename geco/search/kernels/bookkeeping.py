@@ -4,6 +4,8 @@ niches, each Δ's best rows, and the archive's distinct options."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from geco.search.kernels.common import (
@@ -22,7 +24,7 @@ from geco.search.kernels.common import (
 NEGATIVE_ZERO = np.uint64(1) << np.uint64(63)
 
 __all__ = ["absent", "archive_slots", "block_best", "block_best_rows", "distinct_options", "gather", "greedy_options", "index_words", "merge_order",
-           "new_rows", "offer_blocks", "reach_within", "row_distances", "row_statuses", "scored_find", "scored_insert", "select_pools", "selection", "stored_values", "within_reach"]
+           "new_rows", "offer_blocks", "reach_within", "read_cells", "row_distances", "row_statuses", "scored_find", "scored_insert", "select_pools", "selection", "stored_values", "within_reach"]
 
 
 @jit
@@ -742,10 +744,11 @@ def archive_slots(owner: np.ndarray, archive_words: np.ndarray, n: int, words: n
 
 
 @jit
-def _offer_blocks(owner, a_rows, a_changed, a_words, a_hashes, a_prob, a_dist, a_score, n, starts, rows, changed,
-                  words, hashes, prob, dist, score, ok):  # fmt: skip
+def _offer_blocks(owner, a_words, a_hashes, a_prob, a_dist, a_score, values, offsets, top, group_of_feature, every,
+                  n, b0, starts, rows, changed, words, hashes, prob, dist, score, ok):  # fmt: skip
     n_rows = len(score)
-    for b in range(len(starts)):
+    d = rows.shape[1]
+    for b in range(b0, len(starts)):
         end = starts[b + 1] if b + 1 < len(starts) else n_rows
         best = -1
         for i in range(starts[b], end):  # the block's lowest finite counterfactual score, ties: the first
@@ -754,33 +757,82 @@ def _offer_blocks(owner, a_rows, a_changed, a_words, a_hashes, a_prob, a_dist, a
         if best < 0:
             continue
         slot = _probe(owner, a_words, words, best)
-        if owner[slot] < 0:
+        fresh = owner[slot] < 0
+        if fresh:
+            count = d
+            if not every:
+                count = 0
+                for c in range(d):
+                    count += changed[best, group_of_feature[c]]
+            if top + count > len(values):  # out of room: the caller grows the cells and goes on from here
+                return n, top, b
             owner[slot] = n
             at = n
             n += 1
+            offsets[at] = top
+            pos = top
         else:
             at = owner[slot]
             if not score[best] < a_score[at]:
                 continue
-        copy_row(a_rows, at, rows, best)
-        copy_row(a_changed, at, changed, best)
+            pos = offsets[at]
+        for c in range(d):  # the row's cells: its changed groups' columns (every column), ascending
+            if every or changed[best, group_of_feature[c]]:
+                values[pos] = rows[best, c]
+                pos += 1
+        if fresh:
+            top = pos
         copy_row(a_words, at, words, best)
         a_hashes[at] = hashes[best]
         a_prob[at] = prob[best]
         a_dist[at] = dist[best]
         a_score[at] = score[best]
-    return n
+    return n, top, len(starts)
 
 
-def offer_blocks(owner: np.ndarray, archive: tuple[np.ndarray, ...], n: int, starts: np.ndarray,
+def offer_blocks(owner: np.ndarray, archive: tuple[np.ndarray, ...], cells: Any, n: int, starts: np.ndarray,
                  pool: tuple[np.ndarray, ...], ok: np.ndarray) -> int:  # fmt: skip
     """The archive's offer of each block's best counterfactual in one pass: per block of
     ``pool`` (rows, changed, words, hashes, prob, dist, score; blocks from ``starts``), its
     lowest finite score among the ``ok`` rows (ties: the first), looked up in the index ``owner``
-    (see :func:`archive_slots`) and written to the ``archive`` arrays (the same seven) when its
-    Δ is new (next slot) or it beats the Δ's best. The archive's new size; ``owner`` and the
-    arrays must have room for one new Δ per block (twice that in ``owner``)."""
-    return int(_offer_blocks(owner, *archive, int(n), np.asarray(starts, dtype=np.intp), *pool, ok))
+    (see :func:`archive_slots`) and written to the ``archive`` arrays (words, hashes, prob,
+    dist, score) and its row to ``cells`` (a :class:`geco.search.row_cells.RowCells`: a new
+    Δ's cells after those in use, a better row's over its Δ's) when its Δ is new (next slot) or
+    it beats the Δ's best. The archive's new size; ``owner`` and the arrays must have room for
+    one new Δ per block (twice that in ``owner``); the cells are grown here when short."""
+    starts = np.asarray(starts, dtype=np.intp)
+    b = 0
+    while True:
+        n, cells.top, b = _offer_blocks(owner, *archive, cells.values, cells.offsets, int(cells.top),
+                                        cells.group_of_feature, bool(cells.every), int(n), b, starts, *pool, ok)  # fmt: skip
+        if b == len(starts):
+            return int(n)
+        cells.room(0, cells.d)  # room for the row that did not fit (and, doubled, for many more)
+
+
+@jit
+def _read_cells(values, offsets, words, group_of_feature, every, x, slots):
+    out = np.empty((len(slots), len(x)))
+    for t in range(len(slots)):
+        s = slots[t]
+        pos = offsets[s]
+        for c in range(len(x)):
+            g = group_of_feature[c]
+            if every or (words[s, g >> 6] >> np.uint64(g & 63)) & np.uint64(1):
+                out[t, c] = values[pos]
+                pos += 1
+            else:
+                out[t, c] = x[c]
+    return out
+
+
+def read_cells(cells: Any, words: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """The full rows of archive ``slots`` from ``cells`` (a :class:`geco.search.row_cells.RowCells`)
+    and the slots' key ``words`` (the archive's, by slot): each changed group's columns from the
+    cells, the rest from x, as :meth:`geco.search.row_cells.RowCells.read`."""
+    x = cells.x if cells.x is not None else np.zeros(cells.d)
+    return _read_cells(cells.values, cells.offsets, words, cells.group_of_feature, bool(cells.every), x,
+                       np.asarray(slots, dtype=np.intp))  # fmt: skip
 
 
 @jit

@@ -117,7 +117,7 @@ def class_index(model: Any, desired_class: Any) -> int:
         )
     classes = class_list(classes)
     if desired_class not in classes:
-        raise UnknownClass(
-            f"desired_class {desired_class!r} is not one of the model's classes {classes}"
-        )
+        alike = [c for c in classes if str(c) == str(desired_class)]  # 1 for "1", "1" for 1, True for "True"
+        hint = f": did you mean {alike[0]!r} ({type(alike[0]).__name__})?" if alike else ""
+        raise UnknownClass(f"desired_class {desired_class!r} is not one of the model's classes {classes}{hint}")
     return classes.index(desired_class)

@@ -229,7 +229,8 @@ class Schema:
         feats = []
         for name in df.columns:
             if not isinstance(name, str):
-                raise SchemaError(f"column names must be strings, got {name!r}")
+                raise SchemaError(f"column names must be strings (PLAF names features by them), got {name!r}: "
+                                  "X.columns = X.columns.astype(str) names them so")  # fmt: skip
             f = _feature_from_series(name, df[name])
             if overrides and name in overrides:
                 ov = overrides[name]

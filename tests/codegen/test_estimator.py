@@ -1,6 +1,8 @@
 """codegen.estimator: which of the user's columns a fitted model reads (LightGBM's stored names
 included) and which column of predict_proba is the desired class."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -88,3 +90,18 @@ def test_a_class_the_model_does_not_have_is_a_bad_value():
     assert isinstance(err.value, ValueError) and not isinstance(err.value, (UnsupportedModel, TypeError))
     with pytest.raises(UnknownClass, match="model has no classes_; desired_class must be a column index, got 'yes'"):
         class_index(lambda df: df, "yes")
+
+
+@pytest.mark.parametrize("labels_as, asked, hint", [
+    (int, "1", "did you mean 1 (int)?"),
+    (str, 1, "did you mean '1' (str)?"),
+    (bool, "True", "did you mean True (bool)?"),
+])  # fmt: skip
+def test_a_class_spelled_as_another_type_is_named_with_its_type(labels_as, asked, hint):
+    """A label read from a command line or a JSON body as text, or typed as a number: the class it
+    spells is named."""
+    X = frame(["a", "b"])
+    y = (labels(X) == 1).astype(labels_as) if labels_as is not str else np.where(labels(X) == 1, "1", "0")
+    tree = DecisionTreeClassifier().fit(X, y)
+    with pytest.raises(UnknownClass, match=re.escape(hint)):
+        class_index(tree, asked)

@@ -20,6 +20,7 @@ __all__ = [
     "default_regressor",
     "load_data",
     "load_model",
+    "not_utf8",
     "parse_label",
     "parse_range",
     "positions",
@@ -70,16 +71,43 @@ def load_data(args: argparse.Namespace, *, desired: bool = True):
 
 def read_csv_data(path: Path) -> Any:
     """The CSV at ``path`` as pandas reads it, its header checked (:func:`check_csv_header`);
-    CLIError for a missing or unreadable file."""
+    CLIError for a missing or unreadable file, one that is not UTF-8 (naming the line) and one
+    without data rows. A first column with an empty header numbered 0, 1, 2, ... is the index
+    pandas writes with a frame by default (``to_csv`` without ``index=False``): it is left out,
+    with a note on stderr, as it would be a feature the model reads and a counterfactual moves."""
     import pandas as pd
 
     if not path.exists():
         raise CLIError(f"{path}: no such file")
     check_csv_header(path)
     try:
-        return pd.read_csv(path)
+        df = pd.read_csv(path)
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"{path}: {not_utf8(path, exc)}") from None
     except Exception as exc:
         raise CLIError(f"{path}: cannot read CSV ({exc})") from exc
+    if len(df) == 0:
+        raise CLIError(f"{path}: no data rows (a header only)")
+    first = df.columns[0]
+    if (str(first) == "Unnamed: 0" and pd.api.types.is_integer_dtype(df[first].dtype)
+            and (df[first].to_numpy() == range(len(df))).all()):  # fmt: skip
+        print(f"geco: note: {path}: the first column, unnamed and numbered 0, 1, 2, ..., is the index pandas "
+              "wrote with the file: left out (write files with index=False)", file=sys.stderr)  # fmt: skip
+        df = df.drop(columns=first)
+    return df
+
+
+def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
+    """What to say of a file that is not UTF-8: the first bad byte and its line, and how to
+    re-encode it (the file's bytes are read again: the decoder's position is in its own chunk)."""
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        exc = e
+    line = data.count(b"\n", 0, exc.start) + 1
+    return (f"not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); save it as UTF-8, e.g. "
+            "pandas.read_csv(path, encoding='latin-1').to_csv(path, index=False)")
 
 
 def text_as_categories(df: Any) -> None:

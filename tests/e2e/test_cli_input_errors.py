@@ -152,6 +152,32 @@ def test_files_that_are_not_what_the_option_expects(files, tmp_path, capsys):
     assert "warning: column 'b' holds numbers written with a decimal comma ('1500,5')" in capsys.readouterr().err
 
 
+def test_a_file_not_utf8_without_rows_or_with_pandas_index(tmp_path, capsys):
+    """A Latin-1 file names its first bad byte's line and how to re-encode it; a header without
+    rows is named so; the index pandas writes by default (an unnamed first column 0, 1, 2, ...)
+    is left out with a note, so it is no feature of the default model nor of the answer."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.integers(18, 70, 300), "city": rng.choice(["Paris", "Lyon"], 300)})
+    frame["label"] = (frame.age > 40).astype(int)
+    text = frame.to_csv(index=False).splitlines()
+    text[4] = text[4].replace("Paris", "Nîmes").replace("Lyon", "Nîmes")
+    (tmp_path / "latin.csv").write_bytes("\n".join(text).encode("latin-1"))
+    assert main(["explain", "--data", str(tmp_path / "latin.csv"), "--target", "label"]) == 2
+    err = capsys.readouterr().err
+    assert "latin.csv: not UTF-8 text (byte 0xee on line 5); save it as UTF-8" in err and "Traceback" not in err
+    frame.iloc[:0].to_csv(tmp_path / "header.csv", index=False)
+    assert main(["explain", "--data", str(tmp_path / "header.csv"), "--target", "label"]) == 2
+    assert "header.csv: no data rows (a header only)" in capsys.readouterr().err
+    frame.to_csv(tmp_path / "indexed.csv")  # pandas' default: the index as an unnamed first column
+    assert main(["explain", "--data", str(tmp_path / "indexed.csv"), "--target", "label", "--json", "--k", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "the first column, unnamed and numbered 0, 1, 2, ..., is the index pandas wrote with the file: left out" in err
+    assert list(json.loads(out)["x"]) == ["age", "city"]
+    frame.set_index(frame.index + 7).to_csv(tmp_path / "other.csv")  # an unnamed column of other numbers stays
+    main(["explain", "--data", str(tmp_path / "other.csv"), "--target", "label", "--json", "--k", "1"])
+    assert "Unnamed: 0" in json.loads(capsys.readouterr().out)["x"]
+
+
 def test_batches_ignore_the_id_column_as_one_row_does(files, capsys):
     assert main(_argv(files, "credit.csv", "--rows", "0:5", "--json")) == 0
     captured = capsys.readouterr()

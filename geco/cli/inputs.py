@@ -18,6 +18,7 @@ __all__ = [
     "data_rows",
     "decimal_comma_columns",
     "default_regressor",
+    "identifier_columns",
     "load_data",
     "load_model",
     "not_utf8",
@@ -271,9 +272,31 @@ def default_regressor(X, y):
     return model
 
 
+def identifier_columns(X: Any) -> list[str]:
+    """Text columns holding a different value on every row (of at least 20): customer ids,
+    timestamps. A default model would one-hot encode each value as a column seen once - noise
+    it fits, and a counterfactual would "change the customer id" - so it leaves them out."""
+    import pandas as pd
+
+    if len(X) < 20:
+        return []
+    return [str(c) for c in X.columns
+            if not (pd.api.types.is_numeric_dtype(X[c].dtype) or pd.api.types.is_bool_dtype(X[c].dtype))
+            and X[c].nunique(dropna=False) == len(X)]  # fmt: skip
+
+
 def load_model(args, X, y):
+    """The fitted model: --model's file, else the default one fitted on the data (a regressor
+    with --desired-range), which leaves out :func:`identifier_columns` (the Explainer then
+    ignores them: the answers never change them)."""
     from geco.models import default_model
 
+    if args.model is None:
+        ids = identifier_columns(X)
+        if ids:
+            print(f"(the default model leaves out {', '.join(map(repr, ids))}: a different text on every row, "
+                  "an identifier; --model gives a model of your own)", file=sys.stderr)  # fmt: skip
+            X = X.drop(columns=ids)
     if args.model is None and getattr(args, "desired_range", None) is not None:
         return default_regressor(X, y)
     if args.model is None:

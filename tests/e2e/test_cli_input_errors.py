@@ -178,6 +178,27 @@ def test_a_file_not_utf8_without_rows_or_with_pandas_index(tmp_path, capsys):
     assert "Unnamed: 0" in json.loads(capsys.readouterr().out)["x"]
 
 
+def test_the_default_model_leaves_out_text_identifiers(tmp_path, capsys):
+    """A text column with a different value on every row (an id, a timestamp) is no feature of
+    the default model: one-hot encoded, each value is a column seen once. It is named on stderr,
+    no answer changes it (the Explainer ignores what the model does not read), and the model
+    finds counterfactuals (with them, it scored no row as desired)."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    frame = pd.DataFrame({"customer": [f"C{i:05d}" for i in range(n)],
+                          "opened": pd.date_range("2015-01-01", periods=n, freq="D").strftime("%Y-%m-%d"),
+                          "age": rng.integers(18, 70, n), "income": rng.normal(50, 15, n).round(1),
+                          "city": rng.choice(["Paris", "Lyon", "Nice"], n)})  # fmt: skip
+    frame["approved"] = ((frame.age > 40) & (frame.income > 50)).astype(int)
+    frame.to_csv(tmp_path / "ids.csv", index=False)
+    assert main(["explain", "--data", str(tmp_path / "ids.csv"), "--target", "approved", "--json", "--k", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert "the default model leaves out 'customer', 'opened': a different text on every row" in err
+    answer = json.loads(out)
+    assert answer["success"] and set(answer["x"]) == {"age", "income", "city"}
+    assert all(set(cf["changes"]) <= {"age", "income", "city"} for cf in answer["counterfactuals"])
+
+
 def test_batches_ignore_the_id_column_as_one_row_does(files, capsys):
     assert main(_argv(files, "credit.csv", "--rows", "0:5", "--json")) == 0
     captured = capsys.readouterr()

@@ -76,6 +76,12 @@ def setting(d: int, args: argparse.Namespace, native: bool) -> dict:
 def render(results: list[dict], head: str) -> str:
     mb = 2.0**20
     lines = [
+        "Random integer features, the label a linear rule over all of them (a counterfactual moves many), "
+        "no rules. \"Archive MB (cells)\": the bytes the archived Δ take, each row as its changed groups' "
+        "cells (`stats[\"archive_bytes\"]`); \"as whole rows\": the same Δ at 8 bytes a column and a byte "
+        "a group, as the archive held them before. Peak traced: `tracemalloc` over one explanation "
+        "(a second pass; the CPU column is the untraced first).",
+        "",
         f"{head}; load average {' / '.join(f'{v:.1f}' for v in os.getloadavg())} at the end.",
         "",
         "| features | rows | found | CPU s median / max | generations median | candidates median | Δ archived median "

@@ -34,6 +34,7 @@ from codegen.blackbox import BlackBoxScorer
 from codegen.choice import EngineChoice, describe_engine
 from codegen.errors import UnsupportedModel
 from codegen.estimator import split_pipeline
+from codegen.mlp.reader import LINEAR_CLASSIFIERS, LINEAR_REGRESSORS
 from codegen.mlp.scorer import mlp_scorer
 from codegen.outputs import output_of
 from codegen.pipeline import ModelInput, read_model_input
@@ -170,6 +171,11 @@ for _key in (
     register(_key, tree_scorer, outputs=TREE_OUTPUTS)
 register("sklearn.MLPClassifier", mlp_scorer, outputs=frozenset({"classes"}))
 register("sklearn.MLPRegressor", mlp_scorer, outputs=frozenset({"prediction"}))
+# linear models are networks without a hidden layer (codegen.mlp.reader.read_linear)
+for _name in LINEAR_CLASSIFIERS:
+    register(f"sklearn.{_name}", mlp_scorer, outputs=frozenset({"classes"}))
+for _name in LINEAR_REGRESSORS:
+    register(f"sklearn.{_name}", mlp_scorer, outputs=frozenset({"prediction"}))
 # XGBRFClassifier subclasses XGBClassifier; neither library is imported here
 for _key in ("xgboost.XGBClassifier", "xgboost.Booster", "lightgbm.LGBMClassifier", "lightgbm.Booster",
              "xgboost.XGBRegressor", "lightgbm.LGBMRegressor"):  # fmt: skip

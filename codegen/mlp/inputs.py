@@ -17,7 +17,7 @@ import numpy as np
 from codegen.errors import UnsupportedModel
 from codegen.estimator import class_index
 from codegen.mlp.partial import AffineTerm, CodeTerm, FeatureInput, FirstLayer
-from codegen.mlp.reader import MLP, read_mlp
+from codegen.mlp.reader import MLP, read_network
 from codegen.outputs import class_columns, output_of
 from codegen.pipeline import ModelInput
 
@@ -28,11 +28,11 @@ def output_columns(estimator: Any, desired_class: Any) -> tuple[int, ...]:
     """The ``predict_proba`` columns ``desired_class`` sums (one class, a set, or ``(0,)`` for a
     regressor's prediction). Raises :class:`codegen.UnknownClass` for a class the model lacks and
     :class:`codegen.UnsupportedModel` for an output the model does not have."""
-    from sklearn.neural_network import MLPRegressor
+    from sklearn.base import is_regressor
 
     output = output_of(desired_class)
     name = type(estimator).__name__
-    regressor = isinstance(estimator, MLPRegressor)
+    regressor = is_regressor(estimator)
     if output.kind == "prediction" or regressor:
         if not regressor:
             raise UnsupportedModel(f"{name} is a classifier: give desired_class (and threshold), not a prediction range")
@@ -49,9 +49,9 @@ def output_columns(estimator: Any, desired_class: Any) -> tuple[int, ...]:
 def model_inputs(mi: ModelInput, desired_class: Any) -> tuple[MLP, list[FeatureInput]]:
     """(network, per-feature inputs) of the pipeline read into ``mi``; raises
     :class:`codegen.UnsupportedModel` with a reason for anything else."""
-    mlp = read_mlp(mi.estimator, output_columns(mi.estimator, desired_class))
+    mlp = read_network(mi.estimator, output_columns(mi.estimator, desired_class))
     if len(mi.columns) != mlp.n_inputs:
-        raise UnsupportedModel(f"the pipeline yields {len(mi.columns)} columns, the MLP takes {mlp.n_inputs}")
+        raise UnsupportedModel(f"the pipeline yields {len(mi.columns)} columns, the {type(mi.estimator).__name__} takes {mlp.n_inputs}")
     return mlp, feature_inputs(mi)
 
 

@@ -1,5 +1,5 @@
-"""Read a fitted ``sklearn.neural_network.MLPClassifier`` or ``MLPRegressor`` into a plain
-representation.
+"""Read a fitted ``sklearn.neural_network.MLPClassifier`` or ``MLPRegressor`` - or one of
+scikit-learn's linear models, a network without a hidden layer - into a plain representation.
 
 Why a representation of our own: the partial evaluator, the numpy engine and the IR emitter all
 need the same few facts (weight matrices, biases, the hidden activation, how the output becomes a
@@ -23,7 +23,14 @@ from scipy.special import expit
 
 from codegen.errors import UnsupportedModel
 
-__all__ = ["ACTIVATIONS", "MLP", "read_mlp"]
+__all__ = ["ACTIVATIONS", "LINEAR_CLASSIFIERS", "LINEAR_MODELS", "LINEAR_REGRESSORS", "MLP", "read_linear", "read_mlp",
+           "read_network"]
+
+#: scikit-learn's linear models read as networks without a hidden layer (:func:`read_linear`):
+#: the classifier, then the regressors (each computes ``X @ coef_.T + intercept_``)
+LINEAR_CLASSIFIERS = ("LogisticRegression",)  # LogisticRegressionCV is a subclass
+LINEAR_REGRESSORS = ("LinearRegression", "Ridge", "RidgeCV", "Lasso", "LassoCV", "ElasticNet", "ElasticNetCV")
+LINEAR_MODELS = LINEAR_CLASSIFIERS + LINEAR_REGRESSORS
 
 ACTIVATIONS = ("identity", "logistic", "tanh", "relu")
 
@@ -124,6 +131,48 @@ class MLP:
         a = X @ self.weights[0]
         a += self.biases[0]
         return self.tail(a)
+
+
+def read_network(model: Any, columns: int | Sequence[int] = 0) -> MLP:
+    """An MLP (:func:`read_mlp`) or a linear model (:func:`read_linear`) as an :class:`MLP`."""
+    from sklearn.neural_network import MLPClassifier, MLPRegressor
+
+    if isinstance(model, (MLPClassifier, MLPRegressor)):
+        return read_mlp(model, columns)
+    return read_linear(model, columns)
+
+
+def read_linear(model: Any, columns: int | Sequence[int] = 0) -> MLP:
+    """A fitted linear model of scikit-learn (:data:`LINEAR_MODELS`, their subclasses too:
+    ``LogisticRegressionCV``) -> an :class:`MLP` without a hidden layer, which
+    computes what the model does: ``X @ coef_.T + intercept_``, then for a classifier the
+    logistic of it (two classes: ``predict_proba`` is ``[1 - p, p]``) or its softmax (more:
+    scikit-learn's multinomial ``predict_proba``), for a regressor the number itself."""
+    import sklearn.linear_model
+    from sklearn.base import is_regressor
+
+    name = type(model).__name__
+    if not isinstance(model, tuple(getattr(sklearn.linear_model, n) for n in LINEAR_MODELS)):
+        raise UnsupportedModel(f"{name} is not one of the linear models read ({', '.join(LINEAR_MODELS)})")
+    if not hasattr(model, "coef_"):
+        raise UnsupportedModel(f"{name} is not fitted")
+    coef = np.asarray(model.coef_)
+    if coef.dtype != np.float64:
+        raise UnsupportedModel(f"{name} was fitted on {coef.dtype} data; only float64 is supported")
+    if is_regressor(model):
+        if coef.ndim == 2 and coef.shape[0] != 1:
+            raise UnsupportedModel(f"{name} has {coef.shape[0]} targets; a prediction range needs a single-target regressor")
+        weights = np.ascontiguousarray(coef.reshape(-1, 1))
+        bias = np.asarray(model.intercept_, dtype=np.float64).reshape(1)
+        return MLP((weights,), (bias,), "identity", "identity", (), (0,))
+    classes = tuple(np.asarray(model.classes_).tolist())
+    weights = np.ascontiguousarray(coef.T)
+    bias = np.ascontiguousarray(np.asarray(model.intercept_, dtype=np.float64).reshape(-1))
+    output = "logistic" if len(classes) <= 2 else "softmax"
+    cols = (int(columns),) if isinstance(columns, (int, np.integer)) else tuple(int(c) for c in columns)
+    if not cols or any(not 0 <= c < max(len(classes), 2) for c in cols) or len(set(cols)) != len(cols):
+        raise UnsupportedModel(f"desired column(s) {cols} are not distinct columns of the model's {len(classes)} classes")
+    return MLP((weights,), (bias,), "identity", output, classes, cols)
 
 
 def read_mlp(model: Any, columns: int | Sequence[int] = 0) -> MLP:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
@@ -40,7 +40,7 @@ def models(data):
     return {
         "rf": RandomForestClassifier(4, max_depth=3, random_state=0).fit(X, y),
         "mlp": Pipeline([("sc", StandardScaler()), ("m", MLPClassifier((4,), max_iter=100, random_state=0))]).fit(X, y),
-        "lr": LogisticRegression().fit(X, y),
+        "knn": KNeighborsClassifier().fit(X, y),
         "svc": Pipeline([("sc", StandardScaler()), ("m", SVC(probability=True, random_state=0))]).fit(X, y),
     }
 
@@ -60,12 +60,12 @@ def test_a_compiled_engine_scores_what_it_serves(data, models):
     assert mlp.description == "compiled engine 'mlp-numpy': the codegen layer compiles Pipeline(MLPClassifier)"
 
 
-@pytest.mark.parametrize("name", ["lr", "svc"])
+@pytest.mark.parametrize("name", ["knn", "svc"])
 def test_auto_falls_back_to_the_black_box_with_the_reason(data, models, name):
     _, _, schema = data
     model = models[name]
-    estimator = "LogisticRegression" if name == "lr" else "SVC"
-    label = estimator if name == "lr" else "Pipeline(SVC)"
+    estimator = "KNeighborsClassifier" if name == "knn" else "SVC"
+    label = estimator if name == "knn" else "Pipeline(SVC)"
     choice = choose_engine(model, schema, 1)
     assert choice.scorer is choice.reference and not choice.scorer.compiled
     assert choice.fallback_reason.startswith(f"{estimator} has no compiled engine; supported: ")
@@ -98,7 +98,7 @@ def test_a_callable_model_falls_back(data):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("name", ["rf", "mlp", "lr"])
+@pytest.mark.parametrize("name", ["rf", "mlp", "knn"])
 def test_the_description_is_what_the_explainer_shows(data, models, name, engine):
     X, _, schema = data
     model = models[name]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
@@ -78,10 +78,10 @@ def test_dispatch_by_final_estimator(data, estimator, scorer_type):
 def test_unsupported_model_names_it_and_what_is_supported(data):
     X, y, schema = data
     model = Pipeline([("ct", ColumnTransformer([("oh", OneHotEncoder(), ["b"])], remainder="passthrough")),
-                      ("lr", LogisticRegression())]).fit(X, y)  # fmt: skip
+                      ("knn", KNeighborsClassifier())]).fit(X, y)  # fmt: skip
     with pytest.raises(UnsupportedModel) as e:
         scorer_for(model, schema, 1)
-    assert e.value.reason.startswith("LogisticRegression has no compiled engine; supported: ")
+    assert e.value.reason.startswith("KNeighborsClassifier has no compiled engine; supported: ")
     for key in ("sklearn.RandomForestClassifier", "sklearn.HistGradientBoostingClassifier", "sklearn.MLPClassifier"):
         assert key in e.value.reason
     with pytest.raises(ValueError, match="engine must be one of"):
@@ -166,13 +166,13 @@ def test_readers_do_not_load_llvm_or_geco():
 
 def test_blackbox_has_no_ir(data):
     X, y, schema = data
-    model = LogisticRegression().fit(X, y)
+    model = KNeighborsClassifier().fit(X, y)
     bb = BlackBoxScorer(model, schema, 1)
     with pytest.raises(UnsupportedModel, match="black-box engine has no LLVM IR"):
         bb.ir(schema.encode(X)[0], (0,))
     explainer = geco.Explainer(model, X, None, 1)
-    assert explainer.engine == "blackbox" and "LogisticRegression has no compiled engine" in explainer.engine_reason
-    with pytest.raises(UnsupportedModel, match="no LLVM IR: this Explainer scores LogisticRegression with the black box"):
+    assert explainer.engine == "blackbox" and "KNeighborsClassifier has no compiled engine" in explainer.engine_reason
+    with pytest.raises(UnsupportedModel, match="no LLVM IR: this Explainer scores KNeighborsClassifier with the black box"):
         explainer.ir(X.iloc[[0]], ["a"])
-    with pytest.raises(UnsupportedModel, match="engine='jit' cannot compile LogisticRegression"):
+    with pytest.raises(UnsupportedModel, match="engine='jit' cannot compile KNeighborsClassifier"):
         geco.Explainer(model, X, None, 1, engine="jit")

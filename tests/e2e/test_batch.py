@@ -17,7 +17,7 @@ import pytest
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
@@ -39,10 +39,8 @@ def _mlp(X, y):
         return Pipeline([("pre", pre), ("mlp", MLPClassifier((16,), max_iter=40, random_state=0))]).fit(X, y)
 
 
-def _logreg(X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return one_hot_pipeline(X, LogisticRegression(max_iter=200)).fit(X, y)
+def _knn(X, y):
+    return one_hot_pipeline(X, KNeighborsClassifier(15)).fit(X, y)
 
 
 MODELS = {  # name: (fit, engine, the engine it must get)
@@ -50,7 +48,7 @@ MODELS = {  # name: (fit, engine, the engine it must get)
     "trees-numpy": (lambda X, y: one_hot_pipeline(X, RandomForestClassifier(20, max_depth=6, random_state=0)).fit(X, y), "numpy", "trees-numpy"),
     "boosting": (lambda X, y: one_hot_pipeline(X, GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0)).fit(X, y), "auto", "trees-auto"),
     "mlp": (_mlp, "jit", "mlp-jit"),
-    "blackbox": (_logreg, "auto", "blackbox"),
+    "blackbox": (_knn, "auto", "blackbox"),
     "xgboost": (lambda X, y: one_hot_pipeline(X, pytest.importorskip("xgboost").XGBClassifier(n_estimators=15, max_depth=3)).fit(X, y), "auto", "trees-auto"),
     "lightgbm": (lambda X, y: one_hot_pipeline(X, pytest.importorskip("lightgbm").LGBMClassifier(n_estimators=15, verbose=-1)).fit(X, y), "auto", "trees-auto"),
 }  # fmt: skip

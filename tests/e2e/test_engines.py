@@ -8,7 +8,7 @@ import pytest
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
@@ -75,10 +75,10 @@ def test_ir_inspection(adult):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_unsupported_model_falls_back_with_a_reason(adult):
     _ds, X, y = adult
-    model = one_hot_pipeline(X, LogisticRegression(max_iter=200)).fit(X, y)
+    model = one_hot_pipeline(X, KNeighborsClassifier(15)).fit(X, y)
     explainer = geco.Explainer(model, X, None, 1)
     assert explainer.engine == "blackbox" and explainer.engine_reason
-    assert "LogisticRegression has no compiled engine" in explainer.engine_reason
+    assert "KNeighborsClassifier has no compiled engine" in explainer.engine_reason
     with pytest.raises(geco.UnsupportedModelError, match="engine='jit' cannot compile Pipeline"):
         geco.Explainer(model, X, None, 1, engine="jit")
 

@@ -1,7 +1,8 @@
 """MLP codegen benchmark: Δ-block scoring (jit vs numpy vs sklearn), compile time, auto choice, end to end.
 
 Models: Adult (OneHotEncoder on the categoricals + StandardScaler on the numbers) and Credit
-(StandardScaler), each with MLP (100,) and (100, 100). All in one process, single-threaded BLAS
+(StandardScaler), each with MLP (100,) and (100, 100); ``--hidden 0`` is a LogisticRegression (a
+network without a hidden layer, compiled by the same engines). All in one process, single-threaded BLAS
 by default (``--blas-threads`` to change), best-of-5 timings.
 
 (a) Δ-block scoring for block sizes 1 .. 1024 (Δ = 2 features, values from real rows):
@@ -26,6 +27,7 @@ import warnings
 import numpy as np
 from sklearn.compose import ColumnTransformer
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
@@ -46,7 +48,8 @@ def make_model(X, y, hidden: tuple[int, ...]) -> Pipeline:
     parts = [("scale", StandardScaler(), nums)]
     if cats:
         parts.insert(0, ("onehot", OneHotEncoder(handle_unknown="ignore"), cats))
-    mlp = MLPClassifier(hidden_layer_sizes=hidden, max_iter=20, random_state=0)
+    mlp = (LogisticRegression(max_iter=2000) if hidden == (0,)
+           else MLPClassifier(hidden_layer_sizes=hidden, max_iter=20, random_state=0))  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return Pipeline([("encode", ColumnTransformer(parts)), ("model", mlp)]).fit(X, y)
@@ -140,7 +143,8 @@ def main() -> None:
                 hidden = tuple(int(v) for v in h.split(","))
                 t0 = time.perf_counter()
                 model = make_model(ds.X, ds.y, hidden)
-                print(f"\n== {name}, MLP {hidden} (fit {time.perf_counter() - t0:.1f} s), "
+                label = "LogisticRegression" if hidden == (0,) else f"MLP {hidden}"
+                print(f"\n== {name}, {label} (fit {time.perf_counter() - t0:.1f} s), "
                       f"{BlackBoxScorer(model, schema, ds.desired_class).model[:-1].transform(ds.X.iloc[:1]).shape[1]} model inputs")  # fmt: skip
                 clear_cache()
                 block_table(model, schema, enc, ds.desired_class)

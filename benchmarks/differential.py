@@ -2,7 +2,8 @@
 
 Random models of every supported family (DecisionTree, RandomForest, ExtraTrees,
 GradientBoosting, HistGradientBoosting with and without native categoricals, XGBoost and LightGBM
-(bare with pandas categoricals), MLP), bare and in
+(bare with pandas categoricals), MLP, LogisticRegression; ``linreg`` - LinearRegression, Ridge,
+Lasso, ElasticNet, their ``predict`` - when named), bare and in
 pipelines (OneHotEncoder, OrdinalEncoder, StandardScaler, MinMaxScaler), scored on random
 instances ``x`` and Δ blocks whose values are data values, the folded split thresholds and their
 float64 / float32 neighbours, huge magnitudes and NaN, through every engine tier: ``numpy``,
@@ -10,7 +11,8 @@ float64 / float32 neighbours, huge magnitudes and NaN, through every engine tier
 on every block.
 
 * trees: every tier bit-identical to ``predict_proba``;
-* MLP: within :func:`codegen.mlp.bound.error_bound` of it; besides one class's probability,
+* MLP and the linear models (networks without a hidden layer): within
+  :func:`codegen.mlp.bound.error_bound` of it; besides one class's probability,
   ``mlp-reg`` (an MLPRegressor's ``predict``) and ``mlp-set`` (a set of classes,
   ``predict_proba[:, cols].sum(1)``), drawn only when named (not in the seed rotation);
 * a row ``predict_proba`` refuses (values beyond float32 for sklearn's trees, a scaler
@@ -55,9 +57,10 @@ if str(ROOT) not in sys.path:
 from codegen.outputs import ModelOutput  # noqa: E402
 from plaf_grammar import Schema  # noqa: E402
 
-FAMILIES = ("dt", "rf", "et", "gb", "hgb", "hgb-cat", "xgb", "lgb", "mlp")
-#: MLP outputs beyond one class's probability: a regressor's prediction, a set of classes
-MLP_OUTPUTS = ("mlp-reg", "mlp-set")
+FAMILIES = ("dt", "rf", "et", "gb", "hgb", "hgb-cat", "xgb", "lgb", "mlp", "lr")
+#: MLP outputs beyond one class's probability: a regressor's prediction, a set of classes; and
+#: the linear regressors' prediction
+MLP_OUTPUTS = ("mlp-reg", "mlp-set", "linreg")
 #: families whose bare model reads pandas categoricals itself
 NATIVE_CATEGORICALS = ("hgb-cat", "xgb", "lgb")
 PIPELINES = ("bare", "onehot", "ordinal", "standard", "minmax", "imputed", "selected")
@@ -150,6 +153,15 @@ def _estimator(family: str, rng: np.random.Generator):
 
         return lgb.LGBMClassifier(n_estimators=n, num_leaves=int(rng.integers(3, 32)), min_child_samples=int(rng.integers(2, 10)),
                                   min_data_per_group=2, cat_smooth=1.0, verbose=-1, n_jobs=1, random_state=seed)  # fmt: skip
+    if family == "lr":
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(C=float(10 ** rng.uniform(-2, 2)), max_iter=int(rng.integers(20, 300)))
+    if family == "linreg":
+        from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
+
+        alpha = float(10 ** rng.uniform(-3, 1))
+        return [LinearRegression(), Ridge(alpha), Lasso(alpha), ElasticNet(alpha)][int(rng.integers(4))]
     hidden = tuple(int(rng.integers(2, 24)) for _ in range(int(rng.integers(1, 4))))
     act = str(rng.choice(["identity", "relu", "tanh", "logistic"]))
     if family == "mlp-reg":
@@ -158,7 +170,8 @@ def _estimator(family: str, rng: np.random.Generator):
 
 
 def is_mlp(case: Case) -> bool:
-    return case.family.startswith("mlp")
+    """Whether the MLP engines serve the case (an MLP or a linear model)."""
+    return case.family.startswith("mlp") or case.family in ("lr", "linreg")
 
 
 def _pipeline(kind: str, X: pd.DataFrame, est, rng: np.random.Generator):
@@ -219,7 +232,7 @@ def make_case(seed: int, family: str | None = None, pipeline: str | None = None,
         X.loc[rng.random(n) < 0.15, X.columns[0]] = np.nan
     n_classes = int(rng.choice([2, 3, 3, 4])) if family == "mlp-set" else int(rng.choice([2, 2, 3]))
     y = _labels(rng, X.fillna(0), n_classes)
-    if family == "mlp-reg":  # a number of size ~40 to predict
+    if family in ("mlp-reg", "linreg"):  # a number of size ~40 to predict
         y = 40.0 + 5.0 * _labels(rng, X.fillna(0), 12) + rng.normal(0, 1, len(X))
     est = _estimator(family, rng)
     model = est if pipeline == "bare" else _pipeline(pipeline, X, est, rng)
@@ -227,7 +240,7 @@ def make_case(seed: int, family: str | None = None, pipeline: str | None = None,
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, y)
     desired: Any = int(rng.integers(n_classes))
-    if family == "mlp-reg":
+    if family in ("mlp-reg", "linreg"):
         desired = ModelOutput("prediction")
     elif family == "mlp-set":
         size = int(rng.integers(2, n_classes + 1))
@@ -591,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"candidate rows {totals['rows']} (refused by the model {totals['refused']}, "
           f"invalid category codes {totals['invalid_rows']}), each through every tier")  # fmt: skip
     print(f"hot-Δ rows {totals['hot_rows']} (rescored while a background compile ran; the compiled "
-          f"residual took over in {totals['hot_compiled']} of {per_family.total() - per_family['mlp']} tree models)")
+          f"residual took over in {totals['hot_compiled']} of {sum(v for k, v in per_family.items() if k not in ('mlp', 'lr'))} tree models)")
     print(f"mismatches {sum(mismatches.values())} {dict(mismatches) if mismatches else ''}".rstrip())
     print(f"crashes {len(crashes)}")
     for c in crashes[:5]:

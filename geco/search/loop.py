@@ -846,7 +846,8 @@ class GeneticSearch:
             archive, n = self.archive, len(self.archive)
             _, first = np.unique(np.concatenate([population.hashes, archive.hashes[:n]]), return_index=True)
             first.sort()
-            first = first[np.argsort(np.concatenate([population.score, archive.score[:n]])[first], kind="stable")]
+            scores = np.concatenate([population.score, archive.score[:n]])
+            first = first[np.argsort(scores[first], kind="stable")]
             own = (population.prob, population.dist, population.score)
             kept = (archive.prob[:n], archive.dist[:n], archive.score[:n])
 
@@ -867,12 +868,11 @@ class GeneticSearch:
             rows_reused=self.rows_reused, budget_cuts=tuple(self.budget_cuts),
         )  # fmt: skip
         if len(first) > OUTCOME_ROWS:
-            scores = np.concatenate([population.score, archive.score[:n]])[first]
 
             def best_rows(m: int) -> SearchOutcome:
                 return replace(outcome, **table(first[:m]), rest=None if m >= len(first) else rest)
 
-            outcome.rest = rest = RestOfRows(scores, best_rows)
+            outcome.rest = rest = RestOfRows(scores[first], best_rows)
         return outcome
 
 

@@ -276,19 +276,28 @@ def test_archive_options_equal_the_reference(n_groups):
 
 
 @pytest.mark.parametrize("n_groups", [10, 70])
-def test_archive_offer_of_each_blocks_best_equals_the_reference(n_groups):
+@pytest.mark.parametrize("stored", ["whole", "cells"])
+def test_archive_offer_of_each_blocks_best_equals_the_reference(n_groups, stored):
     """Pools of many Δ offered in turn (repeated Δ across offers, ties, rows that miss the
-    target, infinite scores, an index and arrays that must grow): the compiled one-pass offer
-    keeps the slots, keys and rows of the numpy offer of each block's best."""
+    target, infinite scores, an index, arrays and cells that must grow): the compiled one-pass
+    offer keeps the slots, keys and rows of the numpy offer of each block's best, and reads
+    back the rows offered. As cells (rows x outside their changed groups' columns) it stores
+    the same cells at the same offsets, the changed columns only."""
     rng = np.random.default_rng(n_groups)
-    archives = [Archive(3, n_groups, k) for k in (None, kernels)]
+    d = 2 * n_groups + 3
+    x, gof = rng.normal(size=d), np.sort(rng.integers(0, n_groups, d))
+    where = (x, gof) if stored == "cells" else ()
+    archives = [Archive(d, n_groups, k, *where) for k in (None, kernels)]
+    best = {}
     for _ in range(6):
         n = 400
         changed = rng.random((n, n_groups)) < 3 / n_groups
         words = key_words(changed)
         order = key_order(words)
         changed, words = changed[order], words[order]
-        rows = rng.integers(0, 9, (n, 3)).astype(float)
+        rows = rng.integers(0, 9, (n, d)).astype(float)
+        if stored == "cells":  # x outside each row's changed groups' columns
+            rows = np.where(changed[:, gof], rows, x)
         score = rng.integers(0, 20, n) / 10
         score[rng.random(n) < 0.05] = np.inf
         ok = rng.random(n) < 0.6
@@ -298,7 +307,19 @@ def test_archive_offer_of_each_blocks_best_equals_the_reference(n_groups):
             a.offer_best(pool, block_starts(words), ok)
         assert archives[1].keys == archives[0].keys
         _same(archives[1].pool(), archives[0].pool(), "archived rows")
-    assert len(archives[0]) > 64
+        for i, key in enumerate(words_keys(words)):
+            if ok[i] and score[i] < np.inf and (key not in best or score[i] < best[key][1]):
+                best[key] = (rows[i], score[i])
+    ref = archives[0]
+    assert len(ref) > 64
+    for a in archives:
+        rows = a.rows_of(np.arange(len(a)))
+        for slot, key in enumerate(a.keys):
+            np.testing.assert_array_equal(rows[slot], best[key][0])
+    cells = [(a.row_cells.values[: a.row_cells.top], a.row_cells.offsets[: len(a)]) for a in archives]
+    _same(cells[1], cells[0], "cells and offsets")
+    per_row = ref.changed_of(np.arange(len(ref)))[:, gof].sum() if stored == "cells" else len(ref) * d
+    assert ref.row_cells.top == per_row
 
 
 @pytest.mark.parametrize("n_groups", [10, 70, 130])

@@ -1,11 +1,10 @@
 """The archive's rows kept as their changed groups' cells (geco.search.row_cells): read back
-whole, overwritten in place, and only the changed columns stored."""
+whole, overwritten in place, and only the changed columns stored (the archive's offers of them,
+compiled and not: tests/search/test_kernels.py)."""
 
 import numpy as np
 import pytest
 
-from geco.search.archive import Archive
-from geco.search.population import key_words
 from geco.search.row_cells import RowCells
 
 
@@ -53,51 +52,3 @@ def test_without_x_every_column_is_a_cell():
 def test_x_and_groups_go_together():
     with pytest.raises(ValueError, match="go together"):
         RowCells(3, 2, np.zeros(3))
-
-
-@pytest.mark.parametrize("n_groups", [10, 70])
-def test_archive_of_cells_offered_by_the_kernels_equals_the_reference(n_groups):
-    """Pools of many Δ offered in turn to an archive of cells (rows x outside their changed
-    groups): the compiled offer stores the same cells at the same offsets as the numpy offer,
-    both read back the rows offered, and the store holds the changed columns only."""
-    from geco.search.compiled import compiled_kernels
-
-    kernels = compiled_kernels(True)
-    if kernels is None:
-        pytest.skip("numba is not installed")
-    rng = np.random.default_rng(n_groups)
-    d = 2 * n_groups + 3
-    x = rng.normal(size=d)
-    gof = np.sort(rng.integers(0, n_groups, d))
-    archives = [Archive(d, n_groups, k, x, gof) for k in (None, kernels)]
-    best = {}
-    from geco.search.population import Pool, block_starts, key_order, words_keys
-
-    for _ in range(6):
-        n = 400
-        changed = rng.random((n, n_groups)) < 3 / n_groups
-        words = key_words(changed)
-        order = key_order(words)
-        changed, words = changed[order], words[order]
-        rows = _rows_from_x(rng, x, gof, changed)
-        score = rng.integers(0, 20, n) / 10
-        ok = rng.random(n) < 0.6
-        pool = Pool(rows, changed, words, rng.integers(0, 2**63, n).astype(np.uint64), rng.random(n), score, score,
-                    np.zeros(n, dtype=bool))  # fmt: skip
-        for a in archives:
-            a.offer_best(pool, block_starts(words), ok)
-        for i, key in enumerate(words_keys(words)):
-            if ok[i] and (key not in best or score[i] < best[key][1]):
-                best[key] = (rows[i], score[i])
-    ref, got = archives
-    assert got.keys == ref.keys and len(ref) > 64
-    stored = [(a.row_cells.values[: a.row_cells.top], a.row_cells.offsets[: len(a)]) for a in archives]
-    np.testing.assert_array_equal(stored[1][0], stored[0][0])
-    np.testing.assert_array_equal(stored[1][1], stored[0][1])
-    for a in archives:
-        slots = np.arange(len(a))
-        rows = a.rows_of(slots)
-        for key, slot in zip(a.keys, slots):
-            np.testing.assert_array_equal(rows[slot], best[key][0])
-        assert a.row_cells.top == a.changed_of(slots)[:, gof].sum()
-        np.testing.assert_array_equal(key_words(a.changed_of(slots)), a.words[: len(a)])

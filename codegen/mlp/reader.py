@@ -164,15 +164,40 @@ def read_linear(model: Any, columns: int | Sequence[int] = 0) -> MLP:
             raise UnsupportedModel(f"{name} has {coef.shape[0]} targets; a prediction range needs a single-target regressor")
         weights = np.ascontiguousarray(coef.reshape(-1, 1))
         bias = np.asarray(model.intercept_, dtype=np.float64).reshape(1)
-        return MLP((weights,), (bias,), "identity", "identity", (), (0,))
+        return _checked(MLP((weights,), (bias,), "identity", "identity", (), (0,)), model)
     classes = tuple(np.asarray(model.classes_).tolist())
     weights = np.ascontiguousarray(coef.T)
     bias = np.ascontiguousarray(np.asarray(model.intercept_, dtype=np.float64).reshape(-1))
-    output = "logistic" if len(classes) <= 2 else "softmax"
+    # scikit-learn < 1.8 reads multi_class: one-vs-rest (the logistic of each score, normalised)
+    # or multinomial (a softmax, also over [-score, score] for two classes)
+    multi_class = getattr(model, "multi_class", "deprecated")
+    ovr = multi_class in ("ovr", "warn") or (
+        multi_class in ("auto", "deprecated") and (len(classes) <= 2 or getattr(model, "solver", "") == "liblinear")
+    )  # fmt: skip
+    if ovr and len(classes) > 2:
+        raise UnsupportedModel(f"{name} is one-vs-rest over {len(classes)} classes (normalised logistics): not read")
+    if not ovr and len(classes) == 2:  # softmax([-d, d]): negating is exact, so the scores are sklearn's
+        weights, bias = np.ascontiguousarray(np.hstack([-weights, weights])), np.concatenate([-bias, bias])
+    output = "logistic" if ovr else "softmax"
     cols = (int(columns),) if isinstance(columns, (int, np.integer)) else tuple(int(c) for c in columns)
     if not cols or any(not 0 <= c < max(len(classes), 2) for c in cols) or len(set(cols)) != len(cols):
         raise UnsupportedModel(f"desired column(s) {cols} are not distinct columns of the model's {len(classes)} classes")
-    return MLP((weights,), (bias,), "identity", output, classes, cols)
+    return _checked(MLP((weights,), (bias,), "identity", output, classes, cols), model)
+
+
+def _checked(net: MLP, model: Any) -> MLP:
+    """``net`` if it computes what ``model`` does on a few rows of the model's width, bit for bit
+    (a version of scikit-learn that computes its probabilities otherwise is refused, not
+    misread); raises :class:`codegen.UnsupportedModel` otherwise."""
+    import warnings
+
+    rows = np.random.default_rng(0).normal(0.0, 2.0, (4, net.n_inputs))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a model fitted on named columns, given an array
+        want = model.predict(rows) if net.output == "identity" else model.predict_proba(rows)[:, list(net.columns)].sum(axis=1)
+    if not np.array_equal(net.forward(rows), np.asarray(want, dtype=np.float64)):
+        raise UnsupportedModel(f"{type(model).__name__} does not compute its output as read (this scikit-learn's formula differs)")
+    return net
 
 
 def read_mlp(model: Any, columns: int | Sequence[int] = 0) -> MLP:

@@ -55,6 +55,23 @@ def test_logistic_regression_reads_as_its_predict_proba(model, n_classes):
     np.testing.assert_array_equal(both.forward(X), m.predict_proba(X)[:, [0, n_classes - 1]].sum(axis=1))
 
 
+@pytest.mark.parametrize("multi_class", ["multinomial", "ovr"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_formula_this_scikit_learn_does_not_use_is_refused_not_misread(multi_class, n_classes):
+    """``multi_class`` (read by scikit-learn before 1.8; set here by hand where it is gone): the
+    reader follows it, and where the model's own predict_proba computes otherwise (a newer
+    scikit-learn ignores it) the model is refused: it is never read as computing what it does not."""
+    X = frame()[NUMERIC].to_numpy(dtype=float)
+    m = fit(LogisticRegression(max_iter=500), X, labels(len(X), n_classes))
+    m.multi_class = multi_class
+    try:
+        net = read_linear(m, 1)
+    except UnsupportedModel as e:
+        assert "does not compute its output as read" in e.reason or "one-vs-rest" in e.reason, e.reason
+    else:
+        np.testing.assert_array_equal(net.forward(X), m.predict_proba(X)[:, 1])
+
+
 @pytest.mark.parametrize("model", REGRESSORS, ids=lambda m: type(m).__name__)
 def test_linear_regressors_read_as_their_predict(model):
     X = frame()[NUMERIC].to_numpy(dtype=float)

@@ -123,6 +123,15 @@ def _tree_range(gbm: dict, n_groups: int, rng: tuple[int, int]) -> tuple[int, in
     return int(indptr[begin]), int(indptr[end])
 
 
+def _gbtree(learner: dict) -> dict:
+    """The trees' part of a learner's JSON; :class:`UnsupportedModel` for another booster (dart
+    weighs its trees, gblinear has none)."""
+    booster = learner["gradient_booster"]
+    if booster["name"] != "gbtree":
+        raise UnsupportedModel(f"XGBoost booster {booster['name']!r} is not supported (only gbtree)")
+    return booster["model"]
+
+
 def read_xgboost(model: Any, iteration_range: tuple[int, int] | None = None) -> RawEnsemble:
     """A fitted XGBoost classifier or ``Booster`` -> :class:`RawEnsemble` (see module doc).
 
@@ -137,10 +146,7 @@ def read_xgboost(model: Any, iteration_range: tuple[int, int] | None = None) -> 
         raise UnsupportedModel(f"XGBoost objective {objective!r} is not a supported regression objective (identity link)")
     if not regression and objective not in _OBJECTIVES:
         raise UnsupportedModel(f"XGBoost objective {objective!r} is not supported (classifiers: {', '.join(_OBJECTIVES)}; regressors: {', '.join(_REGRESSION_OBJECTIVES)})")
-    booster_kind = learner["gradient_booster"]["name"]
-    if booster_kind != "gbtree":
-        raise UnsupportedModel(f"XGBoost booster {booster_kind!r} is not supported (only gbtree)")
-    gbm = learner["gradient_booster"]["model"]
+    gbm = _gbtree(learner)
     param = learner["learner_model_param"]
     if int(param.get("num_target", "1")) > 1:
         raise UnsupportedModel("multi-target XGBoost models are not supported")
@@ -228,7 +234,7 @@ def xgboost_categories(model: Any) -> dict[int, list]:
     stores them and re-codes a DataFrame's categoricals to them at prediction); ``{}`` for older
     models, which read a DataFrame's own codes."""
     booster, _, _, _ = _split_model(model)
-    cats = _booster_json(booster)["learner"]["gradient_booster"]["model"].get("cats")
+    cats = _gbtree(_booster_json(booster)["learner"]).get("cats")
     if not cats or not cats.get("enc"):
         return {}
     out: dict[int, list] = {}

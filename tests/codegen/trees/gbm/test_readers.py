@@ -231,6 +231,30 @@ def test_xgboost_unsupported_models_raise():
         read_xgboost(object())
 
 
+@pytest.mark.parametrize("booster", ["dart", "gblinear"])
+def test_xgboost_boosters_other_than_gbtree_fall_back_with_the_reason(booster):
+    """A bare XGBClassifier on a DataFrame is read for its categories first: a dart or gblinear
+    booster there said KeyError 'model'; the Explainer now falls back to the black box naming
+    the booster, and its answers are the model's."""
+    xgb = _xgb()
+    import geco
+    from codegen.trees.gbm.xgboost_reader import xgboost_categories
+
+    X, y, _ = _data(0)
+    df = pd.DataFrame(np.nan_to_num(X), columns=[f"f{j}" for j in range(X.shape[1])])
+    trees = {"max_depth": 3} if booster == "dart" else {}  # gblinear has no depth (it warns of one)
+    model = xgb.XGBClassifier(n_estimators=5, booster=booster, n_jobs=1, **trees).fit(df, y)
+    with pytest.raises(UnsupportedModel, match=f"XGBoost booster '{booster}' is not supported"):
+        xgboost_categories(model)
+    explainer = geco.Explainer(model, df, desired_class=1)
+    assert explainer.engine == "blackbox" and f"XGBoost booster '{booster}' is not supported" in explainer.engine_reason
+    r = int(np.flatnonzero(model.predict_proba(df)[:, 1] < 0.5)[0])
+    res = explainer.explain(df.iloc[[r]], k=1, random_state=0)
+    if res.success:
+        cf = res.counterfactuals
+        np.testing.assert_array_equal(model.predict_proba(cf[list(df.columns)])[:, 1], cf["probability"])
+
+
 def test_float32_text_parsing_resolves_double_rounding():
     from codegen.trees.gbm.xgboost_reader import nearest_float32
 

@@ -28,8 +28,10 @@ __all__ = ["ACTIVATIONS", "LINEAR_CLASSIFIERS", "LINEAR_MODELS", "LINEAR_REGRESS
 
 #: scikit-learn's linear models read as networks without a hidden layer (:func:`read_linear`):
 #: the classifier, then the regressors (each computes ``X @ coef_.T + intercept_``)
-LINEAR_CLASSIFIERS = ("LogisticRegression",)  # LogisticRegressionCV is a subclass
-LINEAR_REGRESSORS = ("LinearRegression", "Ridge", "RidgeCV", "Lasso", "LassoCV", "ElasticNet", "ElasticNetCV")
+LINEAR_CLASSIFIERS = ("LogisticRegression", "SGDClassifier")  # LogisticRegressionCV is a subclass
+LINEAR_REGRESSORS = ("LinearRegression", "Ridge", "RidgeCV", "Lasso", "LassoCV", "ElasticNet", "ElasticNetCV",
+                     "SGDRegressor", "HuberRegressor", "BayesianRidge", "ARDRegression", "Lars", "LassoLars",
+                     "QuantileRegressor", "TheilSenRegressor")  # fmt: skip
 LINEAR_MODELS = LINEAR_CLASSIFIERS + LINEAR_REGRESSORS
 
 ACTIVATIONS = ("identity", "logistic", "tanh", "relu")
@@ -165,6 +167,8 @@ def read_linear(model: Any, columns: int | Sequence[int] = 0) -> MLP:
         weights = np.ascontiguousarray(coef.reshape(-1, 1))
         bias = np.asarray(model.intercept_, dtype=np.float64).reshape(1)
         return _checked(MLP((weights,), (bias,), "identity", "identity", (), (0,)), model)
+    if getattr(model, "loss", "log_loss") != "log_loss":  # SGDClassifier: only its logistic loss has probabilities read
+        raise UnsupportedModel(f"{name} with loss={model.loss!r}: only loss='log_loss' probabilities are read")
     classes = tuple(np.asarray(model.classes_).tolist())
     weights = np.ascontiguousarray(coef.T)
     bias = np.ascontiguousarray(np.asarray(model.intercept_, dtype=np.float64).reshape(-1))
@@ -172,7 +176,8 @@ def read_linear(model: Any, columns: int | Sequence[int] = 0) -> MLP:
     # or multinomial (a softmax, also over [-score, score] for two classes)
     multi_class = getattr(model, "multi_class", "deprecated")
     ovr = multi_class in ("ovr", "warn") or (
-        multi_class in ("auto", "deprecated") and (len(classes) <= 2 or getattr(model, "solver", "") == "liblinear")
+        multi_class in ("auto", "deprecated")
+        and (len(classes) <= 2 or getattr(model, "solver", "") == "liblinear" or type(model).__name__ == "SGDClassifier")
     )  # fmt: skip
     if ovr and len(classes) > 2:
         raise UnsupportedModel(f"{name} is one-vs-rest over {len(classes)} classes (normalised logistics): not read")

@@ -11,15 +11,24 @@ import pytest
 from mlp_cases import CATEGORICAL, NUMERIC, TOL, check_engine, fit, frame, labels
 from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import (
+    ARDRegression,
+    BayesianRidge,
     ElasticNet,
     ElasticNetCV,
+    HuberRegressor,
+    Lars,
     Lasso,
     LassoCV,
+    LassoLars,
     LinearRegression,
     LogisticRegression,
     LogisticRegressionCV,
+    QuantileRegressor,
     Ridge,
     RidgeCV,
+    SGDClassifier,
+    SGDRegressor,
+    TheilSenRegressor,
 )
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
@@ -35,7 +44,8 @@ from plaf_grammar import Schema
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning:sklearn.linear_model._logistic")
 
 REGRESSORS = [LinearRegression(), Ridge(), RidgeCV(), Lasso(alpha=0.1), LassoCV(cv=3), ElasticNet(alpha=0.1),
-              ElasticNetCV(cv=3)]  # fmt: skip
+              ElasticNetCV(cv=3), SGDRegressor(random_state=0), HuberRegressor(), BayesianRidge(), ARDRegression(),
+              Lars(), LassoLars(alpha=0.01), QuantileRegressor(alpha=0.0), TheilSenRegressor(random_state=0)]  # fmt: skip
 
 
 def _target(X: np.ndarray) -> np.ndarray:
@@ -81,6 +91,19 @@ def test_linear_regressors_read_as_their_predict(model):
     np.testing.assert_array_equal(net.forward(X), m.predict(X))
 
 
+def test_sgd_classifier_reads_its_logistic_loss_of_two_classes():
+    X = frame()[NUMERIC].to_numpy(dtype=float)
+    m = fit(SGDClassifier(loss="log_loss", random_state=0), X, labels(len(X), 2))
+    for c in (0, 1):
+        np.testing.assert_array_equal(read_linear(m, c).forward(X), m.predict_proba(X)[:, c])
+    three = fit(SGDClassifier(loss="log_loss", random_state=0), X, labels(len(X), 3))
+    with pytest.raises(UnsupportedModel, match="one-vs-rest over 3 classes"):
+        read_linear(three, 1)
+    huber = fit(SGDClassifier(loss="modified_huber", random_state=0), X, labels(len(X), 2))
+    with pytest.raises(UnsupportedModel, match="loss='modified_huber': only loss='log_loss' probabilities are read"):
+        read_linear(huber, 1)
+
+
 def test_what_is_not_read_is_refused_with_a_reason():
     X = frame()[NUMERIC].to_numpy(dtype=float)
     with pytest.raises(UnsupportedModel, match="LogisticRegression is not fitted"):
@@ -88,10 +111,10 @@ def test_what_is_not_read_is_refused_with_a_reason():
     two = fit(Ridge(), X, np.c_[_target(X), _target(X) * 2])
     with pytest.raises(UnsupportedModel, match="Ridge has 2 targets; a prediction range needs a single-target regressor"):
         read_linear(two)
-    from sklearn.linear_model import SGDClassifier
+    from sklearn.linear_model import PoissonRegressor  # a log link: exp of the linear score
 
-    with pytest.raises(UnsupportedModel, match="SGDClassifier is not one of the linear models read"):
-        read_linear(fit(SGDClassifier(loss="log_loss"), X, labels(len(X), 2)))
+    with pytest.raises(UnsupportedModel, match="PoissonRegressor is not one of the linear models read"):
+        read_linear(fit(PoissonRegressor(), X, _target(X)))
 
 
 @pytest.mark.parametrize("engine", ["jit", "numpy"])

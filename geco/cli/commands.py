@@ -206,7 +206,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from geco.explainer import load
     from geco.serve import ServeSettings, serve
 
-    load(args.explainer)  # a file that is no saved Explainer is refused here, not in a worker's traceback
+    explainer = load(args.explainer)  # a file that is no saved Explainer is refused here, not in a worker's traceback
+    if args.workers == 1:  # uvicorn runs the one worker in this process: it takes this one
+        from geco.serve.handover import hand_over
+
+        hand_over(args.explainer, explainer)
+    del explainer  # with several workers each loads its own; this process only supervises
     settings = ServeSettings(
         str(args.explainer), host=args.host, port=args.port, workers=args.workers, max_rows=args.max_rows,
         max_body=args.max_body, keys=str(args.keys) if args.keys else None, access_log=args.access_log,

@@ -40,6 +40,7 @@ from geco.search.compiled import (
 )
 from geco.serve.access import AccessDenied, ApiKey, KeyRing, UsageLedger
 from geco.serve.card import model_card
+from geco.serve.handover import take
 from geco.serve.logs import AccessLog
 from geco.serve.seeds import request_seeds
 from geco.serve.settings import ServeSettings
@@ -78,8 +79,9 @@ class Service:
         self.search_switched = False  # a background compile's outcome taken up (switch_search)
 
     def load(self) -> None:
-        """Load and warm the Explainer (on the explanation thread, where it will run)."""
-        explainer = geco.load(self.settings.explainer)
+        """Load and warm the Explainer (on the explanation thread, where it will run); the one
+        the command line loaded in this process, where it did (:mod:`geco.serve.handover`)."""
+        explainer = take(self.settings.explainer) or geco.load(self.settings.explainer)
         if explainer.scorer.compiled:  # compile, or load from the disk cache, before serving
             explainer.scorer.warm_up(explainer.table.take(slice(0, 256)))
         probability = explainer.setting.model_proba(explainer.table.take(slice(0, 256)))

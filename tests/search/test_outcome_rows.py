@@ -28,8 +28,9 @@ def explain_all(explainer, X, rows, **options):
 
 def counting_reads(monkeypatch):
     """Which outcomes an answer read more rows of ("more") and every row of ("whole"), each
-    outcome once however many times it was widened; and how many outcomes searches made."""
-    seen = {"more": set(), "whole": set(), "outcomes": 0}
+    outcome once however many times it was widened; and how many outcomes searches made. Keyed
+    by the id of the outcome's rows left out, which are kept (a freed one's id could be reused)."""
+    seen = {"more": {}, "whole": {}, "outcomes": 0}
     real_outcome, widened, whole = loop.GeneticSearch.outcome, SearchOutcome.widened, SearchOutcome.whole
 
     def counted_outcome(self, *args):
@@ -39,15 +40,14 @@ def counting_reads(monkeypatch):
     def counted_widened(self, m):
         out = widened(self, m)
         if self.rest is not None:
-            seen["more"].add(id(self.rest))
+            seen["more"][id(self.rest)] = self.rest
             if out.rest is None:
-                seen["whole"].add(id(self.rest))
+                seen["whole"][id(self.rest)] = self.rest
         return out
 
     def counted_whole(self):
         if self.rest is not None:
-            seen["more"].add(id(self.rest))
-            seen["whole"].add(id(self.rest))
+            seen["more"][id(self.rest)] = seen["whole"][id(self.rest)] = self.rest
         return whole(self)
 
     monkeypatch.setattr(loop.GeneticSearch, "outcome", counted_outcome)

@@ -14,7 +14,7 @@ from typing import Any
 from geco.cli.status import EXIT_INTERRUPTED, CLIError
 
 __all__ = [
-    "ParquetWriter", "TextWriter", "already_written", "explain_batch", "first_undesired", "open_writer",
+    "ParquetWriter", "TextWriter", "already_written", "explain_batch", "first_undesired", "goal_words", "open_writer",
     "output_format", "parse_rows", "print_estimate", "resume_command", "undesired_rows",
 ]  # fmt: skip
 
@@ -61,8 +61,16 @@ def parse_rows(spec: str, n: int) -> list[int]:
     return rows
 
 
+def goal_words(explainer) -> str:
+    """What a counterfactual reaches, for the command line's messages: ``scored 'yes'`` (a
+    class's probability past its threshold) or ``600 <= prediction <= inf`` (a range)."""
+    target = explainer.target
+    return f"scored {explainer.desired_class!r}" if target.is_probability else target.describe()
+
+
 def undesired_rows(explainer) -> list[int]:
-    """Positions of every row the model does not already score as the desired class."""
+    """Positions of every row the model does not already score as the desired class (or in
+    the desired range)."""
     import numpy as np
 
     target = explainer.target
@@ -71,7 +79,7 @@ def undesired_rows(explainer) -> list[int]:
         p = explainer.blackbox.predict(explainer.table.take(slice(start, start + 5000)))
         rows.extend(start + np.flatnonzero(~target.meets(p)))
     if not rows:
-        raise CLIError("the model scores every row as the desired class: nothing to explain")
+        raise CLIError(f"every row is already {goal_words(explainer)}: nothing to explain")
     return [int(r) for r in rows]
 
 
@@ -220,7 +228,8 @@ def print_estimate(seconds: float, rows: int, total: int) -> None:
 
 
 def first_undesired(explainer) -> int:
-    """Position of the first row the model does not already score as the desired class."""
+    """Position of the first row the model does not already score as the desired class (or in
+    the desired range)."""
     import numpy as np
 
     target = explainer.target
@@ -229,4 +238,4 @@ def first_undesired(explainer) -> int:
         hits = np.flatnonzero(~target.meets(p))
         if len(hits):
             return start + int(hits[0])
-    raise CLIError("the model scores every row as the desired class: nothing to explain")
+    raise CLIError(f"every row is already {goal_words(explainer)}: nothing to explain")

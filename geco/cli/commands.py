@@ -12,6 +12,7 @@ from pathlib import Path
 from geco.cli.batch import (
     explain_batch,
     first_undesired,
+    goal_words,
     open_writer,
     output_format,
     parse_rows,
@@ -70,7 +71,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             rows = undesired_rows(explainer)
             limit = (f"--limit {args.limit}: the first {min(args.limit, len(rows))}"
                      if args.limit is not None else "--limit N explains the first N only")  # fmt: skip
-            print(f"(--all-undesired: {len(rows)} of {len(X)} rows are not scored {desired!r}; "
+            print(f"(--all-undesired: {len(rows)} of {len(X)} rows are not {goal_words(explainer)}; "
                   f"{limit})", file=sys.stderr)  # fmt: skip
         if args.limit is not None:
             rows = rows[: args.limit]
@@ -87,8 +88,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.row is None:
         first = first_undesired(explainer)
         args.row = first if not getattr(args, "dropped_rows", None) else int(X.index[first])
-        print(f"(--row not given: row {args.row} is the first the model does not score "
-              f"{desired!r})", file=sys.stderr)
+        print(f"(--row not given: row {args.row} is the first not {goal_words(explainer)})", file=sys.stderr)
     result = explainer.explain(row_frame(args, X), random_state=args.seed, exact=args.exact)
     if out_format is not None:
         writer = open_writer(args.out, out_format, {"engine": explainer.engine}, append=False)

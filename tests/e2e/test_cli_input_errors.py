@@ -305,6 +305,13 @@ def test_a_regression_target_needs_no_desired_class(tmp_path, capsys):
     argv = ["explain", "--data", str(tmp_path / "pay.csv"), "--target", "pay", "--model", str(tmp_path / "pay.joblib"), "--row", "3"]
     assert main([*argv, "--desired-range", "600:700", "--k", "1"]) == 0
     assert "#1  prediction=" in capsys.readouterr().out
+    assert main([*argv[:-2], "--desired-range", "600:", "--k", "1"]) == 0  # no --row: the first row the range misses
+    err = capsys.readouterr().err
+    assert "(--row not given: row 0 is the first not 600 <= prediction <= inf)" in err, err
+    assert main([*argv[:-2], "--desired-range", "600:", "--all-undesired", "--limit", "1", "--k", "1"]) == 0
+    assert "rows are not 600 <= prediction <= inf;" in capsys.readouterr().err
+    assert main([*argv[:-2], "--desired-range", "0:", "--k", "1"]) == 2  # every prediction is in range
+    assert "every row is already 0 <= prediction <= inf: nothing to explain" in capsys.readouterr().err
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "'pay' holds 282 labels (155.0, 175.0," in err and "give --desired-range LO:HI" in err and len(err) < 300

@@ -33,6 +33,7 @@ import math
 import numpy as np
 
 from codegen.llvm.ir_text import FunctionText, hex_double, module_comment
+from codegen.outputs import output_of
 from codegen.trees.partial import Residual
 
 __all__ = ["SCORE_SIGNATURE", "emit_residual"]
@@ -192,8 +193,9 @@ def emit_residual(res: Residual, *, inline: bool | None = None, x: np.ndarray | 
             j += 1
         bias.append(float(acc[0]))
         first.append(j)
+    scored = f"P(class {f.desired_class!r})" if output_of(f.desired_class).kind == "proba" else f"{f.desired_class!r}"
     head = [
-        f"geco residual forest: {f.name}, P(class {f.desired_class!r})",
+        f"geco residual forest: {f.name}, {scored}",
         f"delta: {', '.join(f'{names.col(k)} (col {k})' for k in range(width)) or '(none)'}",
         f"trees: {f.n_trees} total, {len(live)} live, {f.n_trees - len(live)} folded into constants;"
         f" {res.n_splits} live splits",

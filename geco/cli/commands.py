@@ -127,9 +127,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_ir(args: argparse.Namespace) -> int:
     from geco import Explainer
 
-    X, y, desired, _, _ = load_data(args, desired=getattr(args, "desired_range", None) is None)
+    X, y, desired, _, _ = load_data(args, desired=args.desired_range is None)
     model = load_model(args, X, y)
-    explainer = Explainer(model, X, None, desired_class=desired, engine="auto")
+    target = {"desired_range": args.desired_range} if args.desired_range is not None else {"desired_class": desired}
+    explainer = Explainer(model, X, None, engine="auto", **target)
     delta = [d.strip() for d in args.delta.split(",") if d.strip()]
     if not delta:
         raise CLIError("--delta needs at least one feature name")

@@ -104,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--row", type=int, default=0)
     p.add_argument("--model", type=Path)
     p.add_argument("--delta", required=True, help="comma-separated features left free")
+    p.add_argument("--desired-range", type=parse_range, dest="desired_range", metavar="LO:HI",
+                   help="regression: the model's prediction is compiled (a range, as for explain)")  # fmt: skip
     p.add_argument("--optimized", action="store_true", help="after LLVM's optimisation passes")
     p.add_argument("--asm", action="store_true", help="host assembly instead of IR")
     p.set_defaults(func=cmd_ir)

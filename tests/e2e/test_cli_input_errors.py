@@ -312,6 +312,12 @@ def test_a_regression_target_needs_no_desired_class(tmp_path, capsys):
     assert "rows are not 600 <= prediction <= inf;" in capsys.readouterr().err
     assert main([*argv[:-2], "--desired-range", "0:", "--k", "1"]) == 2  # every prediction is in range
     assert "every row is already 0 <= prediction <= inf: nothing to explain" in capsys.readouterr().err
+    ir = ["ir", "--data", str(tmp_path / "pay.csv"), "--target", "pay", "--model", str(tmp_path / "pay.joblib"), "--row", "3",
+          "--delta", "age"]  # fmt: skip
+    assert main(ir) == 2 and "give --desired-range LO:HI" in capsys.readouterr().err  # what the hint says geco ir takes
+    assert main([*ir, "--desired-range", "600:"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("; geco residual forest: RandomForestRegressor, the prediction\n; delta: age (col 0)"), out[:200]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "'pay' holds 282 labels (155.0, 175.0," in err and "give --desired-range LO:HI" in err and len(err) < 300

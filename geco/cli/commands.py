@@ -129,8 +129,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
 
     X, y, desired, _, _ = load_data(args, desired=args.desired_range is None)
     model = load_model(args, X, y)
-    target = {"desired_range": args.desired_range} if args.desired_range is not None else {"desired_class": desired}
-    explainer = Explainer(model, X, None, engine="auto", **target)
+    explainer = Explainer(model, X, None, desired_class=desired, desired_range=args.desired_range, engine="auto")
     delta = [d.strip() for d in args.delta.split(",") if d.strip()]
     if not delta:
         raise CLIError("--delta needs at least one feature name")

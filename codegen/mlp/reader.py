@@ -175,18 +175,15 @@ def read_linear(model: Any, columns: int | Sequence[int] = 0) -> MLP:
     # scikit-learn < 1.8 reads multi_class: one-vs-rest (the logistic of each score, normalised)
     # or multinomial (a softmax, also over [-score, score] for two classes)
     multi_class = getattr(model, "multi_class", "deprecated")
-    ovr = multi_class in ("ovr", "warn") or (
-        multi_class in ("auto", "deprecated")
-        and (len(classes) <= 2 or getattr(model, "solver", "") == "liblinear" or type(model).__name__ == "SGDClassifier")
-    )  # fmt: skip
+    ovr_by_default = (len(classes) <= 2 or getattr(model, "solver", "") == "liblinear"
+                      or isinstance(model, sklearn.linear_model.SGDClassifier))  # fmt: skip
+    ovr = multi_class in ("ovr", "warn") or (multi_class in ("auto", "deprecated") and ovr_by_default)
     if ovr and len(classes) > 2:
         raise UnsupportedModel(f"{name} is one-vs-rest over {len(classes)} classes (normalised logistics): not read")
     if not ovr and len(classes) == 2:  # softmax([-d, d]): negating is exact, so the scores are sklearn's
         weights, bias = np.ascontiguousarray(np.hstack([-weights, weights])), np.concatenate([-bias, bias])
     output = "logistic" if ovr else "softmax"
-    cols = (int(columns),) if isinstance(columns, (int, np.integer)) else tuple(int(c) for c in columns)
-    if not cols or any(not 0 <= c < max(len(classes), 2) for c in cols) or len(set(cols)) != len(cols):
-        raise UnsupportedModel(f"desired column(s) {cols} are not distinct columns of the model's {len(classes)} classes")
+    cols = _desired_columns(columns, max(len(classes), 2))
     return _checked(MLP((weights,), (bias,), "identity", output, classes, cols), model)
 
 
@@ -237,11 +234,17 @@ def read_mlp(model: Any, columns: int | Sequence[int] = 0) -> MLP:
             raise UnsupportedModel(f"{name} has {n_out} outputs; a prediction range needs a single-output regressor")
         return MLP(weights, biases, model.activation, out, (), (0,))
     classes = tuple(np.asarray(model.classes_).tolist()) if hasattr(model, "classes_") else ()
+    cols = _desired_columns(columns, 2 if n_out == 1 else n_out)
+    return MLP(weights, biases, model.activation, out, classes, cols)
+
+
+def _desired_columns(columns: int | Sequence[int], n_cols: int) -> tuple[int, ...]:
+    """``columns`` (one int, or several) as a tuple of distinct ``predict_proba`` columns among
+    ``n_cols``; :class:`codegen.UnsupportedModel` otherwise."""
     cols = (int(columns),) if isinstance(columns, (int, np.integer)) else tuple(int(c) for c in columns)
-    n_cols = 2 if n_out == 1 else n_out
     bad = [c for c in cols if not 0 <= c < n_cols]
     if bad or not cols:
         raise UnsupportedModel(f"desired column(s) {bad or '()'} outside the model's {n_cols} outputs")
     if len(set(cols)) != len(cols):
         raise UnsupportedModel(f"desired columns {cols} repeat a column")
-    return MLP(weights, biases, model.activation, out, classes, cols)
+    return cols

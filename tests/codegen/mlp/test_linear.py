@@ -108,6 +108,11 @@ def test_what_is_not_read_is_refused_with_a_reason():
     X = frame()[NUMERIC].to_numpy(dtype=float)
     with pytest.raises(UnsupportedModel, match="LogisticRegression is not fitted"):
         read_linear(LogisticRegression())
+    two = fit(LogisticRegression(), X, labels(len(X), 2))
+    with pytest.raises(UnsupportedModel, match=r"desired column\(s\) \[2\] outside the model's 2 outputs"):
+        read_linear(two, 2)
+    with pytest.raises(UnsupportedModel, match="repeat a column"):
+        read_linear(two, (1, 1))
     two = fit(Ridge(), X, np.c_[_target(X), _target(X) * 2])
     with pytest.raises(UnsupportedModel, match="Ridge has 2 targets; a prediction range needs a single-target regressor"):
         read_linear(two)

@@ -14,7 +14,7 @@ from pathlib import Path
 from plaf_grammar.errors import PLAFFileNotFoundError, PLAFSyntaxError
 from plaf_grammar.printer import KEYWORDS
 
-__all__ = ["decode", "line_ends", "looks_like_path", "read", "resolve"]
+__all__ = ["byte_line", "decode", "line_ends", "looks_like_path", "read", "resolve"]
 
 #: Characters only PLAF text holds (operators, sets, strings, comments), never a usual path.
 _PLAF_CHARS = frozenset('=<>!{}()",;#*')
@@ -39,14 +39,20 @@ def line_ends(text: str) -> str:
     return _LONE_CR.sub("\n", text)
 
 
+def byte_line(data: bytes, pos: int) -> tuple[int, int]:
+    """The line (1-based) of byte ``pos`` of ``data``, and where that line starts; a line ends in
+    CR LF, LF or a lone CR."""
+    ends = [m.end() for m in _LINE_END.finditer(data, 0, pos)]
+    return len(ends) + 1, (ends[-1] if ends else 0)
+
+
 def decode(data: bytes, filename: str | None = None) -> str:
     """UTF-8 bytes -> text (a leading byte-order mark is dropped). A byte sequence that is not
     UTF-8 raises :class:`PLAFSyntaxError` at its line and column."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        ends = [m.end() for m in _LINE_END.finditer(data, 0, e.start)]
-        line_start, line = (ends[-1] if ends else 0), len(ends) + 1
+        line, line_start = byte_line(data, e.start)
         prefix = data[line_start : e.start].decode("utf-8", errors="replace")
         if line == 1 and prefix.startswith(_BOM):
             prefix = prefix[1:]

@@ -101,12 +101,14 @@ def read_csv_data(path: Path) -> Any:
 def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
     """What to say of a file that is not UTF-8: the first bad byte and its line, and how to
     re-encode it (the file's bytes are read again: the decoder's position is in its own chunk)."""
+    from plaf_grammar.source import byte_line
+
     data = path.read_bytes()
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         exc = e
-    line = data.count(b"\n", 0, exc.start) + 1
+    line, _ = byte_line(data, exc.start)
     return (f"not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); save it as UTF-8, e.g. "
             "pandas.read_csv(path, encoding='latin-1').to_csv(path, index=False)")
 

@@ -165,6 +165,9 @@ def test_a_file_not_utf8_without_rows_or_with_pandas_index(tmp_path, capsys):
     assert main(["explain", "--data", str(tmp_path / "latin.csv"), "--target", "label"]) == 2
     err = capsys.readouterr().err
     assert "latin.csv: not UTF-8 text (byte 0xee on line 5); save it as UTF-8" in err and "Traceback" not in err
+    (tmp_path / "mac.csv").write_bytes("\r".join(text).encode("latin-1"))  # classic Mac OS line ends
+    assert main(["explain", "--data", str(tmp_path / "mac.csv"), "--target", "label"]) == 2
+    assert "(byte 0xee on line 5)" in capsys.readouterr().err
     frame.iloc[:0].to_csv(tmp_path / "header.csv", index=False)
     assert main(["explain", "--data", str(tmp_path / "header.csv"), "--target", "label"]) == 2
     assert "header.csv: no data rows (a header only)" in capsys.readouterr().err

@@ -34,9 +34,9 @@ _OPERATOR_CHARS = "<>=!"
 
 #: A feature name written bare although it holds '.' or '-' (``cf.F.Undergrad``,
 #: ``x.capital-gain``, ``fixed F.Undergrad``): an optional ``cf.``/``x.``, then the name.
-#: a name starting with a digit, as written after "cf." ("1st_payment")
-_DIGIT_NAME = re.compile(r"\d[\w.\-]*\w")
 _ODD_NAME = re.compile(r'(?<![\w."])((?:cf|x)\.)?([^\W\d][\w.\-]*\w)')
+#: A name starting with a digit, as written after "cf." ("1st_payment").
+_DIGIT_NAME = re.compile(r"\d[\w.\-]*\w")
 
 
 def shorten(text: str, n: int = 40) -> str:

@@ -758,7 +758,7 @@ def _offer_blocks(owner, a_words, a_hashes, a_prob, a_dist, a_score, values, off
             continue
         slot = _probe(owner, a_words, words, best)
         fresh = owner[slot] < 0
-        if fresh:
+        if fresh and top + d > len(values):  # maybe short (a whole row fits without counting its cells)
             count = d
             if not every:
                 count = 0
@@ -766,6 +766,7 @@ def _offer_blocks(owner, a_words, a_hashes, a_prob, a_dist, a_score, values, off
                     count += changed[best, group_of_feature[c]]
             if top + count > len(values):  # out of room: the caller grows the cells and goes on from here
                 return n, top, b
+        if fresh:
             owner[slot] = n
             at = n
             n += 1

@@ -37,6 +37,11 @@ def test_the_worker_takes_the_explainer_once_and_only_from_the_same_file(explain
     os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # saved again since
     got = _loaded(copy)
     assert got is not other and isinstance(got, geco.Explainer)
+    gone = tmp_path / "gone.joblib"
+    shutil.copy(explainer_file, gone)
+    hand_over(gone, other)
+    gone.unlink()  # deleted since: nothing is handed (the worker's own load then says no such file)
+    assert take(gone) is None
 
 
 def test_the_command_line_hands_over_to_one_worker_only(explainer_file, monkeypatch):

@@ -15,7 +15,7 @@ import pandas as pd
 
 __all__ = [
     "ANSWER_COLUMNS", "JSONL_FORMAT", "OUTCOMES", "RESERVED_COLUMNS", "Explanation", "JsonlWriter", "drop_partial_last_line", "json_safe",
-    "json_text", "jsonl_instances", "ranked_index", "read_jsonl", "write_jsonl",
+    "json_text", "jsonl_instances", "plain", "ranked_index", "read_jsonl", "write_jsonl",
 ]  # fmt: skip
 
 #: the columns an answer's counterfactuals table holds after the features
@@ -36,10 +36,9 @@ def ranked_index(n: int) -> pd.RangeIndex:
     return pd.RangeIndex(1, n + 1, name="rank")
 
 
-def _plain(v: Any) -> Any:
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
+def plain(v: Any) -> Any:
+    """A numpy scalar (or 0-d array) as the Python value JSON writes; others unchanged."""
+    return v.item() if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0) else v
 
 
 def _column_values(column: pd.Series) -> list[Any]:
@@ -47,7 +46,7 @@ def _column_values(column: pd.Series) -> list[Any]:
     back as it (1.304, not 1.3040000200271606, float64's digits of the same number)."""
     if column.dtype == np.float32:
         return [float(str(v)) for v in column.to_numpy()]
-    return [_plain(v) for v in column.tolist()]
+    return [plain(v) for v in column.tolist()]
 
 
 def json_safe(obj: Any) -> Any:
@@ -252,12 +251,12 @@ class Explanation:
                     "values": {f: row[f] for f in self.features},
                 }
             )
-        stats = {k: (_plain(v) if not isinstance(v, dict) else {a: _plain(b) for a, b in v.items()})
+        stats = {k: (plain(v) if not isinstance(v, dict) else {a: plain(b) for a, b in v.items()})
                  for k, v in self.stats.items()}  # fmt: skip
         return {
             "success": self.success,
             "reason": self.reason,
-            "desired_class": _plain(self.desired_class),
+            "desired_class": plain(self.desired_class),
             "x": {f: xrow[f] for f in self.features},
             "x_probability": self.x_probability,
             "counterfactuals": cfs,
@@ -265,7 +264,7 @@ class Explanation:
             "outcome": self.outcome,
             "bound": None if self.bound is None else float(self.bound),
             "gap": None if self.gap is None else float(self.gap),
-            "index": _plain(self.x.index[0]),
+            "index": plain(self.x.index[0]),
             "dtypes": {f: str(self.x[f].dtype) for f in self.features},
         }
 
@@ -326,7 +325,7 @@ def _categories(explanation: Explanation) -> dict[str, dict[str, Any]]:
     for f in explanation.features:
         dtype = explanation.x[f].dtype
         if isinstance(dtype, pd.CategoricalDtype):
-            out[f] = {"values": [_plain(v) for v in dtype.categories], "ordered": bool(dtype.ordered)}
+            out[f] = {"values": [plain(v) for v in dtype.categories], "ordered": bool(dtype.ordered)}
     return out
 
 

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from geco.explainer import Explainer
-from geco.result import json_safe
-from geco.serve.jsonvalues import plain
+from geco.result import json_safe, plain
 
 __all__ = ["file_sha256", "model_card"]
 

@@ -1,17 +1,13 @@
-"""Values between JSON and numpy/pandas: a numpy scalar as its Python value, and the JSON kind
-of a value (what a request's field must be)."""
+"""The JSON kind of a value (what a request's field must be), read as JSON reads numpy's scalars."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-__all__ = ["json_kind", "plain"]
+from geco.result import plain
 
-
-def plain(v: Any) -> Any:
-    """A numpy scalar as the Python value JSON writes (others unchanged)."""
-    return v.item() if hasattr(v, "item") and not isinstance(v, (str, bytes)) else v
+__all__ = ["json_kind"]
 
 
 def json_kind(v: Any) -> str:

@@ -72,3 +72,18 @@ def test_settings_round_trip_and_checks(tmp_path):
         ServeSettings("e.joblib", workers=0)
     with pytest.raises(FileNotFoundError, match="explainer"):
         s.check_files()
+
+
+def test_plain_gives_numpy_scalars_as_python_values_and_leaves_the_rest():
+    import numpy as np
+
+    from geco.result import plain
+    from geco.serve.jsonvalues import json_kind
+
+    assert type(plain(np.int64(3))) is int and type(plain(np.float32(0.5))) is float
+    assert type(plain(np.bool_(True))) is bool and plain(np.array(2.5)) == 2.5
+    arr = np.arange(3)
+    assert plain(arr) is arr  # an array stays one (stats may hold them)
+    assert plain("a") == "a" and plain(None) is None
+    assert json_kind(np.int64(1)) == "number" and json_kind(np.bool_(False)) == "boolean"
+    assert json_kind(np.float64("inf")) == "non-finite number"

@@ -15,6 +15,9 @@
 ; @plan_deltas     per (x, delta): partial evaluation, each residual tree a constant, a
 ;                  QuickScorer tree or a walk (native partial evaluation), several deltas at once
 ; @score_jobs      Delta blocks by plans or x-walks, every block of a generation in one call
+; @xmask_of_x      per instance (forests of QuickScorer trees): x's masks on the records by column
+; @xmask_rows      rows made from x, 8 at a time: the trees start from x's masks on the columns no
+;                  row of the 8 changes, only the other columns' records are read
 
 %Node = type { double, i32, i32, i32, i32 }
 
@@ -2032,6 +2035,8 @@ exit:
 
 declare <8 x i64> @llvm.masked.gather.v8i64.v8p0(<8 x ptr>, i32, <8 x i1>, <8 x i64>)
 declare i1 @llvm.vector.reduce.and.v8i1(<8 x i1>)
+declare i1 @llvm.vector.reduce.or.v8i1(<8 x i1>)
+declare double @llvm.vector.reduce.fmax.v8f64(<8 x double>)
 
 ; one lockstep step of 8 lanes at nodes %r (see @walk_rows): the next node of each lane
 define internal <8 x i64> @walk_step8(<8 x i64> %r, ptr %wnodes, ptr %rows, <8 x i64> %rowoff,
@@ -2379,6 +2384,570 @@ tree_done:
   %t1 = add i64 %t, 1
   %td = icmp eq i64 %t1, %T
   br i1 %td, label %exit, label %tree
+exit:
+  ret void
+}
+
+; ---------------------------------------------------------------------------------------------
+; Full rows made from x, scored by the whole forest in QuickScorer form (every tree of at most 64
+; leaves) with its records ordered by column (codegen.trees.xmask). Why: such a row differs from
+; x in a few columns, and every split on another column falls as it falls for x. Per instance:
+; for each column and tree, the AND of the masks of x's false splits on that column (%xm), and
+; its running ANDs from the first column (%pre: row c covers columns < c) and from the last
+; (%suf: row c covers columns >= c). Eight rows at a time, the trees start from the AND over the
+; columns where no row of the eight differs from x (@xm_base: a few vector ANDs, no plan built
+; per Delta), and only the records of the other columns are visited, clearing the leaves their
+; false splits rule out (@xm_rows). The lowest leaf left standing is the leaf the walk reaches;
+; the leaves are added tree after tree in estimator order: @forest_eval's sums, bit for bit. A
+; categorical value that is neither a category code nor NaN is read as NaN and marks its row in
+; %bad (its number is then meaningless: the caller rescores it).
+
+; base = the AND of %xm over the columns %dm does not mark (a byte per column, d >= 1): x's running
+; ANDs before the first marked column and from past the last one, and the unmarked columns between
+; them (none marked: every column, %pre row d)
+define internal void @xm_base(ptr noalias %dm, i64 %d, ptr noalias %xm, ptr noalias %pre, ptr noalias %suf,
+                              i64 %T8, ptr noalias %base) {
+entry:
+  br label %find
+find:
+  %c = phi i64 [0, %entry], [%c1, %find]
+  %lo = phi i64 [-1, %entry], [%lo1, %find]
+  %hi = phi i64 [-1, %entry], [%hi1, %find]
+  %p = getelementptr inbounds i8, ptr %dm, i64 %c
+  %v = load i8, ptr %p
+  %in = icmp ne i8 %v, 0
+  %nolo = icmp slt i64 %lo, 0
+  %setlo = and i1 %in, %nolo
+  %lo1 = select i1 %setlo, i64 %c, i64 %lo
+  %hi1 = select i1 %in, i64 %c, i64 %hi
+  %c1 = add i64 %c, 1
+  %cd = icmp eq i64 %c1, %d
+  br i1 %cd, label %ends, label %find
+ends:
+  %none = icmp slt i64 %hi1, 0
+  %lo2 = select i1 %none, i64 %d, i64 %lo1
+  %hip0 = add i64 %hi1, 1
+  %hip = select i1 %none, i64 %d, i64 %hip0
+  %lob = mul i64 %lo2, %T8
+  %pp = getelementptr inbounds i64, ptr %pre, i64 %lob
+  %hb = mul i64 %hip, %T8
+  %qp = getelementptr inbounds i64, ptr %suf, i64 %hb
+  br label %ends_loop
+ends_loop:
+  %t = phi i64 [0, %ends], [%t8, %ends_loop]
+  %pa = getelementptr inbounds i64, ptr %pp, i64 %t
+  %va = load <8 x i64>, ptr %pa, align 8
+  %qa = getelementptr inbounds i64, ptr %qp, i64 %t
+  %vb = load <8 x i64>, ptr %qa, align 8
+  %vab = and <8 x i64> %va, %vb
+  %ba = getelementptr inbounds i64, ptr %base, i64 %t
+  store <8 x i64> %vab, ptr %ba, align 8
+  %t8 = add i64 %t, 8
+  %td = icmp eq i64 %t8, %T8
+  br i1 %td, label %mid_start, label %ends_loop
+mid_start:                                   ; the columns strictly between the first and the last
+  %m0 = add i64 %lo2, 1
+  %mhas = icmp slt i64 %m0, %hi1
+  br i1 %mhas, label %mid, label %done
+mid:
+  %mc = phi i64 [%m0, %mid_start], [%mc1, %mid_next]
+  %mp = getelementptr inbounds i8, ptr %dm, i64 %mc
+  %mv = load i8, ptr %mp
+  %min = icmp ne i8 %mv, 0
+  br i1 %min, label %mid_next, label %mid_and
+mid_and:
+  %xb = mul i64 %mc, %T8
+  %xp = getelementptr inbounds i64, ptr %xm, i64 %xb
+  br label %and_loop
+and_loop:
+  %u = phi i64 [0, %mid_and], [%u8, %and_loop]
+  %xa = getelementptr inbounds i64, ptr %xp, i64 %u
+  %xv = load <8 x i64>, ptr %xa, align 8
+  %bu = getelementptr inbounds i64, ptr %base, i64 %u
+  %b0 = load <8 x i64>, ptr %bu, align 8
+  %b1 = and <8 x i64> %b0, %xv
+  store <8 x i64> %b1, ptr %bu, align 8
+  %u8 = add i64 %u, 8
+  %ud = icmp eq i64 %u8, %T8
+  br i1 %ud, label %mid_next, label %and_loop
+mid_next:
+  %mc1 = add i64 %mc, 1
+  %mdone = icmp eq i64 %mc1, %hi1
+  br i1 %mdone, label %done, label %mid
+done:
+  ret void
+}
+
+; cols[c*8 + l] = rows[(j + l)*d + c] for the marked columns c (lanes l >= m: row j again); a
+; categorical value that is neither a category code nor NaN is read as NaN and marks its row bad
+define internal void @xm_load(ptr noalias %rows, i64 %j, i64 %m, i64 %d, ptr noalias %dm, ptr noalias %ncat,
+                              ptr noalias %cols, ptr noalias %bad) {
+entry:
+  br label %col
+col:
+  %c = phi i64 [0, %entry], [%c1, %col_next]
+  %p = getelementptr inbounds i8, ptr %dm, i64 %c
+  %dv = load i8, ptr %p
+  %in = icmp ne i8 %dv, 0
+  br i1 %in, label %lanes, label %col_next
+lanes:
+  %nkp = getelementptr inbounds i32, ptr %ncat, i64 %c
+  %nk = load i32, ptr %nkp
+  %iscat = icmp sgt i32 %nk, 0
+  %nkf = sitofp i32 %nk to double
+  %cb = mul i64 %c, 8
+  br label %lane
+lane:
+  %l = phi i64 [0, %lanes], [%l1, %lane_next]
+  %real = icmp slt i64 %l, %m
+  %lr = select i1 %real, i64 %l, i64 0
+  %r = add i64 %j, %lr
+  %ri = mul i64 %r, %d
+  %rc = add i64 %ri, %c
+  %vp = getelementptr inbounds double, ptr %rows, i64 %rc
+  %x = load double, ptr %vp
+  %isnan = fcmp uno double %x, 0.0
+  %ge0 = fcmp oge double %x, 0.0
+  %ltn = fcmp olt double %x, %nkf
+  %fl = call double @llvm.floor.f64(double %x)
+  %integ = fcmp oeq double %fl, %x
+  %inr = and i1 %ge0, %ltn
+  %iscode = and i1 %inr, %integ
+  %okv = or i1 %iscode, %isnan
+  %notok = xor i1 %okv, true
+  %isbad = and i1 %iscat, %notok
+  %xs = select i1 %isbad, double 0x7FF8000000000000, double %x
+  %ci = add i64 %cb, %l
+  %cp = getelementptr inbounds double, ptr %cols, i64 %ci
+  store double %xs, ptr %cp
+  %mark = and i1 %isbad, %real
+  br i1 %mark, label %marked, label %lane_next
+marked:
+  %bp = getelementptr inbounds i8, ptr %bad, i64 %r
+  store i8 1, ptr %bp
+  br label %lane_next
+lane_next:
+  %l1 = add i64 %l, 1
+  %ld = icmp eq i64 %l1, 8
+  br i1 %ld, label %col_next, label %lane
+col_next:
+  %c1 = add i64 %c, 1
+  %cd = icmp eq i64 %c1, %d
+  br i1 %cd, label %exit, label %col
+exit:
+  ret void
+}
+
+; one chunk of up to 8 rows (cols as @xm_load left them): every tree's leaf bits start from
+; %base, the marked columns' false splits clear theirs (going left as @goes_left routes: NaN to its
+; side, a code set by the code's bit, else v <= threshold), then each tree adds its lowest leaf
+; standing in estimator order; out[(j + l)*K + o] for the m real lanes (forests divided by %div)
+define internal void @xm_rows(ptr noalias %cols, i64 %j, i64 %m, i64 %d, ptr noalias %dm, ptr noalias %base,
+                              ptr noalias %bv, i64 %T, ptr noalias %colrec, ptr noalias %colnum,
+                              ptr noalias %rtree, ptr noalias %rpay, ptr noalias %rtest, ptr noalias %rmask,
+                              ptr noalias %tkind,
+                              ptr noalias %tleaf, ptr noalias %tconst, ptr noalias %tout,
+                              ptr noalias %leafval, ptr noalias %init, i64 %K, double %div, i1 %f32,
+                              ptr noalias %acc, ptr noalias %out) alwaysinline {
+entry:
+  %ones = call <8 x i64> @splat_i64(i64 -1)
+  br label %bv_init
+bv_init:
+  %t = phi i64 [0, %entry], [%t1, %bv_init]
+  %bp = getelementptr inbounds i64, ptr %base, i64 %t
+  %bw = load i64, ptr %bp
+  %bs = call <8 x i64> @splat_i64(i64 %bw)
+  %t8o = mul i64 %t, 8
+  %vp = getelementptr inbounds i64, ptr %bv, i64 %t8o
+  store <8 x i64> %bs, ptr %vp, align 8
+  %t1 = add i64 %t, 1
+  %td = icmp eq i64 %t1, %T
+  br i1 %td, label %col, label %bv_init
+col:
+  %c = phi i64 [0, %bv_init], [%c1, %col_next]
+  %dp = getelementptr inbounds i8, ptr %dm, i64 %c
+  %dv = load i8, ptr %dp
+  %in = icmp ne i8 %dv, 0
+  br i1 %in, label %col_start, label %col_next
+col_start:
+  %cb = mul i64 %c, 8
+  %cvp = getelementptr inbounds double, ptr %cols, i64 %cb
+  %v = load <8 x double>, ptr %cvp, align 8
+  %vnan = fcmp uno <8 x double> %v, zeroinitializer
+  %vz = select <8 x i1> %vnan, <8 x double> zeroinitializer, <8 x double> %v
+  %code = fptosi <8 x double> %vz to <8 x i64>   ; read by the code-set tests alone
+  %rsp = getelementptr inbounds i64, ptr %colrec, i64 %c
+  %rs = load i64, ptr %rsp
+  %rnp = getelementptr inbounds i64, ptr %colnum, i64 %c
+  %rn = load i64, ptr %rnp
+  %cn = add i64 %c, 1
+  %rep = getelementptr inbounds i64, ptr %colrec, i64 %cn
+  %re = load i64, ptr %rep
+  ; the numeric records run by threshold, ascending: none at or above the lanes' largest value
+  ; sends a lane right (a NaN lane reads them all: a threshold of inf may send NaN right)
+  %anynan = call i1 @llvm.vector.reduce.or.v8i1(<8 x i1> %vnan)
+  %vmax = call double @llvm.vector.reduce.fmax.v8f64(<8 x double> %vz)
+  %hasr = icmp slt i64 %rs, %re
+  br i1 %hasr, label %rec, label %col_next
+rec:
+  %s = phi i64 [%rs, %col_start], [%s1, %rec_next]
+  %numeric = icmp sge i64 %s, %rn
+  br i1 %numeric, label %rec_num, label %rec_body
+rec_num:
+  %ntp = getelementptr inbounds i64, ptr %rpay, i64 %s
+  %ntb = load i64, ptr %ntp
+  %nt = bitcast i64 %ntb to double
+  %below = fcmp olt double %nt, %vmax
+  %goon = or i1 %below, %anynan
+  br i1 %goon, label %rec_body, label %col_next
+rec_body:
+  %trp = getelementptr inbounds i32, ptr %rtree, i64 %s
+  %tr = load i32, ptr %trp
+  %pyp = getelementptr inbounds i64, ptr %rpay, i64 %s
+  %py = load i64, ptr %pyp
+  %tsp = getelementptr inbounds i32, ptr %rtest, i64 %s
+  %ts = load i32, ptr %tsp
+  %mkp = getelementptr inbounds i64, ptr %rmask, i64 %s
+  %mk = load i64, ptr %mkp
+  %nl = and i32 %ts, 4
+  %nanl = icmp ne i32 %nl, 0
+  %nanlv = call <8 x i1> @splat_i1(i1 %nanl)
+  %kind = and i32 %ts, 3
+  %thr = bitcast i64 %py to double
+  %thrv = call <8 x double> @splat_f64(double %thr)
+  %le = fcmp ole <8 x double> %v, %thrv
+  %pyv = call <8 x i64> @splat_i64(i64 %py)
+  %sh = lshr <8 x i64> %pyv, %code
+  %bit = trunc <8 x i64> %sh to <8 x i1>
+  %isnum = icmp eq i32 %kind, 0
+  %isset = icmp eq i32 %kind, 1
+  %setgo = select i1 %isset, <8 x i1> %bit, <8 x i1> zeroinitializer
+  %go0 = select i1 %isnum, <8 x i1> %le, <8 x i1> %setgo
+  %go = select <8 x i1> %vnan, <8 x i1> %nanlv, <8 x i1> %go0
+  %mkv = call <8 x i64> @splat_i64(i64 %mk)
+  %clear = select <8 x i1> %go, <8 x i64> %ones, <8 x i64> %mkv
+  %tr64 = sext i32 %tr to i64
+  %to8 = mul i64 %tr64, 8
+  %tp = getelementptr inbounds i64, ptr %bv, i64 %to8
+  %old = load <8 x i64>, ptr %tp, align 8
+  %new = and <8 x i64> %old, %clear
+  store <8 x i64> %new, ptr %tp, align 8
+  br label %rec_next
+rec_next:
+  %s1 = add i64 %s, 1
+  %sd = icmp eq i64 %s1, %re
+  br i1 %sd, label %col_next, label %rec
+col_next:
+  %c1 = add i64 %c, 1
+  %cd = icmp eq i64 %c1, %d
+  br i1 %cd, label %leaves, label %col
+leaves:
+  call void @init_acc(ptr %acc, i64 8, ptr %init, i64 %K)
+  %one = icmp eq i64 %K, 1
+  br i1 %one, label %tree1_start, label %tree
+tree1_start:                                 ; one output: the sum stays in a register
+  %a0 = load <8 x double>, ptr %acc, align 8
+  br label %tree1
+tree1:
+  %w = phi i64 [0, %tree1_start], [%w1, %tree1_add]
+  %sum = phi <8 x double> [%a0, %tree1_start], [%sum1, %tree1_add]
+  %wkp = getelementptr inbounds i32, ptr %tkind, i64 %w
+  %wk = load i32, ptr %wkp
+  %wconst = icmp eq i32 %wk, 0
+  br i1 %wconst, label %tree1_const, label %tree1_qs
+tree1_const:
+  %wcp = getelementptr inbounds double, ptr %tconst, i64 %w
+  %wc = load double, ptr %wcp
+  %wcv = call <8 x double> @splat_f64(double %wc)
+  br label %tree1_add
+tree1_qs:
+  %w8 = mul i64 %w, 8
+  %wbp = getelementptr inbounds i64, ptr %bv, i64 %w8
+  %wb = load <8 x i64>, ptr %wbp, align 8
+  %wz = call <8 x i64> @llvm.cttz.v8i64(<8 x i64> %wb, i1 true)
+  %wlp = getelementptr inbounds i64, ptr %tleaf, i64 %w
+  %wl = load i64, ptr %wlp
+  %wv0 = getelementptr inbounds double, ptr %leafval, i64 %wl
+  %wps = getelementptr inbounds double, ptr %wv0, <8 x i64> %wz
+  %wv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %wps, i32 8, <8 x i1> <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>, <8 x double> poison)
+  br label %tree1_add
+tree1_add:
+  %wadd = phi <8 x double> [%wcv, %tree1_const], [%wv, %tree1_qs]
+  %sum1 = call <8 x double> @acc_add8(<8 x double> %sum, <8 x double> %wadd, i1 %f32)
+  %w1 = add i64 %w, 1
+  %wd = icmp eq i64 %w1, %T
+  br i1 %wd, label %tree1_done, label %tree1
+tree1_done:
+  store <8 x double> %sum1, ptr %acc, align 8
+  br label %store
+tree:
+  %u = phi i64 [0, %leaves], [%u1, %t_add]
+  %tkp = getelementptr inbounds i32, ptr %tkind, i64 %u
+  %tk = load i32, ptr %tkp
+  %top = getelementptr inbounds i32, ptr %tout, i64 %u
+  %to = load i32, ptr %top
+  %to64 = sext i32 %to to i64
+  %ab = mul i64 %to64, 8
+  %accp = getelementptr inbounds double, ptr %acc, i64 %ab
+  %isconst = icmp eq i32 %tk, 0                 ; a constant tree (else QuickScorer)
+  br i1 %isconst, label %t_const, label %t_qs
+t_const:
+  %tcp = getelementptr inbounds double, ptr %tconst, i64 %u
+  %tc = load double, ptr %tcp
+  %tcv = call <8 x double> @splat_f64(double %tc)
+  br label %t_add
+t_qs:
+  %u8 = mul i64 %u, 8
+  %lbp = getelementptr inbounds i64, ptr %bv, i64 %u8
+  %lb = load <8 x i64>, ptr %lbp, align 8
+  %lz = call <8 x i64> @llvm.cttz.v8i64(<8 x i64> %lb, i1 true)
+  %tlp = getelementptr inbounds i64, ptr %tleaf, i64 %u
+  %tl = load i64, ptr %tlp
+  %lv0 = getelementptr inbounds double, ptr %leafval, i64 %tl
+  %lps = getelementptr inbounds double, ptr %lv0, <8 x i64> %lz
+  %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lps, i32 8, <8 x i1> <i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>, <8 x double> poison)
+  br label %t_add
+t_add:
+  %add = phi <8 x double> [%tcv, %t_const], [%lv, %t_qs]
+  %la = load <8 x double>, ptr %accp, align 8
+  %la2 = call <8 x double> @acc_add8(<8 x double> %la, <8 x double> %add, i1 %f32)
+  store <8 x double> %la2, ptr %accp, align 8
+  %u1 = add i64 %u, 1
+  %ud = icmp eq i64 %u1, %T
+  br i1 %ud, label %store, label %tree
+store:
+  %isdiv = fcmp one double %div, 0.0
+  br label %st_row
+st_row:
+  %l = phi i64 [0, %store], [%l1, %st_row_next]
+  %r = add i64 %j, %l
+  %rb = mul i64 %r, %K
+  br label %st_out
+st_out:
+  %o = phi i64 [0, %st_row], [%o1, %st_out]
+  %ob = mul i64 %o, 8
+  %oi = add i64 %ob, %l
+  %ap = getelementptr inbounds double, ptr %acc, i64 %oi
+  %av = load double, ptr %ap
+  %q = fdiv double %av, %div
+  %val = select i1 %isdiv, double %q, double %av
+  %di = add i64 %rb, %o
+  %dq = getelementptr inbounds double, ptr %out, i64 %di
+  store double %val, ptr %dq
+  %o1 = add i64 %o, 1
+  %od = icmp eq i64 %o1, %K
+  br i1 %od, label %st_row_next, label %st_out
+st_row_next:
+  %l1 = add i64 %l, 1
+  %lmd = icmp eq i64 %l1, %m
+  br i1 %lmd, label %exit, label %st_row
+exit:
+  ret void
+}
+
+; the columns where any of rows j .. j+m-1 differs from x (NaN differs): dm[c] = 1, else 0
+define internal void @xm_differ(ptr noalias %rows, i64 %j, i64 %m, i64 %d, ptr noalias %x, ptr noalias %dm) {
+entry:
+  br label %col
+col:
+  %c = phi i64 [0, %entry], [%c1, %col_next]
+  %xp = getelementptr inbounds double, ptr %x, i64 %c
+  %xv = load double, ptr %xp
+  br label %lane
+lane:
+  %l = phi i64 [0, %col], [%l1, %lane]
+  %any = phi i1 [false, %col], [%any1, %lane]
+  %r = add i64 %j, %l
+  %ri = mul i64 %r, %d
+  %rc = add i64 %ri, %c
+  %vp = getelementptr inbounds double, ptr %rows, i64 %rc
+  %v = load double, ptr %vp
+  %ne = fcmp une double %v, %xv
+  %any1 = or i1 %any, %ne
+  %l1 = add i64 %l, 1
+  %ld = icmp eq i64 %l1, %m
+  br i1 %ld, label %col_next, label %lane
+col_next:
+  %b = zext i1 %any1 to i8
+  %dp = getelementptr inbounds i8, ptr %dm, i64 %c
+  store i8 %b, ptr %dp
+  %c1 = add i64 %c, 1
+  %cd = icmp eq i64 %c1, %d
+  br i1 %cd, label %exit, label %col
+exit:
+  ret void
+}
+
+; rows made from x (an XMASK record), 8 at a time: a chunk's trees start from x's masks on the
+; columns where none of its rows differs from x; the records of the others apply to every lane
+; (on a column where a row holds x's value they clear what x's masks cleared already)
+define void @xmask_rows(ptr noalias %a) {
+entry:
+  %rows = call ptr @aptr(ptr %a, i64 {XMASK.rows})
+  %n = call i64 @aint(ptr %a, i64 {XMASK.n})
+  %d = call i64 @aint(ptr %a, i64 {XMASK.columns})
+  %x = call ptr @aptr(ptr %a, i64 {XMASK.x})
+  %dm = call ptr @aptr(ptr %a, i64 {XMASK.differ})
+  %xm = call ptr @aptr(ptr %a, i64 {XMASK.xm})
+  %pre = call ptr @aptr(ptr %a, i64 {XMASK.pre})
+  %suf = call ptr @aptr(ptr %a, i64 {XMASK.suf})
+  %T8 = call i64 @aint(ptr %a, i64 {XMASK.t8})
+  %colrec = call ptr @aptr(ptr %a, i64 {XMASK.colrec})
+  %colnum = call ptr @aptr(ptr %a, i64 {XMASK.colnum})
+  %rtree = call ptr @aptr(ptr %a, i64 {XMASK.rtree})
+  %rpay = call ptr @aptr(ptr %a, i64 {XMASK.rpay})
+  %rtest = call ptr @aptr(ptr %a, i64 {XMASK.rtest})
+  %rmask = call ptr @aptr(ptr %a, i64 {XMASK.rmask})
+  %T = call i64 @aint(ptr %a, i64 {XMASK.trees})
+  %tkind = call ptr @aptr(ptr %a, i64 {XMASK.tkind})
+  %tleaf = call ptr @aptr(ptr %a, i64 {XMASK.tleaf})
+  %tconst = call ptr @aptr(ptr %a, i64 {XMASK.tconst})
+  %tout = call ptr @aptr(ptr %a, i64 {XMASK.tout})
+  %leafval = call ptr @aptr(ptr %a, i64 {XMASK.leafval})
+  %ncat = call ptr @aptr(ptr %a, i64 {XMASK.ncat})
+  %init = call ptr @aptr(ptr %a, i64 {XMASK.init})
+  %K = call i64 @aint(ptr %a, i64 {XMASK.outputs})
+  %divb = call i64 @aint(ptr %a, i64 {XMASK.divisor})
+  %div = bitcast i64 %divb to double
+  %f32flag = call i64 @aint(ptr %a, i64 {XMASK.float32_sums})
+  %f32 = icmp ne i64 %f32flag, 0
+  %base = call ptr @aptr(ptr %a, i64 {XMASK.base})
+  %bv = call ptr @aptr(ptr %a, i64 {XMASK.bit_vectors})
+  %cols = call ptr @aptr(ptr %a, i64 {XMASK.cols})
+  %acc = call ptr @aptr(ptr %a, i64 {XMASK.accs})
+  %out = call ptr @aptr(ptr %a, i64 {XMASK.out})
+  %bad = call ptr @aptr(ptr %a, i64 {XMASK.bad})
+  %none = icmp sle i64 %n, 0
+  br i1 %none, label %exit, label %chunk
+chunk:
+  %j = phi i64 [0, %entry], [%j8, %chunk]
+  %left = sub i64 %n, %j
+  %few = icmp slt i64 %left, 8
+  %m = select i1 %few, i64 %left, i64 8
+  call void @xm_differ(ptr %rows, i64 %j, i64 %m, i64 %d, ptr %x, ptr %dm)
+  call void @xm_base(ptr %dm, i64 %d, ptr %xm, ptr %pre, ptr %suf, i64 %T8, ptr %base)
+  call void @xm_load(ptr %rows, i64 %j, i64 %m, i64 %d, ptr %dm, ptr %ncat, ptr %cols, ptr %bad)
+  call void @xm_rows(ptr %cols, i64 %j, i64 %m, i64 %d, ptr %dm, ptr %base, ptr %bv, i64 %T, ptr %colrec,
+                     ptr %colnum, ptr %rtree, ptr %rpay, ptr %rtest, ptr %rmask, ptr %tkind, ptr %tleaf, ptr %tconst,
+                     ptr %tout, ptr %leafval, ptr %init, i64 %K, double %div, i1 %f32, ptr %acc, ptr %out)
+  %j8 = add i64 %j, 8
+  %more = icmp slt i64 %j8, %n
+  br i1 %more, label %chunk, label %exit
+exit:
+  ret void
+}
+
+; x's masks (an XMASK record): xm[c*t8 + tree] &= the mask of every record x sends right (xm filled
+; with all ones by the caller; x holds a category code or NaN in every categorical column), then
+; their running ANDs: pre (row c: the columns before c) and suf (row c: the columns from c on)
+define void @xmask_of_x(ptr noalias %a) {
+entry:
+  %d = call i64 @aint(ptr %a, i64 {XMASK.columns})
+  %x = call ptr @aptr(ptr %a, i64 {XMASK.x})
+  %xm = call ptr @aptr(ptr %a, i64 {XMASK.xm})
+  %T8 = call i64 @aint(ptr %a, i64 {XMASK.t8})
+  %colrec = call ptr @aptr(ptr %a, i64 {XMASK.colrec})
+  %rtree = call ptr @aptr(ptr %a, i64 {XMASK.rtree})
+  %rpay = call ptr @aptr(ptr %a, i64 {XMASK.rpay})
+  %rtest = call ptr @aptr(ptr %a, i64 {XMASK.rtest})
+  %rmask = call ptr @aptr(ptr %a, i64 {XMASK.rmask})
+  br label %col
+col:
+  %c = phi i64 [0, %entry], [%c1, %col_next]
+  %xp = getelementptr inbounds double, ptr %x, i64 %c
+  %v = load double, ptr %xp
+  %vnan = fcmp uno double %v, 0.0
+  %vz = select i1 %vnan, double 0.0, double %v
+  %code = fptosi double %vz to i64
+  %rsp = getelementptr inbounds i64, ptr %colrec, i64 %c
+  %rs = load i64, ptr %rsp
+  %cn = add i64 %c, 1
+  %rep = getelementptr inbounds i64, ptr %colrec, i64 %cn
+  %re = load i64, ptr %rep
+  %cb = mul i64 %c, %T8
+  %row = getelementptr inbounds i64, ptr %xm, i64 %cb
+  %hasr = icmp slt i64 %rs, %re
+  br i1 %hasr, label %rec, label %col_next
+rec:
+  %s = phi i64 [%rs, %col], [%s1, %rec]
+  %tsp = getelementptr inbounds i32, ptr %rtest, i64 %s
+  %ts = load i32, ptr %tsp
+  %pyp = getelementptr inbounds i64, ptr %rpay, i64 %s
+  %py = load i64, ptr %pyp
+  %nl = and i32 %ts, 4
+  %nanl = icmp ne i32 %nl, 0
+  %kind = and i32 %ts, 3
+  %thr = bitcast i64 %py to double
+  %le = fcmp ole double %v, %thr
+  %isset = icmp eq i32 %kind, 1
+  %small = icmp ult i64 %code, 64
+  %safe = select i1 %small, i64 %code, i64 0
+  %sh = lshr i64 %py, %safe
+  %bit0 = trunc i64 %sh to i1
+  %bit = and i1 %bit0, %small
+  %isnum = icmp eq i32 %kind, 0
+  %setgo = and i1 %isset, %bit
+  %go0 = select i1 %isnum, i1 %le, i1 %setgo
+  %go = select i1 %vnan, i1 %nanl, i1 %go0
+  %trp = getelementptr inbounds i32, ptr %rtree, i64 %s     ; no branch on the data: every record
+  %tr = load i32, ptr %trp                                 ; ANDs its mask or all ones
+  %tr64 = sext i32 %tr to i64
+  %wp = getelementptr inbounds i64, ptr %row, i64 %tr64
+  %w = load i64, ptr %wp
+  %mkp = getelementptr inbounds i64, ptr %rmask, i64 %s
+  %mk = load i64, ptr %mkp
+  %cl = select i1 %go, i64 -1, i64 %mk
+  %w2 = and i64 %w, %cl
+  store i64 %w2, ptr %wp
+  %s1 = add i64 %s, 1
+  %sd = icmp eq i64 %s1, %re
+  br i1 %sd, label %col_next, label %rec
+col_next:
+  %c1 = add i64 %c, 1
+  %cd = icmp eq i64 %c1, %d
+  br i1 %cd, label %runs, label %col
+runs:                                        ; pre[c + 1] = pre[c] & xm[c], suf[c] = xm[c] & suf[c + 1]
+  %pre = call ptr @aptr(ptr %a, i64 {XMASK.pre})
+  %suf = call ptr @aptr(ptr %a, i64 {XMASK.suf})
+  %ones = call <8 x i64> @splat_i64(i64 -1)
+  %dT = mul i64 %d, %T8
+  %sufd = getelementptr inbounds i64, ptr %suf, i64 %dT
+  br label %ends
+ends:
+  %e = phi i64 [0, %runs], [%e8, %ends]
+  %ep = getelementptr inbounds i64, ptr %pre, i64 %e
+  store <8 x i64> %ones, ptr %ep, align 8
+  %eq = getelementptr inbounds i64, ptr %sufd, i64 %e
+  store <8 x i64> %ones, ptr %eq, align 8
+  %e8 = add i64 %e, 8
+  %ed = icmp eq i64 %e8, %T8
+  br i1 %ed, label %fwd, label %ends
+fwd:
+  %f = phi i64 [0, %ends], [%f8, %fwd]
+  %fx = getelementptr inbounds i64, ptr %xm, i64 %f
+  %fp = getelementptr inbounds i64, ptr %pre, i64 %f
+  %fp1 = getelementptr inbounds i64, ptr %fp, i64 %T8
+  %fa = load <8 x i64>, ptr %fp, align 8
+  %fxv = load <8 x i64>, ptr %fx, align 8
+  %fr = and <8 x i64> %fa, %fxv
+  store <8 x i64> %fr, ptr %fp1, align 8
+  %f8 = add i64 %f, 8
+  %fd = icmp eq i64 %f8, %dT
+  br i1 %fd, label %bwd_start, label %fwd
+bwd_start:
+  br label %bwd
+bwd:
+  %g = phi i64 [%dT, %bwd_start], [%g0, %bwd]
+  %g0 = sub i64 %g, 8
+  %gx = getelementptr inbounds i64, ptr %xm, i64 %g0
+  %gq = getelementptr inbounds i64, ptr %suf, i64 %g0
+  %gq1 = getelementptr inbounds i64, ptr %gq, i64 %T8
+  %gb = load <8 x i64>, ptr %gq1, align 8
+  %gxv = load <8 x i64>, ptr %gx, align 8
+  %gr = and <8 x i64> %gb, %gxv
+  store <8 x i64> %gr, ptr %gq, align 8
+  %gd = icmp eq i64 %g0, 0
+  br i1 %gd, label %exit, label %bwd
 exit:
   ret void
 }

@@ -24,6 +24,7 @@ __all__ = [
     "TREE_QUICKSCORER",
     "TREE_WALK",
     "XHEAD",
+    "XMASK",
     "XSTEP",
 ]
 
@@ -127,5 +128,47 @@ JOB = SlotBlock(
     variants=("plan", "walk"),
 )
 
+#: one call of ``@xmask_rows`` (:mod:`codegen.trees.xmask`): full rows made from x, the forest's
+#: records by column, x's masks, the scratch and the outputs
+XMASK = SlotBlock(
+    "XMASK",
+    32,
+    {
+        "rows": 0,  # full rows, n x columns doubles
+        "n": 1,  # rows
+        "columns": 2,  # d
+        "x": 3,  # the instance, d doubles
+        "differ": 4,  # scratch: d bytes, 1 where a row of the chunk differs from x
+        "xm": 5,  # d x t8 words: per column and tree, the AND of x's false splits' masks
+        "pre": 6,  # (d + 1) x t8: row c, the AND of xm's rows before c
+        "suf": 7,  # (d + 1) x t8: row c, the AND of xm's rows from c on
+        "t8": 8,  # trees rounded up to 8
+        "colrec": 9,  # first record of each column, then the record count (d + 1 int64): a column's
+        # code-set and never-left records first, then its numeric ones (from colnum)
+        "rtree": 10,  # per record, its tree (int32)
+        "rpay": 11,  # per record, the threshold's bits or the code set's bits
+        "rtest": 12,  # per record, the test as a QuickScorer record's (int32)
+        "rmask": 13,  # per record, the leaves a false split rules out cleared
+        "trees": 14,  # T
+        "tkind": 15,  # per tree, 0: a constant, 1: QuickScorer (int32)
+        "tleaf": 16,  # per tree, its first leaf in leafval (int64)
+        "tconst": 17,  # per tree, a constant tree's value
+        "tout": 18,  # per tree, its output (int32)
+        "leafval": 19,  # the leaves' values, tree after tree
+        "ncat": 20,  # per column, its category count (0: a number; int32)
+        "init": 21,  # initial value per output
+        "outputs": 22,  # K
+        "divisor": 23,  # forests: tree count as double bits; 0.0 for boosting
+        "float32_sums": 24,  # 1: every addition rounded to float32 (XGBoost)
+        "base": 25,  # scratch: t8 words
+        "bit_vectors": 26,  # scratch: T x 8 words
+        "cols": 27,  # scratch: d x 8 doubles
+        "accs": 28,  # scratch: K x 8 doubles
+        "out": 29,  # out: n x K doubles
+        "bad": 30,  # out: a byte per row, 1 where a value is no category code
+        "colnum": 31,  # per column, its first numeric record: from there on by threshold, ascending
+    },
+)
+
 #: every block ``trees.ll`` refers to
-BLOCKS = (PLAN, PLAN_SIZES, TINFO, XSTEP, XHEAD, PACK, JOB)
+BLOCKS = (PLAN, PLAN_SIZES, TINFO, XSTEP, XHEAD, PACK, JOB, XMASK)

@@ -54,6 +54,8 @@ class TreeFunctions:
     score_jobs: object
     walk_rows: object
     box_leaf_range: object
+    xmask_rows: object
+    xmask_of_x: object
 
 
 _functions: TreeFunctions | None = None
@@ -90,6 +92,8 @@ def tree_functions() -> TreeFunctions:
                 score_jobs=entry("score_jobs"),
                 walk_rows=entry("walk_rows"),
                 box_leaf_range=entry("box_leaf_range"),
+                xmask_rows=entry("xmask_rows"),
+                xmask_of_x=entry("xmask_of_x"),
             )
         return _functions
 

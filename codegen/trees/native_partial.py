@@ -42,6 +42,7 @@ from codegen.trees.plan import (
     positions_within,
 )
 from codegen.trees.threads import LazyThread
+from codegen.trees.xmask import MAX_CODES, ColumnRecords, XMaskRunner, XMasks
 
 __all__ = ["EXACT_MASK_WIDTH", "EXPLORE_SLICE", "MAX_COLUMNS", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX",
            "NativePartial", "children_after_parents", "fresh_xstep", "top_down_order", "xstep_columns"]
@@ -225,13 +226,14 @@ class BoundX:
     this side. The array (16 bytes per node, after the header) comes from, and returns to, the
     evaluator's pool."""
 
-    __slots__ = ("_all", "_paths", "_runner", "buffers", "native")
+    __slots__ = ("_all", "_paths", "_runner", "_xmasks", "buffers", "native")
 
     def __init__(self, native: NativePartial, x: np.ndarray):
         full = native.full
         self.native = native
         self._paths: Pinned | None = None
         self._runner: BlockRunner | None = None
+        self._xmasks: list[XMasks | None] = []  # made at the first use (empty: not yet)
         self._all = False
         x = np.ascontiguousarray(x, dtype=np.float64)
         if x.ndim != 1 or len(x) < full.width:  # the kernels read x's columns in native code
@@ -405,6 +407,13 @@ class BoundX:
             len(full.troot), fb.address("init"), full.K, full.div, int(full.float32_sums), out.ctypes.data,
         )  # fmt: skip
         return out
+
+    def xmasks(self) -> XMasks | None:
+        """x's masks on the whole forest's records by column (:mod:`codegen.trees.xmask`), made
+        at the first call; None where x holds a value that is no category code."""
+        if not self._xmasks:
+            self._xmasks.append(self.native.column_records(self).masks(self.buffers["x"]))
+        return self._xmasks[0]
 
     def _checked_rows(self, rows: np.ndarray) -> np.ndarray:
         """``rows`` as the walks read them (C-contiguous float64, two dimensions, at least the
@@ -645,7 +654,13 @@ class NativePartial:
         #: forest in QuickScorer form; measured apart from
         #: :attr:`full_rows_kernel`, as rows far from x (the data) make the x-walk pay for nothing
         near = ("xwalk", "xentry", "branchy") if wn is None else ("xwalk", "xentry", "walker", "branchy")
-        self.near_rows_kernel = KernelChoice((*near, "quickscorer") if self.quickscorer_forest else near)
+        #: ... and the same forest's records by column from x's masks (:mod:`codegen.trees.xmask`),
+        #: where no categorical column has more codes than a code set's bits hold
+        self.xmask_forest = self.quickscorer_forest and int(self.ncat.max(initial=0)) <= MAX_CODES
+        qs = ("quickscorer", "xmask") if self.xmask_forest else ("quickscorer",) if self.quickscorer_forest else ()
+        self.near_rows_kernel = KernelChoice((*near, *qs))
+        self._column_records: ColumnRecords | None = None
+        self._xmask_runner: XMaskRunner | None = None
         self._xsteps: list[np.ndarray] = []
         self._forest = forest
         self._split_levels: list[np.ndarray] | None = None
@@ -733,6 +748,32 @@ class NativePartial:
                 self._whole_plan = plan
             return self._whole_plan
 
+    def column_records(self, bx: BoundX) -> ColumnRecords:
+        """The whole forest's records by column (:class:`codegen.trees.xmask.ColumnRecords`,
+        needs :attr:`xmask_forest`), built from :meth:`whole_plan` at the first call and kept."""
+        records = self._column_records  # set once, never reset
+        if records is not None:
+            return records
+        plan = self.whole_plan(bx)
+        with self._whole_lock:
+            if self._column_records is None:
+                self._xmask_runner = XMaskRunner(ColumnRecords(plan, self.full))
+                self._column_records = self._xmask_runner.records
+            return self._column_records
+
+    def xmask_rows(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
+        """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit) from x's
+        masks on its records by column (``@xmask_rows``, :mod:`codegen.trees.xmask`): eight rows
+        at a time visit the records of the columns where they differ from x alone. Rows with a
+        value that is no category code (and every row where x holds one) go to the branchy walk."""
+        masks = bx.xmasks()
+        if masks is None or rows.shape[1] < self._column_records.d:
+            return run_kernel(self.full, rows)
+        acc, bad = self._xmask_runner.run(masks, rows)
+        if bad.any():
+            acc[bad] = run_kernel(self.full, np.ascontiguousarray(rows[bad]))
+        return acc
+
     def quickscorer_rows(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
         """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit) by its
         :meth:`whole_plan`, every row in one block (``@score_jobs``: each split compared over
@@ -750,8 +791,9 @@ class NativePartial:
         """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit), rows a
         search made from x (``bx``'s instance) by changing a few columns: by the x-walk on
         folded masks (:meth:`BoundX.folded_walk`, a row off x's path reading the binding or
-        walking on by its own values), the branch-free walker, the branchy walk or
-        the whole forest in QuickScorer form (:meth:`quickscorer_rows`), whichever has measured
+        walking on by its own values), the branch-free walker, the branchy walk,
+        the whole forest in QuickScorer form (:meth:`quickscorer_rows`) or its records by
+        column from x's masks (:meth:`xmask_rows`), whichever has measured
         cheapest per row for this forest on this machine
         (:class:`codegen.trees.kernel_choice.KernelChoice`). Any rows give the same numbers;
         near x the x-walk skips every subtree whose x-path tests no changed column."""
@@ -793,6 +835,8 @@ class NativePartial:
         milliseconds each and the choice could settle it as the dearer for good)."""
         if kind == "quickscorer":
             self.whole_plan(bx)
+        elif kind == "xmask":  # once per forest; x's masks are the rows' cost (once per instance)
+            self.column_records(bx)
         t0 = time.perf_counter()
         out = self._run(kind, rows, bx)
         choice.record(kind, time.perf_counter() - t0, len(rows))
@@ -801,13 +845,16 @@ class NativePartial:
     def _run(self, kind: str, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
         """The whole forest's accumulators on checked full rows by kernel ``kind``: "xwalk" (on
         folded masks, from ``bx``), "xentry" (the same, a row off x's path walking on by its own
-        values), "walker", "quickscorer" (by ``bx``'s evaluator) or "branchy"."""
+        values), "walker", "quickscorer" (by ``bx``'s evaluator), "xmask" (from ``bx``'s masks) or
+        "branchy"."""
         if kind in ("xwalk", "xentry"):
             return bx.folded_walk(rows, bx.folded_masks(rows), own_walk=kind == "xentry")
         if kind == "walker":
             return self.walk_rows(rows)
         if kind == "quickscorer":
             return self.quickscorer_rows(bx, rows)
+        if kind == "xmask":
+            return self.xmask_rows(bx, rows)
         return run_kernel(self.full, rows)
 
     def plans(self, bx: BoundX, deltas: Sequence[tuple[int, ...]]) -> list[Plan]:

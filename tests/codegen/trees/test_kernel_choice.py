@@ -66,7 +66,7 @@ def test_before_any_call_the_cost_is_unknown():
     assert choice.per_row("a") == float("inf") and choice.pick() in ("a", "b")
 
 
-@pytest.mark.parametrize("kernel", ["xwalk", "walker", "branchy", "quickscorer"])
+@pytest.mark.parametrize("kernel", ["xwalk", "walker", "branchy", "quickscorer", "xmask"])
 def test_near_rows_equal_run_kernel_whichever_kernel_serves(fitted, forests, kernel, monkeypatch):
     """Rows near x and unrelated data rows alike: the same accumulators from every kernel, and
     the kernel that served measured for the rows it scored."""

@@ -399,7 +399,7 @@ def test_lightgbm_threshold_at_infinity_in_every_tier():
 
 def test_rows_walked_from_x_equal_the_full_kernel(cases):
     """XGBoost (float32 sums), LightGBM (binary, multiclass), boosters: full rows scored with x's
-    binding equal the full kernel bit for bit, rows near x and edge rows alike."""
+    binding, or from x's masks, equal the full kernel bit for bit, rows near x and edge rows alike."""
     from codegen.trees.kernel import kernel_arrays_forest, run_kernel
     from codegen.trees.native_partial import NativePartial
 
@@ -422,4 +422,7 @@ def test_rows_walked_from_x_equal_the_full_kernel(cases):
             if native.walker is not None:  # the branch-free walker, whole and partial 32-row blocks
                 for m in (len(rows), 40, 16):
                     np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
+            assert native.xmask_forest, name  # x's masks on the records by column, chunks of 8 and less
+            for m in (len(rows), 13, 8, 3):
+                np.testing.assert_array_equal(native.xmask_rows(bx, rows[:m]), want[:m], err_msg=f"{name} xmask {m}")
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)

@@ -2847,6 +2847,7 @@ entry:
   %xm = call ptr @aptr(ptr %a, i64 {XMASK.xm})
   %T8 = call i64 @aint(ptr %a, i64 {XMASK.t8})
   %colrec = call ptr @aptr(ptr %a, i64 {XMASK.colrec})
+  %colnum = call ptr @aptr(ptr %a, i64 {XMASK.colnum})
   %rtree = call ptr @aptr(ptr %a, i64 {XMASK.rtree})
   %rpay = call ptr @aptr(ptr %a, i64 {XMASK.rpay})
   %rtest = call ptr @aptr(ptr %a, i64 {XMASK.rtest})
@@ -2864,20 +2865,27 @@ col:
   %cn = add i64 %c, 1
   %rep = getelementptr inbounds i64, ptr %colrec, i64 %cn
   %re = load i64, ptr %rep
+  %rnp = getelementptr inbounds i64, ptr %colnum, i64 %c
+  %rn = load i64, ptr %rnp
   %cb = mul i64 %c, %T8
   %row = getelementptr inbounds i64, ptr %xm, i64 %cb
   %hasr = icmp slt i64 %rs, %re
   br i1 %hasr, label %rec, label %col_next
-rec:
-  %s = phi i64 [%rs, %col], [%s1, %rec]
-  %tsp = getelementptr inbounds i32, ptr %rtest, i64 %s
-  %ts = load i32, ptr %tsp
+rec:                                         ; numeric records by threshold: x sends none right
+  %s = phi i64 [%rs, %col], [%s1, %rec_body]  ; from the first at or above its value on
   %pyp = getelementptr inbounds i64, ptr %rpay, i64 %s
   %py = load i64, ptr %pyp
+  %thr = bitcast i64 %py to double
+  %isnumrec = icmp sge i64 %s, %rn
+  %past = fcmp oge double %thr, %v
+  %stop = and i1 %isnumrec, %past
+  br i1 %stop, label %col_next, label %rec_body
+rec_body:
+  %tsp = getelementptr inbounds i32, ptr %rtest, i64 %s
+  %ts = load i32, ptr %tsp
   %nl = and i32 %ts, 4
   %nanl = icmp ne i32 %nl, 0
   %kind = and i32 %ts, 3
-  %thr = bitcast i64 %py to double
   %le = fcmp ole double %v, %thr
   %isset = icmp eq i32 %kind, 1
   %small = icmp ult i64 %code, 64

@@ -111,10 +111,12 @@ class XMasks:
     """Per instance ``x``: ``xm`` (d x t8 words), per column and tree the AND of the masks of x's
     false splits on that column; ``pre`` and ``suf`` ((d + 1) x t8), its running ANDs over the
     columns before c and from c on (filled by ``@xmask_of_x``: :meth:`ColumnRecords.masks`).
-    ``buffers`` owns them and x."""
+    ``buffers`` owns them and x; ``calls`` is the ``XMASK`` record of the runner that last read
+    them (its forest's, its scratch's and these addresses filled in, made once)."""
 
     def __init__(self, x: np.ndarray, xm: np.ndarray, pre: np.ndarray, suf: np.ndarray):
         self.buffers = Pinned(x=np.array(x, dtype=np.float64), xm=xm, pre=pre, suf=suf)
+        self.calls: tuple[XMaskRunner, Pinned] | None = None
 
 
 class XMaskRunner:
@@ -124,31 +126,38 @@ class XMaskRunner:
     def __init__(self, records: ColumnRecords):
         self.records = records
         full = records.full
-        self._scratch = Pinned(base=np.empty(records.t8, dtype=np.int64), bv=np.empty(8 * records.T, dtype=np.int64),
-                               cols=np.empty(8 * records.d), acc=np.empty(8 * full.K),
-                               differ=np.empty(records.d, dtype=np.uint8))  # fmt: skip
+        self._scratch = s = Pinned(base=np.empty(records.t8, dtype=np.int64), bv=np.empty(8 * records.T, dtype=np.int64),
+                                   cols=np.empty(8 * records.d), acc=np.empty(8 * full.K),
+                                   differ=np.empty(records.d, dtype=np.uint8))  # fmt: skip
+        a = self._template = records.args()
+        a[XMASK.differ], a[XMASK.base], a[XMASK.bit_vectors] = s.address("differ"), s.address("base"), s.address("bv")
+        a[XMASK.cols], a[XMASK.accs] = s.address("cols"), s.address("acc")
         self.lock = threading.Lock()
+
+    def _record(self, masks: XMasks) -> Pinned:
+        """The ``XMASK`` record of this runner and ``masks`` (made at their first call)."""
+        if masks.calls is None or masks.calls[0] is not self:
+            call = Pinned(args=self._template.copy())
+            a, mb = call["args"], masks.buffers
+            a[XMASK.x], a[XMASK.xm], a[XMASK.pre], a[XMASK.suf] = mb.address("x"), mb.address("xm"), mb.address("pre"), mb.address("suf")
+            masks.calls = (self, call)
+        return masks.calls[1]
 
     def run(self, masks: XMasks, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Accumulators ``(n, K)`` (forests divided) of full ``rows`` (any rows: those made from
         ``masks``' x by changing a few columns cost least), and a bool per row, True where a value
         is no category code (its accumulators are meaningless: score it otherwise)."""
-        rec, full = self.records, self.records.full
+        rec, K = self.records, self.records.full.K
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] < rec.d:
             raise ValueError(f"rows of shape {rows.shape}: the forest reads {rec.d} columns")
         n = len(rows)
         if n == 0:
-            return np.empty((0, full.K)), np.zeros(0, dtype=bool)
-        call = Pinned(rows=np.ascontiguousarray(rows[:, : rec.d]), out=np.empty(n * full.K),
-                      bad=np.zeros(n, dtype=np.uint8), args=rec.args())  # fmt: skip
-        a, mb, s = call["args"], masks.buffers, self._scratch
-        a[XMASK.rows], a[XMASK.n] = call.address("rows"), n
-        a[XMASK.x], a[XMASK.differ] = mb.address("x"), s.address("differ")
-        a[XMASK.xm], a[XMASK.pre], a[XMASK.suf] = mb.address("xm"), mb.address("pre"), mb.address("suf")
-        a[XMASK.base], a[XMASK.bit_vectors] = s.address("base"), s.address("bv")
-        a[XMASK.cols], a[XMASK.accs] = s.address("cols"), s.address("acc")
-        a[XMASK.out], a[XMASK.bad] = call.address("out"), call.address("bad")
+            return np.empty((0, K)), np.zeros(0, dtype=bool)
+        call = Pinned(rows=np.ascontiguousarray(rows[:, : rec.d]), out=np.empty((n, K)), bad=np.zeros(n, dtype=np.bool_))
         with self.lock:
-            tree_functions().xmask_rows(call.address("args"))
-        return call["out"].reshape(n, full.K), call["bad"].astype(bool)
+            record = self._record(masks)
+            a = record["args"]
+            a[XMASK.rows], a[XMASK.n], a[XMASK.out], a[XMASK.bad] = call.address("rows"), n, call.address("out"), call.address("bad")
+            tree_functions().xmask_rows(record.address("args"))
+        return call["out"], call["bad"]

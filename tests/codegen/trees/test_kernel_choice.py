@@ -125,6 +125,33 @@ def test_a_call_too_small_for_the_walker_takes_the_cheaper_walk_unrecorded(fitte
     assert native.near_rows_kernel.measured == measured
 
 
+@pytest.mark.parametrize("small", ["near_rows_few", "score_rows"])
+def test_a_small_call_takes_the_xmask_kernel_where_it_measured_the_cheapest(fitted, forests, small, monkeypatch):
+    """Calls too small for the walker, rows made from x: the x-mask kernel once near_rows has
+    measured it the cheapest (a walk before), unrecorded, run_kernel's numbers either way."""
+    name, _model, _schema, X, _desired = case(fitted, "gb2-pipe")
+    full = kernel_arrays_forest(forests[name])
+    native = NativePartial(forests[name], full)
+    served = []
+    real = NativePartial.xmask_rows
+    monkeypatch.setattr(NativePartial, "xmask_rows", lambda self, bx, rows: served.append(len(rows)) or real(self, bx, rows))
+    x = X[5]
+    rows = np.tile(x, (9, 1))
+    rows[::2, 0] = X[:5, 0]
+    bx = native.bind(x)
+
+    def call():
+        return native.near_rows_few(bx, rows) if small == "near_rows_few" else bx.score_rows(rows, from_x=True)
+
+    np.testing.assert_array_equal(call(), run_kernel(full, rows))
+    assert served == []
+    for kind in native.near_rows_kernel.names:
+        native.near_rows_kernel.record(kind, 1e-6 if kind == "xmask" else 1e-5, 1)
+    measured = dict(native.near_rows_kernel.measured)
+    np.testing.assert_array_equal(call(), run_kernel(full, rows))
+    assert served == [9] and native.near_rows_kernel.measured == measured
+
+
 def test_of_three_kernels_each_is_explored_and_rechecked():
     """With three kernels, one settled early as far dearer does not end the exploring of the
     third, and the rechecks take the two dearer ones in turn."""

@@ -1,4 +1,4 @@
-"""Full-row tree kernels: the branch-free walker against the branchy walks, µs per row.
+"""Full-row tree kernels: the branch-free walker, the branchy walks and the x-mask kernel, µs per row.
 
 Run:  python benchmarks/bench_walker.py [--rows 2048] [--repeats 5] [--no-readme]
 Results: benchmarks/README.md, section "bench_walker.py" (rewritten unless --no-readme).
@@ -11,9 +11,14 @@ columns: CPU µs per row (``time.process_time``, best of ``--repeats``, one thre
 masks (``@xwalk_rows``, 64 columns a word, the masks built beforehand: a pass over every node, per
 x) and on the binding's own masks folded to 32 bits (``@xwalk_folded_rows``: nothing to build) -
 and ``@walk_rows`` (32 rows per tree in lockstep, three vector gathers a step over the walker's own
-node layout); every result checked bit for bit against ``@forest_eval``. Models: Adult
-RandomForest-100 (the default model), Adult RandomForestRegressor-500 (bench_regression's model),
-Credit XGBoost 120x4 (one-hot pipeline).
+node layout); where every tree has at most 64 leaves, the whole forest's plan (``@score_jobs``,
+columns no row of the call changes decided once) and the x-mask kernel (``@xmask_rows``: eight
+rows at a time from x's masks on the columns none of them changes, x's masks made once per x
+beforehand); every result checked bit for bit against ``@forest_eval``. Each row changes its own
+columns, so eight rows change up to eight times as many (a generation's rows come in runs of one
+Δ). Models: Adult RandomForest-100 (the default model), Adult RandomForestRegressor-500
+(bench_regression's model), a 50-feature synthetic RF-100, Credit XGBoost 120x4 and 500x6
+(one-hot pipelines).
 """
 
 from __future__ import annotations
@@ -66,8 +71,11 @@ def explainers():
     except ImportError:
         return out
     credit = geco.datasets.load_dataset("credit")
-    est = xgb.XGBClassifier(n_estimators=120, max_depth=4, n_jobs=1, random_state=0)
-    out["credit XGBoost 120x4"] = geco.Explainer(one_hot_pipeline(credit.X, est).fit(credit.X, credit.y), credit.X)
+    for rounds, depth in ((120, 4), (500, 6)):
+        est = xgb.XGBClassifier(n_estimators=rounds, max_depth=depth, n_jobs=2, random_state=0)
+        model = one_hot_pipeline(credit.X, est).fit(credit.X, credit.y)
+        model[-1].set_params(n_jobs=1)
+        out[f"credit XGBoost {rounds}x{depth}"] = geco.Explainer(model, credit.X)
     return out
 
 
@@ -101,8 +109,9 @@ def main() -> None:
     rng = np.random.default_rng(0)
     lines = [
         "| model | trees | columns changed | forest_eval µs/row | from x, path masks µs/row "
-        "| from x, folded masks µs/row | walker µs/row | folded vs forest_eval | walker vs forest_eval | bit-exact |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| from x, folded masks µs/row | walker µs/row | whole plan µs/row | x-mask µs/row "
+        "| folded vs forest_eval | walker vs forest_eval | x-mask vs forest_eval | bit-exact |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, ex in explainers().items():
         sc = ex.scorer
@@ -122,10 +131,20 @@ def main() -> None:
             branchy, t_branchy = cpu_us(partial(path_walk, bx, rows), args.rows, args.repeats)
             folded, t_folded = cpu_us(partial(folded_walk, bx, rows), args.rows, args.repeats)
             walked, t_walk = cpu_us(partial(bx.walk_rows, rows), args.rows, args.repeats)
-            exact = all(np.array_equal(want, a) for a in (branchy, folded, walked))
+            got = [branchy, folded, walked]
+            plan = xmask = "-"
+            x_vs = "-"
+            if sc.native.xmask_forest:
+                bx.xmasks()  # once per x, as a search makes them
+                whole, t_plan = cpu_us(partial(sc.native.quickscorer_rows, bx, rows), args.rows, args.repeats)
+                masked, t_mask = cpu_us(partial(sc.native.xmask_rows, bx, rows), args.rows, args.repeats)
+                got += [whole, masked]
+                plan, xmask, x_vs = f"{t_plan:.2f}", f"{t_mask:.2f}", f"{t_full / t_mask:.1f}x"
+            exact = all(np.array_equal(want, a) for a in got)
             lines.append(
                 f"| {name} | {sc.forest.n_trees} | {k} of {d} | {t_full:.2f} | {t_branchy:.2f} | {t_folded:.2f} | "
-                f"{t_walk:.2f} | {t_full / t_folded:.1f}x | {t_full / t_walk:.1f}x | {'yes' if exact else 'NO'} |"
+                f"{t_walk:.2f} | {plan} | {xmask} | {t_full / t_folded:.1f}x | {t_full / t_walk:.1f}x | {x_vs} | "
+                f"{'yes' if exact else 'NO'} |"
             )
             print(lines[-1], flush=True)
     load = subprocess.run(["cat", "/proc/loadavg"], capture_output=True, text=True).stdout.split()[:3]

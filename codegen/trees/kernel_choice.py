@@ -64,18 +64,19 @@ class KernelChoice:
         """The kernel measured cheapest per row so far (the first name before any is measured)."""
         return min(self.names, key=self.per_row)
 
-    def settled(self, name: str) -> bool:
-        """Whether ``name`` has been measured enough to know it is the dearer by far."""
-        best = self.best()
+    def settled(self, name: str, best: str | None = None) -> bool:
+        """Whether ``name`` has been measured enough to know it is the dearer by far (``best``:
+        :meth:`best`, when the caller has it)."""
+        best = self.best() if best is None else best
         return (name != best and self.measured[name] >= self.settle_rows
                 and self.per_row(name) > self.settle_ratio * self.per_row(best))  # fmt: skip
 
     def pick(self) -> str:
         self.calls += 1
-        young = [k for k in self.names if self.measured[k] < self.explore_rows and not self.settled(k)]
+        best = self.best()
+        young = [k for k in self.names if self.measured[k] < self.explore_rows and not self.settled(k, best)]
         if young:  # the least measured of those still being explored
             return min(young, key=lambda k: self.measured[k])
-        best = self.best()
         if self.calls % self.recheck == 0 and len(self.names) > 1:  # the others in turn
             others = [k for k in self.names if k != best]
             return others[(self.calls // self.recheck) % len(others)]

@@ -297,7 +297,7 @@ class BoundX:
         for them (on XGBoost 500x6, 1 to 15 rows: 16-32 us a call against 19-78)."""
         native = self.native
         if len(rows) < WALK_MIN_ROWS or (native.walker is None and not native.quickscorer_forest):
-            if (near is not None or from_x) and native.near_rows_kernel.best() == "xmask":
+            if native.xmask_forest and (near is not None or from_x) and native.near_rows_kernel.best() == "xmask":
                 return native.xmask_rows(self, self._checked_rows(rows))  # no lanes to fill: a chunk of 8
             return self.score_rows_branchy(rows, walk_share, near)
         if near is not None or from_x:
@@ -816,7 +816,7 @@ class NativePartial:
         14-19 us a row, the x-walk reading the binding 23-27 (deep trees: a row leaving x's
         path fills the binding below), walking on by its own values 15; on Adult's 18, 24, 13."""
         choice = self.near_rows_kernel
-        kind = "xmask" if choice.best() == "xmask" else min(("xwalk", "xentry", "branchy"), key=choice.per_row)
+        kind = "xmask" if self.xmask_forest and choice.best() == "xmask" else min(("xwalk", "xentry", "branchy"), key=choice.per_row)
         return self._run(kind, bx._checked_rows(rows), bx)
 
     def _chosen(self, choice: KernelChoice, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:

@@ -90,7 +90,10 @@ class ColumnRecords:
     def masks(self, x: np.ndarray) -> XMasks | None:
         """x's masks (:class:`XMasks`, ``@xmask_of_x``), or None where x holds a value that is
         no category code of its column (x's own routing then needs the full kernel's rules)."""
-        x = np.asarray(x, dtype=np.float64)[: self.d]
+        x = np.asarray(x, dtype=np.float64)
+        if x.ndim != 1 or len(x) < self.d:  # the kernels read d values of x
+            raise ValueError(f"x of shape {x.shape}: the forest's records cover {self.d} columns")
+        x = x[: self.d]
         ncat = self.buffers["ncat"]
         cat = ncat > 0
         xc = x[cat]

@@ -99,6 +99,8 @@ def test_a_value_that_is_no_category_code_is_marked_and_walked(fitted, forests):
     rows_bad = np.tile(x_bad, (4, 1))
     rows_bad[1:, cat] = [0, 1, 2][: len(rows_bad) - 1]
     np.testing.assert_array_equal(native.xmask_rows(bx_bad, rows_bad), run_kernel(full, rows_bad))
+    with pytest.raises(ValueError, match="records cover"):  # never a read past x's end
+        native.column_records(bx).masks(x[:-1])
 
 
 def test_a_forest_with_a_tree_past_64_leaves_offers_no_xmask(fitted):

@@ -298,7 +298,7 @@ class BoundX:
         native = self.native
         if len(rows) < WALK_MIN_ROWS or (native.walker is None and not native.quickscorer_forest):
             if native.xmask_forest and (near is not None or from_x) and native.near_rows_kernel.best() == "xmask":
-                return native.xmask_rows(self, self._checked_rows(rows))  # no lanes to fill: a chunk of 8
+                return native.xmask_rows(self, self._checked_rows(rows))  # one chunk of 8 rows: less than walking them
             return self.score_rows_branchy(rows, walk_share, near)
         if near is not None or from_x:
             return native.near_rows(self, rows)

@@ -751,6 +751,22 @@ class NativePartial:
                 self._whole_plan = plan
             return self._whole_plan
 
+    def prepare_near(self, bx: BoundX) -> None:
+        """Build what the kernels for rows made from x read once per forest - the whole forest's
+        plan and its records by column, where the forest has them - so that no call whose time
+        a choice records pays for it (a route measured once with a 2 ms build inside stayed the
+        dearer one for good)."""
+        if self.quickscorer_forest:
+            self.whole_plan(bx)
+        if self.xmask_forest:
+            self.column_records(bx)
+
+    @property
+    def near_prepared(self) -> bool:
+        """Whether :meth:`prepare_near` has nothing left to build."""
+        return ((not self.quickscorer_forest or self._whole_plan is not None)
+                and (not self.xmask_forest or self._column_records is not None))  # fmt: skip
+
     def column_records(self, bx: BoundX) -> ColumnRecords:
         """The whole forest's records by column (:class:`codegen.trees.xmask.ColumnRecords`,
         needs :attr:`xmask_forest`), built from :meth:`whole_plan` at the first call and kept."""
@@ -838,10 +854,8 @@ class NativePartial:
         """``rows`` scored by kernel ``kind``, its time recorded in ``choice`` (the whole forest's
         plan built first, outside it: built once, it would price the kernel's first rows at
         milliseconds each and the choice could settle it as the dearer for good)."""
-        if kind == "quickscorer":
-            self.whole_plan(bx)
-        elif kind == "xmask":  # once per forest; x's masks are the rows' cost (once per instance)
-            self.column_records(bx)
+        if kind in ("quickscorer", "xmask"):  # once per forest; x's masks are the rows' cost (per instance)
+            self.prepare_near(bx)
         t0 = time.perf_counter()
         out = self._run(kind, rows, bx)
         choice.record(kind, time.perf_counter() - t0, len(rows))

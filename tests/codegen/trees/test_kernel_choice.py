@@ -265,27 +265,37 @@ def test_a_large_first_call_measures_every_kernel_on_a_slice_then_serves_the_res
     assert all(measured[k] == EXPLORE_SLICE for k in names if k != best)
 
 
+class _Clock:
+    """A clock that moves only when told (``t``)."""
+
+    t = 0.0
+
+    def perf_counter(self) -> float:
+        return self.t
+
+
+def _plans_on_a_stopped_clock(monkeypatch, module) -> _Clock:
+    """``module``'s clock replaced by one that stands still but while a plan is built, which
+    "takes" 1000 s: what a timing charges for a build shows as 1000 s."""
+    clock = _Clock()
+    monkeypatch.setattr(module, "time", clock)
+    real_plan = NativePartial.plan
+
+    def slow_plan(self, bx, delta):
+        clock.t += 1000.0
+        return real_plan(self, bx, delta)
+
+    monkeypatch.setattr(NativePartial, "plan", slow_plan)
+    return clock
+
+
 def test_the_whole_forest_plan_is_built_outside_the_time_its_kernel_is_charged(fitted, forests, monkeypatch):
     """Building the whole forest's plan happens once; its time must not count as the
     QuickScorer kernel's (a clock that only moves while the plan is built: the kernel is
     charged nothing)."""
     import codegen.trees.native_partial as native_partial
 
-    class Clock:
-        t = 0.0
-
-        def perf_counter(self) -> float:
-            return self.t
-
-    clock = Clock()
-    monkeypatch.setattr(native_partial, "time", clock)
-    real_plan = NativePartial.plan
-
-    def slow_plan(self, bx, delta):
-        clock.t += 1000.0  # the build "takes" 1000 s
-        return real_plan(self, bx, delta)
-
-    monkeypatch.setattr(NativePartial, "plan", slow_plan)
+    clock = _plans_on_a_stopped_clock(monkeypatch, native_partial)
     monkeypatch.setattr(KernelChoice, "pick", lambda self: "quickscorer")
     name, _model, _schema, X, _desired = case(fitted, "hgb-bare")
     native = NativePartial(forests[name], kernel_arrays_forest(forests[name]))
@@ -320,21 +330,7 @@ def test_the_whole_route_is_charged_without_the_forests_one_time_builds(fitted, 
     import codegen.trees.scorer as scorer_module
     from codegen.registry import scorer_for
 
-    class Clock:
-        t = 0.0
-
-        def perf_counter(self) -> float:
-            return self.t
-
-    clock = Clock()
-    monkeypatch.setattr(scorer_module, "time", clock)
-    real_plan = NativePartial.plan
-
-    def slow_plan(self, bx, delta):
-        clock.t += 1000.0  # the build "takes" 1000 s
-        return real_plan(self, bx, delta)
-
-    monkeypatch.setattr(NativePartial, "plan", slow_plan)
+    clock = _plans_on_a_stopped_clock(monkeypatch, scorer_module)
     _name, model, schema, X, desired = case(fitted, "gb2-bare")
     sc = scorer_for(model, schema, desired, engine="auto")
     assert sc.native.xmask_forest and sc.delta_rows_route.names == ("tiers", "whole")

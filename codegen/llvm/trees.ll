@@ -2104,6 +2104,130 @@ define void @walk_rows(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %wnode
                        ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
                        ptr noalias %out) {
 entry:
+  call void @walk_rows_body(ptr %rows, i64 %n, i64 %width, ptr %wnodes, i64 %setw, ptr %wroot, ptr %tconst,
+                            ptr %tout, i64 %T, ptr %init, i64 %K, double %div, i64 %f32, ptr %acc, ptr %out,
+                            ptr null, ptr null, i1 false)
+  ret void
+}
+
+; @walk_rows for rows made from x (width <= 64 columns): each group of 32 rows starts every tree
+; where x's path first tests a column one of the 32 differs from x in (NaN differs), as every row
+; of the group follows x's path down to there; %unions: scratch, a word per group
+define void @walk_rows_x(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %wnodes, i64 %setw,
+                         ptr noalias %wroot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                         ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
+                         ptr noalias %out, ptr noalias %x, ptr noalias %unions) {
+entry:
+  call void @walk_rows_body(ptr %rows, i64 %n, i64 %width, ptr %wnodes, i64 %setw, ptr %wroot, ptr %tconst,
+                            ptr %tout, i64 %T, ptr %init, i64 %K, double %div, i64 %f32, ptr %acc, ptr %out,
+                            ptr %x, ptr %unions, i1 true)
+  ret void
+}
+
+; per group of 32 rows (the last one's missing rows: the last row), the bits of the columns where
+; a row differs from x
+define internal void @group_unions(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %x, ptr noalias %unions) {
+entry:
+  %wide = icmp sgt i64 %width, 64            ; the forest reads at most 64 columns (the caller's check)
+  %ucols = select i1 %wide, i64 64, i64 %width
+  br label %group
+group:
+  %g = phi i64 [0, %entry], [%g1, %group_next]
+  %r0 = mul i64 %g, 32
+  %r1a = add i64 %r0, 32
+  %short = icmp slt i64 %n, %r1a
+  %r1 = select i1 %short, i64 %n, i64 %r1a
+  br label %row
+row:
+  %r = phi i64 [%r0, %group], [%rn, %row_next]
+  %u = phi i64 [0, %group], [%u2, %row_next]
+  %rb = mul i64 %r, %width
+  br label %col
+col:
+  %c = phi i64 [0, %row], [%c1, %col]
+  %u1 = phi i64 [%u, %row], [%u1n, %col]
+  %ri = add i64 %rb, %c
+  %vp = getelementptr inbounds double, ptr %rows, i64 %ri
+  %v = load double, ptr %vp
+  %xp = getelementptr inbounds double, ptr %x, i64 %c
+  %xv = load double, ptr %xp
+  %ne = fcmp une double %v, %xv
+  %bit = shl i64 1, %c
+  %add = select i1 %ne, i64 %bit, i64 0
+  %u1n = or i64 %u1, %add
+  %c1 = add i64 %c, 1
+  %cd = icmp eq i64 %c1, %ucols
+  br i1 %cd, label %row_next, label %col
+row_next:
+  %u2 = phi i64 [%u1n, %col]
+  %rn = add i64 %r, 1
+  %rd = icmp eq i64 %rn, %r1
+  br i1 %rd, label %group_done, label %row
+group_done:
+  %up = getelementptr inbounds i64, ptr %unions, i64 %g
+  store i64 %u2, ptr %up
+  br label %group_next
+group_next:
+  %g1 = add i64 %g, 1
+  %more = icmp slt i64 %r1, %n
+  br i1 %more, label %group, label %done
+done:
+  ret void
+}
+
+; where x's path from walker node %r first tests a column %union marks, or x's leaf: @walk_step8's
+; routing for x's own values, one node at a time
+define internal i64 @x_prefix(i64 %r, ptr %wnodes, ptr %x, i64 %union, double %setwf) alwaysinline {
+entry:
+  br label %node
+node:
+  %at = phi i64 [%r, %entry], [%next, %down]
+  %lp = getelementptr inbounds %WNode, ptr %wnodes, i64 %at, i32 1
+  %lw = load i64, ptr %lp
+  %leafb = and i64 %lw, 17179869184          ; bit 34: a leaf
+  %isleaf = icmp ne i64 %leafb, 0
+  %col = lshr i64 %lw, 35
+  %col6 = and i64 %col, 63                   ; a split's column (< 64); a leaf's is not read
+  %cb = lshr i64 %union, %col6
+  %cbit = and i64 %cb, 1
+  %changed = icmp ne i64 %cbit, 0
+  %stop = select i1 %isleaf, i1 true, i1 %changed
+  br i1 %stop, label %done, label %down
+down:
+  %np = getelementptr inbounds %WNode, ptr %wnodes, i64 %at, i32 0
+  %pay = load i64, ptr %np
+  %vp = getelementptr inbounds double, ptr %x, i64 %col6
+  %v = load double, ptr %vp
+  %thr = bitcast i64 %pay to double
+  %le = fcmp ole double %v, %thr
+  %catb = and i64 %lw, 8589934592            ; bit 33: a code set
+  %iscat = icmp ne i64 %catb, 0
+  %lo_ok = fcmp oge double %v, 0.0
+  %hi_ok = fcmp olt double %v, %setwf
+  %inset = and i1 %lo_ok, %hi_ok
+  %vc = select i1 %inset, double %v, double 0.0
+  %code = fptosi double %vc to i64
+  %sh = lshr i64 %pay, %code
+  %bit = trunc i64 %sh to i1
+  %catgo = and i1 %inset, %bit
+  %go0 = select i1 %iscat, i1 %catgo, i1 %le
+  %isnan = fcmp uno double %v, 0.0
+  %nanb = and i64 %lw, 4294967296            ; bit 32: NaN goes left
+  %nanl = icmp ne i64 %nanb, 0
+  %go = select i1 %isnan, i1 %nanl, i1 %go0
+  %rgt = select i1 %go, i64 0, i64 1
+  %link = and i64 %lw, 4294967295
+  %next = add i64 %link, %rgt
+  br label %node
+done:
+  ret i64 %at
+}
+
+define internal void @walk_rows_body(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %wnodes, i64 %setw,
+                                     ptr noalias %wroot, ptr noalias %tconst, ptr noalias %tout, i64 %T,
+                                     ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
+                                     ptr noalias %out, ptr noalias %x, ptr noalias %unions, i1 %fromx) alwaysinline {
+entry:
   %r32 = icmp ne i64 %f32, 0
   %empty = icmp sle i64 %n, 0
   br i1 %empty, label %exit, label %start
@@ -2116,9 +2240,12 @@ start:
   %setwf = sitofp i64 %setw to double
   %setwv = call <8 x double> @splat_f64(double %setwf)
   call void @init_acc(ptr %acc, i64 %n8, ptr %init, i64 %K)
+  br i1 %fromx, label %unions_fill, label %tree
+unions_fill:
+  call void @group_unions(ptr %rows, i64 %n, i64 %width, ptr %x, ptr %unions)
   br label %tree
 tree:
-  %t = phi i64 [0, %start], [%t1, %tree_next]
+  %t = phi i64 [0, %start], [0, %unions_fill], [%t1, %tree_next]
   %rp = getelementptr inbounds i32, ptr %wroot, i64 %t
   %r0 = load i32, ptr %rp
   %top = getelementptr inbounds i32, ptr %tout, i64 %t
@@ -2135,10 +2262,19 @@ const_tree:
   br label %tree_next
 walk_tree:
   %r0w = sext i32 %r0 to i64
-  %root = call <8 x i64> @splat_i64(i64 %r0w)
   br label %block
 block:
   %j = phi i64 [0, %walk_tree], [%j32, %leaves]
+  br i1 %fromx, label %block_x, label %block_rows
+block_x:                                     ; the group's start: down x's path to a column it changes
+  %gi = lshr i64 %j, 5
+  %gp = getelementptr inbounds i64, ptr %unions, i64 %gi
+  %gu = load i64, ptr %gp
+  %xs = call i64 @x_prefix(i64 %r0w, ptr %wnodes, ptr %x, i64 %gu, double %setwf)
+  br label %block_rows
+block_rows:
+  %s0 = phi i64 [%r0w, %block], [%xs, %block_x]
+  %root = call <8 x i64> @splat_i64(i64 %s0)
   %jb = add i64 %j, 8
   %jc = add i64 %j, 16
   %jdd = add i64 %j, 24
@@ -2148,10 +2284,10 @@ block:
   %rd = call <8 x i64> @lane_rows(i64 %jdd, <8 x i64> %nlastv, <8 x i64> %widthv)
   br label %step
 step:
-  %sa = phi <8 x i64> [%root, %block], [%na, %step]
-  %sb = phi <8 x i64> [%root, %block], [%nb, %step]
-  %sc = phi <8 x i64> [%root, %block], [%nc, %step]
-  %sd = phi <8 x i64> [%root, %block], [%nd, %step]
+  %sa = phi <8 x i64> [%root, %block_rows], [%na, %step]
+  %sb = phi <8 x i64> [%root, %block_rows], [%nb, %step]
+  %sc = phi <8 x i64> [%root, %block_rows], [%nc, %step]
+  %sd = phi <8 x i64> [%root, %block_rows], [%nd, %step]
   %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %rows, <8 x i64> %ra, <8 x double> %setwv)
   %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %rows, <8 x i64> %rb, <8 x double> %setwv)
   %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %rows, <8 x i64> %rc, <8 x double> %setwv)

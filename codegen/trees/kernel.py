@@ -53,6 +53,7 @@ class TreeFunctions:
     pack_plans: object
     score_jobs: object
     walk_rows: object
+    walk_rows_x: object
     box_leaf_range: object
     xmask_rows: object
     xmask_of_x: object
@@ -91,6 +92,7 @@ def tree_functions() -> TreeFunctions:
                 pack_plans=entry("pack_plans"),
                 score_jobs=entry("score_jobs"),
                 walk_rows=entry("walk_rows"),
+                walk_rows_x=entry("walk_rows_x"),
                 box_leaf_range=entry("box_leaf_range"),
                 xmask_rows=entry("xmask_rows"),
                 xmask_of_x=entry("xmask_of_x"),

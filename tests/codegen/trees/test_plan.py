@@ -262,6 +262,10 @@ def test_walker_on_a_wide_forest():
         rows[50:] = E[rng.integers(n, size=20)]
         got = native.bind(x).walk_rows(rows)
         np.testing.assert_array_equal(got, run_kernel(full, rows))
+        np.testing.assert_array_equal(native.walk_rows(rows, x), got)  # from x's path (40 columns)
+        same = np.tile(x, (40, 1))  # no column changed: every group starts at x's leaves
+        same[33:, 39] = E[rng.integers(n, size=7), 39]
+        np.testing.assert_array_equal(native.walk_rows(same, x), run_kernel(full, same))
         np.testing.assert_array_equal(got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
 
 
@@ -300,9 +304,18 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
             bx.path_masks()  # built: every row within the share is walked from x, however few
             for share in (1.0, 0.125, 0.0):  # every row walked from x, the default split, none
                 np.testing.assert_array_equal(bx.score_rows_branchy(rows, share), want, err_msg=f"{name} {share}")
-            # the branch-free walker: whole 32-row blocks, a partial one, fewer rows than a block
+            # the branch-free walker: whole 32-row blocks, a partial one, fewer rows than a block;
+            # from x too (each group of 32 starting down x's path to a column one of them changes),
+            # on these rows and on runs of rows changing one column each (long shared prefixes)
+            runs = np.tile(x, (70, 1))
+            for i in range(0, 70, 10):
+                j = int(rng.integers(X.shape[1]))
+                runs[i : i + 10, j] = X[rng.integers(0, len(X), 10), j]
+            want_runs = run_kernel(full, runs)
             for m in (len(rows), 64, 33, 17, 1):
                 np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
+                np.testing.assert_array_equal(native.walk_rows(rows[:m], x), want[:m], err_msg=f"{name} walker x {m}")
+                np.testing.assert_array_equal(native.walk_rows(runs[:m], x), want_runs[:m], err_msg=f"{name} runs {m}")
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
             folded = bx.folded_masks(rows)
             more = folded | rng.integers(0, 2**31, len(rows)).astype(np.int32)  # covers more columns

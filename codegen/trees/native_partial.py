@@ -794,9 +794,10 @@ class NativePartial:
         """The whole forest's accumulators on full rows (``run_kernel``'s, bit for bit) from x's
         masks on its records by column (``@xmask_rows``, :mod:`codegen.trees.xmask`): eight rows
         at a time visit the records of the columns where they differ from x alone. Rows with a
-        value that is no category code (and every row where x holds one) go to the branchy walk."""
+        value that is no category code (and every row where x holds one) go to the branchy walk;
+        rows narrower than the forest's schema are refused (ValueError), as by the whole plan."""
         masks = bx.xmasks()
-        if masks is None or rows.shape[1] < self._column_records.d:
+        if masks is None:
             return run_kernel(self.full, rows)
         acc, bad = self._xmask_runner.run(masks, rows)
         if bad.any():
@@ -843,7 +844,7 @@ class NativePartial:
         path fills the binding below), walking on by its own values 15; on Adult's 18, 24, 13."""
         choice = self.near_rows_kernel
         kind = "xmask" if self.xmask_forest and choice.best() == "xmask" else min(("xwalk", "xentry", "branchy"), key=choice.per_row)
-        return self._run(kind, bx._checked_rows(rows), bx)
+        return self._run(kind, bx._checked_rows(rows), bx, from_x=True)
 
     def _chosen(self, choice: KernelChoice, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
         """``rows`` scored by the kernel ``choice`` picks (the x-walk needs ``bx``), its time
@@ -867,19 +868,20 @@ class NativePartial:
         if kind in ("quickscorer", "xmask"):  # once per forest; x's masks are the rows' cost (per instance)
             self.prepare_near(bx)
         t0 = time.perf_counter()
-        out = self._run(kind, rows, bx)
+        out = self._run(kind, rows, bx, from_x=choice is self.near_rows_kernel)
         choice.record(kind, time.perf_counter() - t0, len(rows))
         return out
 
-    def _run(self, kind: str, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
+    def _run(self, kind: str, rows: np.ndarray, bx: BoundX | None = None, from_x: bool = False) -> np.ndarray:
         """The whole forest's accumulators on checked full rows by kernel ``kind``: "xwalk" (on
         folded masks, from ``bx``), "xentry" (the same, a row off x's path walking on by its own
-        values), "walker", "quickscorer" (by ``bx``'s evaluator), "xmask" (from ``bx``'s masks) or
+        values), "walker" (``from_x``: the rows were made from ``bx``'s x, each group of 32 starting
+        down x's path), "quickscorer" (by ``bx``'s evaluator), "xmask" (from ``bx``'s masks) or
         "branchy"."""
         if kind in ("xwalk", "xentry"):
             return bx.folded_walk(rows, bx.folded_masks(rows), own_walk=kind == "xentry")
-        if kind == "walker":  # rows made from x, when x is known
-            return self.walk_rows(rows, None if bx is None else bx.buffers["x"])
+        if kind == "walker":
+            return self.walk_rows(rows, bx.buffers["x"] if from_x and bx is not None else None)
         if kind == "quickscorer":
             return self.quickscorer_rows(bx, rows)
         if kind == "xmask":

@@ -342,3 +342,20 @@ def test_the_whole_route_is_charged_without_the_forests_one_time_builds(fitted, 
     assert clock.t == 1000.0 and sc.native.near_prepared
     assert sc.delta_rows_route.measured["whole"] == 40 and sc.delta_rows_route.per_row("whole") == 0.0
     np.testing.assert_array_equal(got, sc.bind(x).score_block((0,), rows[:, :1]))
+
+
+def test_the_walker_starts_down_x_s_path_for_rows_made_from_x_alone(fitted, forests, monkeypatch):
+    """The walker is given x for rows made from it (near rows) and not for any rows (full
+    rows, whose 32 hardly share a column with x): the same numbers either way."""
+    seen = []
+    real = NativePartial.walk_rows
+    monkeypatch.setattr(NativePartial, "walk_rows", lambda self, rows, x=None: seen.append(x is not None) or real(self, rows, x))
+    monkeypatch.setattr(KernelChoice, "pick", lambda self: "walker")
+    name, _model, _schema, X, _desired = case(fitted, "rf-bare")
+    full = kernel_arrays_forest(forests[name])
+    native = NativePartial(forests[name], full)
+    rows = np.ascontiguousarray(X[:40])
+    bx = native.bind(X[0])
+    np.testing.assert_array_equal(native.near_rows(bx, rows), run_kernel(full, rows))
+    np.testing.assert_array_equal(native.full_rows(rows, bx), run_kernel(full, rows))
+    assert seen == [True, False]

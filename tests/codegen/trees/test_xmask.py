@@ -101,6 +101,27 @@ def test_a_value_that_is_no_category_code_is_marked_and_walked(fitted, forests):
     np.testing.assert_array_equal(native.xmask_rows(bx_bad, rows_bad), run_kernel(full, rows_bad))
     with pytest.raises(ValueError, match="records cover"):  # never a read past x's end
         native.column_records(bx).masks(x[:-1])
+    with pytest.raises(ValueError, match="the forest reads"):  # nor past a row's
+        native.xmask_rows(bx, np.ascontiguousarray(rows[:, :-1]))
+
+
+def test_infinite_values_take_the_walks_sides(fitted, forests):
+    """+-inf in the changed columns (beyond every threshold, and at a threshold of inf): the
+    x-mask kernel and the walker from x give run_kernel's numbers."""
+    rng = np.random.default_rng(5)
+    for name, _model, schema, X, _desired in fitted:
+        full = kernel_arrays_forest(forests[name])
+        native = NativePartial(forests[name], full)
+        numeric = [j for j, f in enumerate(schema.features) if f.categories is None]
+        x = X[rng.integers(len(X))]
+        rows = np.tile(x, (24, 1))
+        for i, j in enumerate(numeric * 8):
+            if i < len(rows):
+                rows[i, j] = np.inf if i % 2 else -np.inf
+        want, bx = run_kernel(full, rows), native.bind(x)
+        np.testing.assert_array_equal(native.xmask_rows(bx, rows), want, err_msg=name)
+        if native.walker is not None:
+            np.testing.assert_array_equal(native.walk_rows(rows, x), want, err_msg=name)
 
 
 def test_a_forest_with_a_tree_past_64_leaves_offers_no_xmask(fitted):
@@ -137,10 +158,10 @@ def test_an_explanation_served_by_xmask_is_the_branchy_walks(monkeypatch):
     run = NativePartial._run
     forced = ["xmask"]
 
-    def only(self, kind, rows, bx=None):  # every kernel for rows made from x is the forced one
-        kind = forced[0] if bx is not None else kind
+    def only(self, kind, rows, bx=None, from_x=False):  # every kernel for rows made from x is the forced one
+        kind = forced[0] if from_x else kind
         served.append(kind)
-        return run(self, kind, rows, bx)
+        return run(self, kind, rows, bx, from_x)
 
     monkeypatch.setattr(NativePartial, "_run", only)
     undesired = np.flatnonzero(model.predict(X) != data.desired_class)[:3]

@@ -266,6 +266,8 @@ def test_walker_on_a_wide_forest():
         same = np.tile(x, (40, 1))  # no column changed: every group starts at x's leaves
         same[33:, 39] = E[rng.integers(n, size=7), 39]
         np.testing.assert_array_equal(native.walk_rows(same, x), run_kernel(full, same))
+    with pytest.raises(ValueError, match="the forest reads"):  # never a read past x's end
+        native.walk_rows(rows, x[:10])
         np.testing.assert_array_equal(got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
 
 

@@ -30,7 +30,7 @@ from functools import cached_property
 import numpy as np
 
 from geco.problem.feasible_space import GroupSpace
-from geco.search.population import Candidates
+from geco.search.population import Candidates, positions_within
 from geco.search.rule_tables import CascadeTables
 from geco.search.sampling import sample_with_replacement
 from geco.search.stacked import StackedSpaces
@@ -264,7 +264,7 @@ def selective_mutation(
     cf = np.ones(len(wn), dtype=bool) if parent_is_cf is None else parent_is_cf[wn]
     n_steps = np.where(cf, np.floor(np.log2(np.maximum(ln, 1))).astype(np.intp) + 1, 1)
     at = np.repeat(np.arange(len(wn)), n_steps)
-    offset = 1 << (np.arange(len(at)) - np.repeat(np.cumsum(n_steps) - n_steps, n_steps))
+    offset = 1 << positions_within(n_steps)
     steps = _children(ctx, parents, wn[at], gn[at], ln[at] - offset)
     parts.append(steps)
     parts.append(_distinct_children(ctx, parents, wn, gn, m, ln))

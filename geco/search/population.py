@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Candidates", "Pool", "block_starts", "interleave", "key_order", "key_words", "mask_key", "words_keys"]
+__all__ = ["Candidates", "Pool", "block_starts", "interleave", "key_order", "key_words", "mask_key", "positions_within",
+           "words_keys"]
 
 
 @dataclass
@@ -83,6 +84,13 @@ def block_starts(words: np.ndarray) -> np.ndarray:
     else:
         new[1:] = (words[1:] != words[:-1]).any(axis=1)
     return np.flatnonzero(new)
+
+
+def positions_within(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ..., size - 1 for each of consecutive segments of ``sizes``, end to end (each
+    segment's entries numbered within it)."""
+    sizes = np.asarray(sizes)
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
 
 
 def key_order(words: np.ndarray) -> np.ndarray:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from geco.search.population import positions_within
+
 __all__ = ["RowCells"]
 
 
@@ -85,6 +87,4 @@ class RowCells:
     @staticmethod
     def _positions(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """The cell positions of rows whose cells start at ``starts``, ``counts`` each, row after row."""
-        total = int(counts.sum())
-        ramp = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-        return np.repeat(starts, counts) + ramp
+        return np.repeat(starts, counts) + positions_within(counts)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geco.problem.feasible_space import GroupSpace
+from geco.search.population import positions_within
 from geco.search.sampling import SPARSE_RATIO, first_distinct
 
 __all__ = ["StackedSpaces"]
@@ -105,7 +106,7 @@ class StackedSpaces:
         the group (one entry per feature, pairs in order)."""
         f = self.n_features[group]
         pair = np.repeat(np.arange(len(group)), f)
-        place = np.arange(len(pair)) - np.repeat(np.cumsum(f) - f, f)
+        place = positions_within(f)
         return pair, self.features[self.feature_start[group][pair] + place], place
 
     def assign(self, rows: np.ndarray, who: np.ndarray, group: np.ndarray, index: np.ndarray) -> None:

@@ -293,11 +293,14 @@ class BoundX:
         ``from_x``: x with a few columns changed), else for any rows
         (:meth:`NativePartial.full_rows`), where the forest has the branch-free walker or fits
         QuickScorer whole; other calls :meth:`score_rows_branchy` (``near``:
-        as there), or the x-mask kernel for rows made from x where it has measured the cheapest
-        for them (on XGBoost 500x6, 1 to 15 rows: 16-32 us a call against 19-78)."""
+        as there), or the x-mask kernel where it has measured the cheapest for rows made from x
+        (on XGBoost 500x6, 1 to 15 rows: 16-32 us a call against 19-78) - any rows then, as an
+        answer's counterfactuals and x itself are near x too, and the branchy walk from x's
+        binding first fills the binding's entries on their paths (Credit XGBoost 500x6: ~200 us
+        an explanation that the search's kernels never read)."""
         native = self.native
         if len(rows) < WALK_MIN_ROWS or (native.walker is None and not native.quickscorer_forest):
-            if native.xmask_forest and (near is not None or from_x) and native.near_rows_kernel.best() == "xmask":
+            if native.xmask_forest and native.near_rows_kernel.best() == "xmask":
                 return native.xmask_rows(self, self._checked_rows(rows))  # one chunk of 8 rows: less than walking them
             return self.score_rows_branchy(rows, walk_share, near)
         if near is not None or from_x:

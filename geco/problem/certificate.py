@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUDGET", "Certificate", "allowed_tuples", "answer_bounds", "bound_rows", "certify", "distance_lower_bound", "distinct_columns",
-    "format_bound", "program_rules", "satisfies",
+    "format_bound", "program_rules", "satisfies", "space_columns",
 ]  # fmt: skip
 
 #: engine calls one certificate may spend on branch and bound (each rule's check a sixteenth)
@@ -153,6 +153,30 @@ def distinct_columns(arrays: Sequence[np.ndarray]) -> list[list[np.ndarray]]:
     return out
 
 
+def space_columns(problem: Problem, tuples: Sequence[np.ndarray]) -> list[list[np.ndarray] | None]:
+    """Per group's tuples (:func:`allowed_tuples` of the whole program), what
+    :func:`distinct_columns` gives them, read off the feasible space without a sort where it
+    can be: a one-feature group's domain is its distinct values ascending and the space marks
+    its values' rows there, so those rows (and x's own, where the tuples hold it) taken in domain
+    order are the ascending distinct values (Credit: ~0.2 ms an answer). None elsewhere (groups
+    of several features, x holding a value the data does not)."""
+    out: list[list[np.ndarray] | None] = []
+    for t, space, domain in zip(tuples, problem.spaces, problem.setting.domains):
+        out.append(None)
+        if len(domain.features) != 1 or space.domain_index is None or len(t) not in (len(space), len(space) + 1):
+            continue
+        column = domain.values[:, 0]
+        keep = np.zeros(len(column), dtype=bool)
+        keep[space.domain_index] = True
+        if len(t) == len(space) + 1:  # x's own value first (allowed_tuples' order)
+            at = int(np.searchsorted(column, t[0, 0]))
+            if at == len(column) or column[at] != t[0, 0]:
+                continue  # x holds a value the data does not: sorted with the others
+            keep[at] = True
+        out[-1] = [column[keep]]
+    return out
+
+
 class _Boxes:
     """Branch and bound over products of per-group tuple sets (see the module docstring)."""
 
@@ -165,6 +189,13 @@ class _Boxes:
         self.drop = drop
         self.calls = 0
         self.values: dict[int, tuple[np.ndarray, list[np.ndarray]]] = {}
+
+    def remember_spaces(self, tuples: list[np.ndarray]) -> None:
+        """Note the distinct values of ``tuples`` (:func:`allowed_tuples` of the whole program)
+        wherever the feasible spaces say them (:func:`space_columns`)."""
+        for t, columns in zip(tuples, space_columns(self.problem, tuples)):
+            if columns is not None:
+                self.values[id(t)] = (t, columns)
 
     def allowed(self, box: Sequence[np.ndarray]) -> list[np.ndarray | None]:
         """The box as the engine takes it: per feature, the distinct values of its group's
@@ -259,6 +290,7 @@ def answer_bounds(problem: Problem, threshold: float,
     the model still gets none."""
     boxes = _Boxes(problem)
     tuples = allowed_tuples(problem)
+    boxes.remember_spaces(tuples)
     bound = boxes.run(tuples, threshold, 1)
     floor = None if bound is None else _distance_floor(problem, threshold, boxes, tuples, witnesses)
     return bound, boxes.calls, floor
@@ -342,7 +374,9 @@ def certify(
     bound it has (sound, looser) and the rules are not blamed; ``cut`` says so."""
     t0 = time.perf_counter()
     boxes = _Boxes(problem, deadline=deadline)
-    bound = boxes.run(allowed_tuples(problem), threshold, budget)
+    tuples = allowed_tuples(problem)
+    boxes.remember_spaces(tuples)
+    bound = boxes.run(tuples, threshold, budget)
     calls = boxes.calls
     cut = f"the certificate's branch and bound after {calls} engine call(s)" if boxes.stopped_at_deadline else ""
     if bound is None:

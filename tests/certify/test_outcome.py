@@ -209,3 +209,50 @@ def test_the_distance_floor_is_in_the_units_answers_report(people):
             assert floor <= first and e.gap == pytest.approx(max(0.0, first - floor))
             checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("dataset", ["adult", "credit"])
+def test_the_spaces_say_the_boxes_distinct_values_as_the_sort_does(dataset):
+    """The distinct values a box takes from the feasible spaces (one-feature groups: the
+    domain's values the space marks, x's own among them) are exactly what distinct_columns
+    sorts out of the tuples, for x from the data, x holding a value the data lacks and x
+    breaking a rule of its group; the answer's bounds are the same either way."""
+    from geco.datasets import load_adult, load_credit
+    from geco.models import default_model
+    from geco.problem.certificate import (
+        allowed_tuples,
+        answer_bounds,
+        bound_rows,
+        distinct_columns,
+        space_columns,
+    )
+
+    data = load_adult() if dataset == "adult" else load_credit()
+    model = default_model(data.X, data.y, cache=True)
+    explainer = geco.Explainer(model, data.X, str(data.constraints), desired_class=data.desired_class)
+    frames = [data.X.iloc[[i]] for i in (0, 7, 11)]
+    for c in data.X.columns:  # a value within the data's range that no row holds
+        if pd.api.types.is_integer_dtype(data.X[c]):
+            gaps = np.setdiff1d(np.arange(data.X[c].min(), data.X[c].max()), data.X[c].unique())
+            if len(gaps):
+                unseen = data.X.iloc[[3]].copy()
+                unseen[c] = gaps[0]
+                frames.append(unseen)
+                break
+    if dataset == "adult":  # more than the 80 hours the rules allow: x breaks its group's rule
+        broken = data.X.iloc[[5]].copy()
+        broken["hours_per_week"] = 90
+        frames.append(broken)
+    assert len(frames) == (5 if dataset == "adult" else 4)
+    remembered = 0
+    for frame in frames:
+        problem = explainer.problem(frame)
+        tuples = allowed_tuples(problem)
+        for said, cols in zip(space_columns(problem, tuples), distinct_columns(tuples)):
+            if said is not None:
+                remembered += 1
+                assert len(said) == len(cols)
+                for a, b in zip(said, cols):
+                    np.testing.assert_array_equal(a, b)
+        assert answer_bounds(problem, 0.5)[0] == bound_rows(problem, 0.5, budget=1)[0]
+    assert remembered > 0

@@ -250,21 +250,59 @@ class Projection:
         """(N,) whether ``rule`` (a grounded predicate over the columns ``names``) holds on each
         projected row. A rule reading one group's features is evaluated once per tuple of that
         group (its projected value: the tuple, or where the row stays) and read per row through
-        its codes; a rule reading several groups, on the projected columns."""
+        its codes (:meth:`rule_table`); a rule reading several groups, on the projected columns."""
+        read = self.rule_table(rule, names)
+        if read is None:
+            index = {n: j for j, n in enumerate(names)}
+            feats = [index[f] for f in rule.features]
+            return np.asarray(rule({names[j]: col for j, col in self.columns(feats).items()}), dtype=bool)
+        g, table = read
+        return table.take(self.index.codes[g])
+
+    def rule_table(self, rule: Any, names: Sequence[str]) -> tuple[int, np.ndarray] | None:
+        """(group, table): whether ``rule`` holds on each flat tuple code of the one group it
+        reads, the tuple projected (its own values where they are feasible, else where the row
+        stays; a rule reading no feature: its constant, read through group 0), so that a row's
+        truth is ``table[codes[group, row]]``; None for a rule reading several groups."""
         index = {n: j for j, n in enumerate(names)}
         feats = [index[f] for f in rule.features]
         groups = np.unique(self.group_of_feature[feats])
+        total = int(self.index.offsets[-1])
         if len(groups) > 1:
-            return np.asarray(rule({names[j]: col for j, col in self.columns(feats).items()}), dtype=bool)
+            return None
         if len(groups) == 0:  # reads no feature: a constant (read on x's first value)
-            return np.full(len(self.index), bool(np.asarray(rule({names[0]: self.x[:1]}), dtype=bool)[0]))
+            return 0, np.full(total, bool(np.asarray(rule({names[0]: self.x[:1]}), dtype=bool)[0]))
         g = int(groups[0])
         dom = self.domains[g]
         lo, hi = int(self.index.offsets[g]), int(self.index.offsets[g + 1])
         tuples = np.where(self.in_space[lo:hi, None], dom.values, self.stay[dom.features])
-        table = np.zeros(int(self.index.offsets[-1]), dtype=bool)
+        table = np.zeros(total, dtype=bool)
         table[lo:hi] = np.asarray(rule({n: tuples[:, k] for k, n in enumerate(dom.names)}), dtype=bool)
-        return table.take(self.index.codes[g])
+        return g, table
+
+    def classify(self, implications: Sequence[Any], cross_rules: Sequence[Any], names: Sequence[str],
+                 first_broken: Callable[[], np.ndarray]) -> tuple[np.ndarray, ...]:  # fmt: skip
+        """In one compiled pass over the rows' codes (needs ``kernels``): the rows projection
+        keeps as they are and that break no rule (proven) and their lower bounds
+        (:meth:`lower_bounds`), the rows it moves, the first implication each breaks (-1: none;
+        ``len(implications)``: a cross rule only) and their lower bounds, and every row's
+        :meth:`additive_sums`. Implications
+        whose sides each read one group are read from per-tuple tables (:meth:`rule_table`);
+        with a cross rule or a side reading several groups, ``first_broken()`` gives the first
+        broken rule of every row instead."""
+        if self.kernels is None:
+            raise ValueError("classify needs the compiled kernels")
+        reads = [] if cross_rules else [self.rule_table(side, names) for imp in implications
+                                        for side in (imp.condition, imp.consequence)]  # fmt: skip
+        total = int(self.index.offsets[-1])
+        if cross_rules or any(r is None for r in reads):
+            first, sides, groups = first_broken(), np.zeros((0, total), dtype=bool), np.zeros(0, dtype=np.intp)
+        else:
+            first = None
+            sides = np.stack([t for _, t in reads]) if reads else np.zeros((0, total), dtype=bool)
+            groups = np.array([g for g, _ in reads], dtype=np.intp)
+        return self.kernels.classify_rows(self.index.codes, self.status, self.additive, self.linf, self.spec.weights[3],
+                                          1.0 - _SLACK, sides, groups, first, NOT_AS_IS, CHANGES)  # fmt: skip
 
     def rows(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Desired rows ``idx`` projected, and their changed-group matrix: what

@@ -15,7 +15,7 @@ from geco.models import one_hot_pipeline
 from geco.problem.distance import DistanceSpec
 from geco.problem.feasible_space import feasible_space, group_domains
 from geco.problem.hashing import cell_hashes
-from geco.problem.seed_index import Projection
+from geco.problem.seed_index import CHANGES, NOT_AS_IS, Projection
 from geco.search import kernels
 from geco.search.archive import Archive
 from geco.search.config import SearchConfig
@@ -225,6 +225,23 @@ def test_seed_rows_passes_equal_the_reference(case):
             _same(got.tight_bounds(idx, skip), ref.tight_bounds(idx, skip), f"tight bounds, skipping {skip}")
         _same(got.rows(idx), ref.rows(idx), "projected rows")
         _same(got.rows(idx[:0]), ref.rows(idx[:0]), "no rows")
+        # the seeds' classes, bounds and sums in one pass equal numpy's passes, the implications
+        # read from per-tuple tables or given as each row's first broken rule
+        status, sums = ref.status_and_sums()
+        first = np.full(len(ref.index), -1, dtype=np.intp)
+        for i, imp in enumerate(ctx.implications):
+            first[ref.holds(imp.condition, ctx.names) & ~ref.holds(imp.consequence, ctx.names) & (first < 0)] = i
+        for rule in ctx.cross_rules:
+            first[~ref.holds(rule, ctx.names) & (first < 0)] = len(ctx.implications)
+        as_is = ((status & NOT_AS_IS) == 0) & (first < 0)
+        proven, moved = np.flatnonzero(as_is), np.flatnonzero(~as_is & ((status & CHANGES) != 0))
+        lower = ref.lower_bounds(sums)
+        want = (proven, lower[proven], moved, first[moved], lower[moved], sums)
+        _same(got.classify(ctx.implications, ctx.cross_rules, ctx.names, lambda f=first: f), want, "classes")
+        given = kernels.classify_rows(ref.index.codes, ref.status, ref.additive, ref.linf, ref.spec.weights[3],
+                                      1.0 - 1e-9, np.zeros((0, 1), dtype=bool), np.zeros(0, dtype=np.intp), first,
+                                      NOT_AS_IS, CHANGES)  # fmt: skip
+        _same(given, want, "classes from the first broken rules")
 
 
 @pytest.mark.parametrize(("n_groups", "code_type"), [(5, np.uint16), (5, np.int32), (70, np.uint16), (70, np.int32)])

@@ -63,10 +63,10 @@ from geco.search.kernels.polish import (
     trade_plan,
 )
 from geco.search.kernels.rules import cascade, holds
-from geco.search.kernels.seeds import projected_rows, row_tables, tight_sums
+from geco.search.kernels.seeds import classify_rows, projected_rows, row_tables, tight_sums
 
 __all__ = [
-    "absent", "archive_slots", "block_best", "breed", "by_keys", "cascade", "concentrate_plan", "crossover_rows", "distinct_children", "distinct_options", "gather",
+    "absent", "archive_slots", "block_best", "breed", "by_keys", "cascade", "classify_rows", "concentrate_plan", "crossover_rows", "distinct_children", "distinct_options", "gather",
     "greedy_options", "group_distances", "holds", "index_words", "lower_distances", "merge_order", "mutation", "new_rows", "offer_blocks", "place", "projected_rows", "reach_within", "read_cells", "row_distances", "row_statuses", "row_tables",
     "scored_find", "scored_insert",
     "select_pools", "selection", "selective_mutation", "smallest", "step_in", "stored_values", "sweep_grid", "tight_sums", "trade_children", "trade_plan", "walk_back_rows",

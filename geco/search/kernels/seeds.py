@@ -11,7 +11,7 @@ import numpy as np
 
 from geco.search.kernels.common import jit
 
-__all__ = ["ROW_BY_ROW_GROUPS", "projected_rows", "row_tables", "tight_sums"]
+__all__ = ["ROW_BY_ROW_GROUPS", "classify_rows", "projected_rows", "row_tables", "tight_sums"]
 
 
 #: up to this many groups a row's codes are read together (row by row); past it, group by
@@ -65,19 +65,26 @@ def row_tables(codes: np.ndarray, status: np.ndarray, additive: np.ndarray,
 def _tight_sums(codes, idx, skip, linear_terms, square_terms, top_terms):
     G = codes.shape[0]
     m = len(idx)
-    linear = np.zeros(m)
-    squares = np.zeros(m)
-    top = np.zeros(m)
-    for g in range(G):  # group by group: each row's sums in the reference's order
-        if skip[g]:
-            continue
-        for k in range(m):
-            c = codes[g, idx[k]]
-            linear[k] += linear_terms[c]
-            squares[k] += square_terms[c]
+    linear = np.empty(m)
+    squares = np.empty(m)
+    top = np.empty(m)
+    for k in range(m):  # row by row, its groups in order: the reference's sums, held in registers
+        i = idx[k]
+        a = 0.0
+        b = 0.0
+        t = 0.0
+        for g in range(G):
+            if skip[g]:
+                continue
+            c = codes[g, i]
+            a += linear_terms[c]
+            b += square_terms[c]
             v = top_terms[c]
-            if v > top[k] or v != v:  # np.maximum: NaN wins
-                top[k] = v
+            if v > t or v != v:  # np.maximum: NaN wins
+                t = v
+        linear[k] = a
+        squares[k] = b
+        top[k] = t
     return linear, squares, top
 
 
@@ -115,3 +122,69 @@ def projected_rows(codes: np.ndarray, columns: np.ndarray, idx: np.ndarray, gof:
     :meth:`geco.problem.seed_index.Projection.rows` computes in five passes over the rows, in one."""
     return _projected_rows(np.ascontiguousarray(codes), np.ascontiguousarray(columns), np.asarray(idx, dtype=np.intp),
                            np.asarray(gof, dtype=np.intp), in_space, status, stay, np.uint8(changes))
+
+
+@jit
+def _classify_rows(codes, status, additive, linf, w3, keep, sides, side_group, first_in, tables, not_as_is, changes):
+    G, N = codes.shape
+    n_imp = len(side_group) // 2
+    sums = np.empty((N, 2))
+    proven = np.empty(N, dtype=np.intp)
+    moved = np.empty(N, dtype=np.intp)
+    first_moved = np.empty(N, dtype=np.intp)
+    lower_proven = np.empty(N)
+    lower_moved = np.empty(N)
+    n_proven = 0
+    n_moved = 0
+    for i in range(N):  # row by row, its groups in order: row_tables' sums
+        s = np.uint8(0)
+        t = 0.0
+        m = 0.0
+        for g in range(G):
+            c = codes[g, i]
+            s |= status[c]
+            t += additive[c]
+            v = linf[c]
+            if v > m or v != v:
+                m = v
+        f = -1
+        if tables:  # the first implication whose condition holds and consequence does not
+            for k in range(n_imp):
+                if sides[2 * k, codes[side_group[2 * k], i]] and not sides[2 * k + 1, codes[side_group[2 * k + 1], i]]:
+                    f = k
+                    break
+        else:
+            f = first_in[i]
+        sums[i, 0] = t
+        sums[i, 1] = m
+        if (s & not_as_is) == 0 and f < 0:
+            proven[n_proven] = i
+            lower_proven[n_proven] = (t + w3 * m) * keep
+            n_proven += 1
+        elif (s & changes) != 0:
+            moved[n_moved] = i
+            first_moved[n_moved] = f
+            lower_moved[n_moved] = (t + w3 * m) * keep
+            n_moved += 1
+    return (proven[:n_proven], lower_proven[:n_proven], moved[:n_moved], first_moved[:n_moved], lower_moved[:n_moved],
+            sums)  # fmt: skip
+
+
+def classify_rows(codes: np.ndarray, status: np.ndarray, additive: np.ndarray, linf: np.ndarray, w3: float,
+                  keep: float, sides: np.ndarray, side_group: np.ndarray, first: np.ndarray | None,
+                  not_as_is: int, changes: int) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """The seeds' classification of the desired rows in one pass over their codes: the rows
+    kept as they are (no ``not_as_is`` bit in any group's ``status``, no implication broken)
+    and their lower bounds ``(total + w3 * top) * keep``; the rows moved (some group's status
+    has a ``changes`` bit), the first implication each breaks (-1: none) and their lower
+    bounds; every row's ``(total, top)`` (:func:`row_tables`' sums). The implications are read
+    from ``sides``: per implication its condition's and its consequence's truth per flat tuple
+    code (rows 2k and 2k + 1), each of the group ``side_group`` names; ``first`` (the first
+    broken rule of every row, computed elsewhere) instead where a rule reads several groups."""
+    tables = first is None
+    return _classify_rows(
+        np.ascontiguousarray(codes), status, additive, linf, float(w3), float(keep),
+        np.ascontiguousarray(sides, dtype=np.bool_), np.asarray(side_group, dtype=np.intp),
+        np.zeros(0, dtype=np.intp) if first is None else np.asarray(first, dtype=np.intp), tables,
+        np.uint8(not_as_is), np.uint8(changes),
+    )  # fmt: skip

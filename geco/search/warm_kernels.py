@@ -60,6 +60,8 @@ def _paths_a_few_rows_miss() -> None:
         codes = np.zeros((2, 3), dtype=width)
         kernels.row_tables(codes, np.zeros(1, dtype=np.uint8), terms, terms)
         kernels.tight_sums(codes, np.arange(3), np.zeros(2, dtype=bool), (terms, terms, terms))
+        kernels.classify_rows(codes, np.zeros(1, dtype=np.uint8), terms, terms, 1.0, 1.0, np.zeros((2, 1), dtype=bool),
+                              np.zeros(2, dtype=np.intp), None, 1, 2)  # fmt: skip
     kernels.greedy_options(np.zeros(3), np.zeros((3, 1), dtype=np.uint64), 2)
 
 

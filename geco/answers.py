@@ -22,6 +22,7 @@ from geco.problem.diagnosis import failure_reason
 from geco.problem.problem import Instance, Problem
 from geco.problem.setting import Setting
 from geco.result import Explanation, ranked_index
+from geco.search.compiled import compiled_kernels
 from geco.search.config import SearchConfig, SearchOutcome
 from geco.search.diversity import pick_distinct
 from geco.search.exact import ExactBudget, exact_search, relative_gap
@@ -217,7 +218,11 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
             problem, outcome, rejected, cfg.threshold, cfg.patience, len(cand), dropped, prob,
             target=None if goal.is_probability else goal,
         )  # fmt: skip
-    first = float(problem.distances(rows[picked[:1]])[0]) if flags.any() else None
+    chosen = rows[picked]
+    # the kernels price rows in one pass (the same numbers) where the search ran compiled
+    kernels = compiled_kernels(True) if stats.get("compiled_search") else None
+    chosen_dist = problem.distances(chosen, kernels) if len(picked) else np.empty(0)
+    first = float(chosen_dist[0]) if flags.any() else None
     if certifiable(goal):
         deadline = None if cfg.time_budget is None else t_start + cfg.time_budget
         verdict, bound, gap, reason = certified(problem, first, reason, cfg.threshold, stats,
@@ -225,10 +230,9 @@ def explanation(problem: Problem, outcome: SearchOutcome, rejected: dict, cfg: S
                                                  witnesses=outcome.changed[cand])  # fmt: skip
     else:
         verdict, bound, gap = ("found" if flags.any() else "not_found"), None, None
-    chosen = rows[picked]
     frame = setting.schema.decode(chosen, index=ranked_index(len(picked)), extra={
         "probability": np.asarray(prob, dtype=np.float64),
-        "distance": problem.distances(chosen) if len(picked) else np.empty(0),
+        "distance": chosen_dist,
         "n_changed": np.count_nonzero(chosen != problem.x, axis=1),
         "counterfactual": flags,
     })  # fmt: skip

@@ -266,6 +266,24 @@ def test_row_tables_equal_group_by_group_sums(n_groups, code_type):
     got = kernels.row_tables(codes, status, additive, linf)
     for a, b in zip(got, (want_status, want_total, want_top)):
         np.testing.assert_array_equal(a, b)
+    # the seeds' one-pass classification reads the same sums (row by row, or swept by group)
+    first = rng.integers(-1, 3, N).astype(np.intp)
+    as_is = ((want_status & 1) == 0) & (first < 0)
+    proven, moved = np.flatnonzero(as_is), np.flatnonzero(~as_is & ((want_status & 2) != 0))
+    lower = (want_total + 0.5 * want_top) * (1.0 - 1e-9)
+    none = np.zeros((0, T), dtype=bool), np.zeros(0, dtype=np.intp)
+    got = kernels.classify_rows(codes, status, additive, linf, 0.5, 1.0 - 1e-9, *none, first, 1, 2)
+    want = (proven, lower[proven], moved, first[moved], lower[moved], np.column_stack((want_total, want_top)))
+    _same(got, want, "classes")
+    # and the tight sums over some rows, some groups left out: the same sums in group order
+    idx, skip = np.sort(rng.choice(N, N // 3, replace=False)), rng.random(n_groups) < 0.2
+    terms = (additive, rng.random(T), linf)
+    want = [np.zeros(len(idx)) for _ in range(3)]
+    for g in np.flatnonzero(~skip):
+        want[0] += terms[0][codes[g, idx]]
+        want[1] += terms[1][codes[g, idx]]
+        want[2] = np.maximum(want[2], terms[2][codes[g, idx]])
+    _same(kernels.tight_sums(codes, idx, skip, terms), tuple(want), "tight sums")
 
 
 @pytest.mark.parametrize("n_groups", [12, 70])

@@ -65,10 +65,22 @@ def row_tables(codes: np.ndarray, status: np.ndarray, additive: np.ndarray,
 def _tight_sums(codes, idx, skip, linear_terms, square_terms, top_terms):
     G = codes.shape[0]
     m = len(idx)
-    linear = np.empty(m)
-    squares = np.empty(m)
-    top = np.empty(m)
-    for k in range(m):  # row by row, its groups in order: the reference's sums, held in registers
+    linear = np.zeros(m)
+    squares = np.zeros(m)
+    top = np.zeros(m)
+    if G > ROW_BY_ROW_GROUPS:  # group by group (a hundred streams a row apart miss the cache)
+        for g in range(G):
+            if skip[g]:
+                continue
+            for k in range(m):
+                c = codes[g, idx[k]]
+                linear[k] += linear_terms[c]
+                squares[k] += square_terms[c]
+                v = top_terms[c]
+                if v > top[k] or v != v:  # np.maximum: NaN wins
+                    top[k] = v
+        return linear, squares, top
+    for k in range(m):  # row by row, its groups in order: the same sums, held in registers
         i = idx[k]
         a = 0.0
         b = 0.0
@@ -80,7 +92,7 @@ def _tight_sums(codes, idx, skip, linear_terms, square_terms, top_terms):
             a += linear_terms[c]
             b += square_terms[c]
             v = top_terms[c]
-            if v > t or v != v:  # np.maximum: NaN wins
+            if v > t or v != v:
                 t = v
         linear[k] = a
         squares[k] = b
@@ -136,17 +148,23 @@ def _classify_rows(codes, status, additive, linf, w3, keep, sides, side_group, f
     lower_moved = np.empty(N)
     n_proven = 0
     n_moved = 0
+    swept = G > ROW_BY_ROW_GROUPS
+    if swept:  # group by group first, as row_tables sweeps many groups
+        row_status, row_total, row_top = _row_tables(codes, status, additive, linf)
     for i in range(N):  # row by row, its groups in order: row_tables' sums
-        s = np.uint8(0)
-        t = 0.0
-        m = 0.0
-        for g in range(G):
-            c = codes[g, i]
-            s |= status[c]
-            t += additive[c]
-            v = linf[c]
-            if v > m or v != v:
-                m = v
+        if swept:
+            s, t, m = row_status[i], row_total[i], row_top[i]
+        else:
+            s = np.uint8(0)
+            t = 0.0
+            m = 0.0
+            for g in range(G):
+                c = codes[g, i]
+                s |= status[c]
+                t += additive[c]
+                v = linf[c]
+                if v > m or v != v:
+                    m = v
         f = -1
         if tables:  # the first implication whose condition holds and consequence does not
             for k in range(n_imp):

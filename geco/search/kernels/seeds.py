@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geco.search.kernels.common import jit
+from geco.search.kernels.common import inlined, jit
 
 __all__ = ["ROW_BY_ROW_GROUPS", "classify_rows", "projected_rows", "row_tables", "tight_sums"]
 
@@ -17,6 +17,23 @@ __all__ = ["ROW_BY_ROW_GROUPS", "classify_rows", "projected_rows", "row_tables",
 #: up to this many groups a row's codes are read together (row by row); past it, group by
 #: group (a row's codes lie a row of the index apart, and a hundred such streams miss the cache)
 ROW_BY_ROW_GROUPS = 48
+
+
+@inlined
+def _row_sums(codes, i, status, additive, linf):
+    """Row ``i``'s OR of its groups' status bits, sum of their additive terms (group order)
+    and largest linf (a NaN wins, as np.maximum's)."""
+    s = np.uint8(0)
+    t = 0.0
+    m = 0.0
+    for g in range(codes.shape[0]):
+        c = codes[g, i]
+        s |= status[c]
+        t += additive[c]
+        v = linf[c]
+        if v > m or v != v:
+            m = v
+    return s, t, m
 
 
 @jit
@@ -36,16 +53,7 @@ def _row_tables(codes, status, additive, linf):
                     top[i] = v
         return out_status, total, top
     for i in range(N):  # row by row, its groups in order: the same sums, held in registers
-        s = np.uint8(0)
-        t = 0.0
-        m = 0.0
-        for g in range(G):
-            c = codes[g, i]
-            s |= status[c]
-            t += additive[c]
-            v = linf[c]
-            if v > m or v != v:
-                m = v
+        s, t, m = _row_sums(codes, i, status, additive, linf)
         out_status[i] = s
         total[i] = t
         top[i] = m
@@ -155,16 +163,7 @@ def _classify_rows(codes, status, additive, linf, w3, keep, sides, side_group, f
         if swept:
             s, t, m = row_status[i], row_total[i], row_top[i]
         else:
-            s = np.uint8(0)
-            t = 0.0
-            m = 0.0
-            for g in range(G):
-                c = codes[g, i]
-                s |= status[c]
-                t += additive[c]
-                v = linf[c]
-                if v > m or v != v:
-                    m = v
+            s, t, m = _row_sums(codes, i, status, additive, linf)
         f = -1
         if tables:  # the first implication whose condition holds and consequence does not
             for k in range(n_imp):

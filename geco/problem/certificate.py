@@ -153,24 +153,25 @@ def distinct_columns(arrays: Sequence[np.ndarray]) -> list[list[np.ndarray]]:
     return out
 
 
-def space_columns(problem: Problem, tuples: Sequence[np.ndarray]) -> list[list[np.ndarray] | None]:
-    """Per group's tuples (:func:`allowed_tuples` of the whole program), what
-    :func:`distinct_columns` gives them, read off the feasible space without a sort where it
-    can be: a one-feature group's domain is its distinct values ascending and the space marks
-    its values' rows there, so those rows (and x's own, where the tuples hold it) taken in domain
+def space_columns(problem: Problem) -> list[list[np.ndarray] | None]:
+    """Per group, what :func:`distinct_columns` gives its :func:`allowed_tuples` (of the whole
+    program), read off the feasible space without a sort where it can be: a one-feature group's
+    domain is its distinct values ascending and the space marks its values' rows there, so those
+    rows (and x's own, which the tuples hold unless x breaks the group's rules) taken in domain
     order are the ascending distinct values (Credit: ~0.2 ms an answer). None elsewhere (groups
     of several features, x holding a value the data does not)."""
     out: list[list[np.ndarray] | None] = []
-    for t, space, domain in zip(tuples, problem.spaces, problem.setting.domains):
+    for g, (space, domain) in enumerate(zip(problem.spaces, problem.setting.domains)):
         out.append(None)
-        if len(domain.features) != 1 or space.domain_index is None or len(t) not in (len(space), len(space) + 1):
+        if len(domain.features) != 1 or space.domain_index is None:
             continue
         column = domain.values[:, 0]
         keep = np.zeros(len(column), dtype=bool)
         keep[space.domain_index] = True
-        if len(t) == len(space) + 1:  # x's own value first (allowed_tuples' order)
-            at = int(np.searchsorted(column, t[0, 0]))
-            if at == len(column) or column[at] != t[0, 0]:
+        if not problem.required[g]:  # x's own value is allowed (allowed_tuples' rule)
+            own = problem.x[domain.features[0]]
+            at = int(np.searchsorted(column, own))
+            if at == len(column) or column[at] != own:
                 continue  # x holds a value the data does not: sorted with the others
             keep[at] = True
         out[-1] = [column[keep]]
@@ -193,7 +194,7 @@ class _Boxes:
     def remember_spaces(self, tuples: list[np.ndarray]) -> None:
         """Note the distinct values of ``tuples`` (:func:`allowed_tuples` of the whole program)
         wherever the feasible spaces say them (:func:`space_columns`)."""
-        for t, columns in zip(tuples, space_columns(self.problem, tuples)):
+        for t, columns in zip(tuples, space_columns(self.problem)):
             if columns is not None:
                 self.values[id(t)] = (t, columns)
 

@@ -286,10 +286,9 @@ class Projection:
         keeps as they are and that break no rule (proven) and their lower bounds
         (:meth:`lower_bounds`), the rows it moves, the first implication each breaks (-1: none;
         ``len(implications)``: a cross rule only) and their lower bounds, and every row's
-        :meth:`additive_sums`. Implications
-        whose sides each read one group are read from per-tuple tables (:meth:`rule_table`);
-        with a cross rule or a side reading several groups, ``first_broken()`` gives the first
-        broken rule of every row instead."""
+        :meth:`additive_sums`. Implications whose sides each read one group are read from
+        per-tuple tables (:meth:`rule_table`); with a cross rule or a side reading several
+        groups, ``first_broken()`` gives the first broken rule of every row instead."""
         if self.kernels is None:
             raise ValueError("classify needs the compiled kernels")
         reads = [] if cross_rules else [self.rule_table(side, names) for imp in implications

@@ -248,7 +248,7 @@ def test_the_spaces_say_the_boxes_distinct_values_as_the_sort_does(dataset):
     for frame in frames:
         problem = explainer.problem(frame)
         tuples = allowed_tuples(problem)
-        for said, cols in zip(space_columns(problem, tuples), distinct_columns(tuples)):
+        for said, cols in zip(space_columns(problem), distinct_columns(tuples)):
             if said is not None:
                 remembered += 1
                 assert len(said) == len(cols)

@@ -2343,6 +2343,147 @@ exit:
 }
 
 ; ---------------------------------------------------------------------------------------------
+; A few full rows scored branch-free with the trees as lanes (@walk_tree_lanes): for each row,
+; 32 trees walk in lockstep (four groups of 8 lanes, @walk_step8 on the row's values), until no
+; lane moves; the 32 leaves are then added one by one in estimator order (a constant tree's
+; constant in its place): @forest_eval's sums, bit for bit. Why: a call of 1 to 15 rows gives
+; @walk_rows' 32 row lanes a tree too little work, and the branchy walks wait on each node's miss
+; in cache one after the other (a tree's nodes depend on each other, the trees do not); here 32
+; trees' misses overlap. %lroots: per tree its root in %wnodes (a constant tree: 0, walked for
+; nothing), padded with 0 to a multiple of 32 trees; %wroot as @walk_rows takes it (negative: a
+; constant tree, %tconst). %out: n x K (row-major), forests divided by %div.
+define void @walk_tree_lanes(ptr noalias %rows, i64 %n, i64 %width, ptr noalias %wnodes, i64 %setw,
+                             ptr noalias %lroots, ptr noalias %wroot, ptr noalias %tconst,
+                             ptr noalias %tout, i64 %T, ptr noalias %init, i64 %K, double %div,
+                             i64 %f32, ptr noalias %out) {
+entry:
+  %buf = alloca [32 x double], align 64
+  %r32 = icmp ne i64 %f32, 0
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %exit, label %start
+start:
+  %setwf = sitofp i64 %setw to double
+  %setwv = call <8 x double> @splat_f64(double %setwf)
+  %isdiv = fcmp one double %div, 0.0
+  %some = icmp sgt i64 %T, 0
+  br label %row
+row:
+  %i = phi i64 [0, %start], [%i1, %row_done]
+  %roff = mul i64 %i, %width
+  %rowv = call <8 x i64> @splat_i64(i64 %roff)
+  %ob = mul i64 %i, %K
+  %orow = getelementptr inbounds double, ptr %out, i64 %ob
+  br label %init_o
+init_o:
+  %io = phi i64 [0, %row], [%io1, %init_o]
+  %ip = getelementptr inbounds double, ptr %init, i64 %io
+  %iv = load double, ptr %ip
+  %iop = getelementptr inbounds double, ptr %orow, i64 %io
+  store double %iv, ptr %iop
+  %io1 = add i64 %io, 1
+  %iod = icmp eq i64 %io1, %K
+  br i1 %iod, label %trees, label %init_o
+trees:
+  br i1 %some, label %block, label %divide
+block:
+  %t0 = phi i64 [0, %trees], [%t32, %block_done]
+  %lp0 = getelementptr inbounds i64, ptr %lroots, i64 %t0
+  %lp1 = getelementptr inbounds i64, ptr %lp0, i64 8
+  %lp2 = getelementptr inbounds i64, ptr %lp0, i64 16
+  %lp3 = getelementptr inbounds i64, ptr %lp0, i64 24
+  %ra = load <8 x i64>, ptr %lp0, align 8
+  %rb = load <8 x i64>, ptr %lp1, align 8
+  %rc = load <8 x i64>, ptr %lp2, align 8
+  %rd = load <8 x i64>, ptr %lp3, align 8
+  br label %step
+step:
+  %sa = phi <8 x i64> [%ra, %block], [%na, %step]
+  %sb = phi <8 x i64> [%rb, %block], [%nb, %step]
+  %sc = phi <8 x i64> [%rc, %block], [%nc, %step]
+  %sd = phi <8 x i64> [%rd, %block], [%nd, %step]
+  %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %rows, <8 x i64> %rowv, <8 x double> %setwv)
+  %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %rows, <8 x i64> %rowv, <8 x double> %setwv)
+  %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %rows, <8 x i64> %rowv, <8 x double> %setwv)
+  %nd = call <8 x i64> @walk_step8(<8 x i64> %sd, ptr %wnodes, ptr %rows, <8 x i64> %rowv, <8 x double> %setwv)
+  %samea = icmp eq <8 x i64> %na, %sa
+  %sameb = icmp eq <8 x i64> %nb, %sb
+  %samec = icmp eq <8 x i64> %nc, %sc
+  %samed = icmp eq <8 x i64> %nd, %sd
+  %same1 = and <8 x i1> %samea, %sameb
+  %same2 = and <8 x i1> %samec, %samed
+  %same = and <8 x i1> %same1, %same2
+  %still = call i1 @llvm.vector.reduce.and.v8i1(<8 x i1> %same)
+  br i1 %still, label %leaves, label %step
+leaves:
+  call void @lane_leaves(<8 x i64> %sa, ptr %wnodes, ptr %buf, i64 0)
+  call void @lane_leaves(<8 x i64> %sb, ptr %wnodes, ptr %buf, i64 8)
+  call void @lane_leaves(<8 x i64> %sc, ptr %wnodes, ptr %buf, i64 16)
+  call void @lane_leaves(<8 x i64> %sd, ptr %wnodes, ptr %buf, i64 24)
+  %left = sub i64 %T, %t0
+  %few = icmp slt i64 %left, 32
+  %m = select i1 %few, i64 %left, i64 32
+  br label %add
+add:                                         ; the block's trees in estimator order
+  %k = phi i64 [0, %leaves], [%k1, %added]
+  %t = add i64 %t0, %k
+  %rp = getelementptr inbounds i32, ptr %wroot, i64 %t
+  %r0 = load i32, ptr %rp
+  %isc = icmp slt i32 %r0, 0
+  br i1 %isc, label %const, label %walked
+const:
+  %cp = getelementptr inbounds double, ptr %tconst, i64 %t
+  %cv = load double, ptr %cp
+  br label %added
+walked:
+  %bp = getelementptr inbounds [32 x double], ptr %buf, i64 0, i64 %k
+  %bv = load double, ptr %bp
+  br label %added
+added:
+  %v = phi double [%cv, %const], [%bv, %walked]
+  %top = getelementptr inbounds i32, ptr %tout, i64 %t
+  %to = load i32, ptr %top
+  %to64 = sext i32 %to to i64
+  %ap = getelementptr inbounds double, ptr %orow, i64 %to64
+  %a = load double, ptr %ap
+  %a2 = call double @acc_add(double %a, double %v, i1 %r32)
+  store double %a2, ptr %ap
+  %k1 = add i64 %k, 1
+  %kd = icmp eq i64 %k1, %m
+  br i1 %kd, label %block_done, label %add
+block_done:
+  %t32 = add i64 %t0, 32
+  %more = icmp slt i64 %t32, %T
+  br i1 %more, label %block, label %divide
+divide:
+  br i1 %isdiv, label %div_o, label %row_done
+div_o:
+  %dq = phi i64 [0, %divide], [%dq1, %div_o]
+  %dp = getelementptr inbounds double, ptr %orow, i64 %dq
+  %dv = load double, ptr %dp
+  %dd = fdiv double %dv, %div
+  store double %dd, ptr %dp
+  %dq1 = add i64 %dq, 1
+  %dqd = icmp eq i64 %dq1, %K
+  br i1 %dqd, label %row_done, label %div_o
+row_done:
+  %i1 = add i64 %i, 1
+  %id = icmp eq i64 %i1, %n
+  br i1 %id, label %exit, label %row
+exit:
+  ret void
+}
+
+; the leaf values of 8 lanes at leaves %r into %buf[j .. j+7]
+define internal void @lane_leaves(<8 x i64> %r, ptr %wnodes, ptr %buf, i64 %j) alwaysinline {
+entry:
+  %lvp = getelementptr inbounds %WNode, ptr %wnodes, <8 x i64> %r, i32 0
+  %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lvp, i32 8, <8 x i1> splat (i1 true), <8 x double> poison)
+  %bp = getelementptr inbounds double, ptr %buf, i64 %j
+  store <8 x double> %lv, ptr %bp, align 8
+  ret void
+}
+
+; ---------------------------------------------------------------------------------------------
 ; @box_leaf_range: per tree, the largest and the smallest leaf value that some path of allowed
 ; values reaches (codegen.trees.bound: a split is followed left if one allowed value of its
 ; feature goes left, right if one goes right), over the packed whole forest (%Node records, as

@@ -54,6 +54,7 @@ class TreeFunctions:
     score_jobs: object
     walk_rows: object
     walk_rows_x: object
+    walk_tree_lanes: object
     box_leaf_range: object
     xmask_rows: object
     xmask_of_x: object
@@ -93,6 +94,7 @@ def tree_functions() -> TreeFunctions:
                 score_jobs=entry("score_jobs"),
                 walk_rows=entry("walk_rows"),
                 walk_rows_x=entry("walk_rows_x"),
+                walk_tree_lanes=entry("walk_tree_lanes"),
                 box_leaf_range=entry("box_leaf_range"),
                 xmask_rows=entry("xmask_rows"),
                 xmask_of_x=entry("xmask_of_x"),

@@ -44,7 +44,7 @@ from codegen.trees.plan import (
 from codegen.trees.threads import LazyThread
 from codegen.trees.xmask import MAX_CODES, ColumnRecords, XMaskRunner, XMasks
 
-__all__ = ["EXACT_MASK_WIDTH", "EXPLORE_SLICE", "MAX_COLUMNS", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX",
+__all__ = ["EXACT_MASK_WIDTH", "EXPLORE_SLICE", "FEW_ROWS_KINDS", "MAX_COLUMNS", "MAX_QS_LEAVES", "PLAN_BATCH", "PLAN_BATCH_TREES", "BoundX",
            "NativePartial", "children_after_parents", "fresh_xstep", "top_down_order", "xstep_columns"]
 
 #: QuickScorer keeps one bit per leaf in a 64-bit word: residual trees with more leaves are walked
@@ -61,6 +61,11 @@ PLAN_BATCH_TREES = 2048
 #: ``@walk_rows`` walks 32 rows per tree at once: calls with fewer rows than this take the
 #: branchy walks (padding lanes would cost more than the mispredictions they save)
 WALK_MIN_ROWS = 16
+
+#: the kernels a call of fewer than :data:`WALK_MIN_ROWS` rows may take where the forest has the
+#: walker (:meth:`NativePartial.near_rows_few`): the trees as lanes, the x-walk walking on by a
+#: row's own values off x's path, the branchy walk
+FEW_ROWS_KINDS = ("lanes", "xentry", "branchy")
 
 #: rows a kernel of a choice not measured yet scores first in a call large enough for all of
 #: them (:meth:`NativePartial._chosen`)
@@ -162,6 +167,14 @@ def walker_nodes(full: KernelArrays, setbits: np.ndarray) -> tuple[np.ndarray, n
     out["link"] = link | flags | (np.maximum(src["col"], 0).astype(np.int64) << _COL_SHIFT)
     wroot = np.where(roots >= 0, new_id[np.maximum(roots, 0)], roots).astype(np.int32)
     return out, wroot
+
+
+def _lane_roots(wroot: np.ndarray) -> np.ndarray:
+    """``@walk_tree_lanes``' roots: the walker's roots as int64, a constant tree's as 0 (its lane
+    walks for nothing), padded with 0 to a whole number of 32 trees."""
+    lanes = np.zeros(max(32, -(-len(wroot) // 32) * 32), dtype=np.int64)
+    lanes[: len(wroot)] = np.maximum(wroot, 0)
+    return lanes
 
 
 #: bit ``c`` of a folded mask (:meth:`BoundX.folded_masks`), as int64 so a matrix product sums them
@@ -292,16 +305,19 @@ class BoundX:
         rows made from x (:meth:`NativePartial.near_rows`) when they are (``near`` given, or
         ``from_x``: x with a few columns changed), else for any rows
         (:meth:`NativePartial.full_rows`), where the forest has the branch-free walker or fits
-        QuickScorer whole; other calls :meth:`score_rows_branchy` (``near``:
-        as there), or the x-mask kernel where it has measured the cheapest for rows made from x
-        (on XGBoost 500x6, 1 to 15 rows: 16-32 us a call against 19-78) - any rows then, as an
-        answer's counterfactuals and x itself are near x too, and the branchy walk from x's
-        binding first fills the binding's entries on their paths (Credit XGBoost 500x6: ~200 us
-        an explanation that the search's kernels never read)."""
+        QuickScorer whole; other calls the x-mask kernel where it has measured the cheapest for
+        rows made from x (on XGBoost 500x6, 1 to 15 rows: 16-32 us a call against 19-78), else
+        the kernel measured cheapest on small calls where the forest has the walker
+        (:meth:`NativePartial.near_rows_few`), else :meth:`score_rows_branchy` (``near``: as
+        there) - any rows, as an answer's counterfactuals and x itself are near x too, and the
+        branchy walk from x's binding first fills the binding's entries on their paths (Credit
+        XGBoost 500x6: ~200 us an explanation that the search's kernels never read)."""
         native = self.native
         if len(rows) < WALK_MIN_ROWS or (native.walker is None and not native.quickscorer_forest):
             if native.xmask_forest and native.near_rows_kernel.best() == "xmask":
                 return native.xmask_rows(self, self._checked_rows(rows))  # one chunk of 8 rows: less than walking them
+            if native.few_rows_kernel is not None:
+                return native.near_rows_few(self, rows)
             return self.score_rows_branchy(rows, walk_share, near)
         if near is not None or from_x:
             return native.near_rows(self, rows)
@@ -643,7 +659,7 @@ class NativePartial:
         self._lanes = [_Lane(self, i == 0, small, depth, batch) for i in range(lanes)]
         wn = walker_nodes(full, self.model["setbits"])
         #: the nodes and roots of the branch-free walker (``@walk_rows``), None where it cannot run
-        self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn[0], roots=wn[1])
+        self.walker: Pinned | None = None if wn is None else Pinned(nodes=wn[0], roots=wn[1], lanes=_lane_roots(wn[1]))
         #: every tree has at most ``max_qs_leaves`` leaves (a binary tree of L leaves has 2L - 1
         #: nodes): the whole forest fits one plan in QuickScorer form (:meth:`whole_plan`)
         self.quickscorer_forest = bool(len(sizes)) and int(sizes.max()) <= 2 * max_qs_leaves - 1
@@ -665,6 +681,10 @@ class NativePartial:
         self.xmask_forest = self.quickscorer_forest and int(self.ncat.max(initial=0)) <= MAX_CODES
         qs = ("quickscorer", "xmask") if self.xmask_forest else ("quickscorer",) if self.quickscorer_forest else ()
         self.near_rows_kernel = KernelChoice((*near, *qs))
+        #: which kernel serves calls too small for the walker (:meth:`near_rows_few`), measured on
+        #: such calls alone: the walker with the trees as lanes (``@walk_tree_lanes``), the x-walk
+        #: walking on by a row's own values off x's path, or the branchy walk (None: no walker)
+        self.few_rows_kernel = None if wn is None else KernelChoice(FEW_ROWS_KINDS, explore_rows=64, settle_rows=16)
         self._column_records: ColumnRecords | None = None
         self._xmask_runner: XMaskRunner | None = None
         self._xsteps: list[np.ndarray] = []
@@ -734,6 +754,26 @@ class NativePartial:
                 raise ValueError(f"x of shape {x.shape}: the forest reads {full.width} columns")
             near = Pinned(x=x, unions=np.empty((n + 31) // 32, dtype=np.int64))
             tree_functions().walk_rows_x(*args, near.address("x"), near.address("unions"))
+        return call["out"]
+
+    def walk_tree_lanes(self, rows: np.ndarray) -> np.ndarray:
+        """``@walk_tree_lanes``: each full row walks 32 trees at once in vector code, the trees
+        as the lanes (``run_kernel``'s accumulators, bit for bit): for calls of a few rows, where
+        :meth:`walk_rows`' 32 row lanes would walk each tree for one row and the branchy walks
+        wait on each tree's misses in cache in turn. Needs :attr:`walker`."""
+        full, w = self.full, self.walker
+        if w is None:
+            raise ValueError("the forest has a code set wider than 64 codes: no branch-free walker")
+        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        if rows.ndim != 2 or rows.shape[1] < full.width:
+            raise ValueError(f"rows of shape {rows.shape}: the forest reads {full.width} columns")
+        call = Pinned(rows=_nonempty(rows), out=np.empty((len(rows), full.K)))
+        fb = full.buffers
+        tree_functions().walk_tree_lanes(
+            call.address("rows"), len(rows), rows.shape[1], w.address("nodes"), full.setw, w.address("lanes"),
+            w.address("roots"), fb.address("tconst"), fb.address("tout"), len(full.troot), fb.address("init"),
+            full.K, full.div, int(full.float32_sums), call.address("out"),
+        )  # fmt: skip
         return call["out"]
 
     def full_rows(self, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
@@ -836,18 +876,26 @@ class NativePartial:
         return self._chosen(self.near_rows_kernel, rows, bx)
 
     def near_rows_few(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
-        """:meth:`near_rows` for a call too small for the walker (32 lanes a tree): the x-walk
-        on folded masks (reading the binding off x's path, or walking on by the row's own
-        values) or the branchy walk, whichever :attr:`near_rows_kernel` has measured cheapest a
-        row (the x-walk until one is measured; the call is not recorded, as a small call's cost
-        a row is not a large one's), or the x-mask kernel where it has measured the cheapest of
-        all (its chunk of 8 rows costs less than a walk of 1 to 15 on XGBoost 500x6). In
-        searches on Credit's RF-500 the branchy walk measured
-        14-19 us a row, the x-walk reading the binding 23-27 (deep trees: a row leaving x's
-        path fills the binding below), walking on by its own values 15; on Adult's 18, 24, 13."""
-        choice = self.near_rows_kernel
-        kind = "xmask" if self.xmask_forest and choice.best() == "xmask" else min(("xwalk", "xentry", "branchy"), key=choice.per_row)
-        return self._run(kind, bx._checked_rows(rows), bx, from_x=True)
+        """:meth:`near_rows` for a call too small for the walker (32 row lanes a tree): the
+        x-mask kernel where :attr:`near_rows_kernel` has measured it the cheapest of all (its
+        chunk of 8 rows costs less than a walk of 1 to 15 on XGBoost 500x6); else, where the
+        forest has the walker, whichever of :data:`FEW_ROWS_KINDS` :attr:`few_rows_kernel` has
+        measured cheapest a row on such calls (on deep forests the trees as lanes: cold in cache,
+        1 / 4 / 12 rows on Adult RF-500, 265 / 364 / 526 us against 360 / 803 / 1195 for the
+        x-walk walking on by its own values and 695 / 1027 / 1355 for the branchy walk); else
+        the x-walk on folded masks or the branchy walk, whichever :attr:`near_rows_kernel` has
+        measured cheapest a row on large calls."""
+        choice, rows = self.near_rows_kernel, bx._checked_rows(rows)
+        if self.xmask_forest and choice.best() == "xmask":
+            return self._run("xmask", rows, bx, from_x=True)
+        few = self.few_rows_kernel
+        if few is None:
+            return self._run(min(("xwalk", "xentry", "branchy"), key=choice.per_row), rows, bx, from_x=True)
+        kind = few.pick()
+        t0 = time.perf_counter()
+        out = self._run(kind, rows, bx, from_x=True)
+        few.record(kind, time.perf_counter() - t0, len(rows))
+        return out
 
     def _chosen(self, choice: KernelChoice, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
         """``rows`` scored by the kernel ``choice`` picks (the x-walk needs ``bx``), its time
@@ -885,6 +933,8 @@ class NativePartial:
             return bx.folded_walk(rows, bx.folded_masks(rows), own_walk=kind == "xentry")
         if kind == "walker":
             return self.walk_rows(rows, bx.buffers["x"] if from_x and bx is not None else None)
+        if kind == "lanes":
+            return self.walk_tree_lanes(rows)
         if kind == "quickscorer":
             return self.quickscorer_rows(bx, rows)
         if kind == "xmask":

@@ -35,8 +35,10 @@ def test_tree_kernels_take_what_trees_ll_declares():
     for walk in ("xwalk_folded_rows", "xentry_rows"):
         assert ctypes_signature(text, walk) == (None, (PTR, I64, I64, PTR, PTR, PTR, PTR, I64, PTR, PTR, PTR, I64,
                                                        PTR, I64, F64, I64, PTR))  # fmt: skip
+    assert ctypes_signature(text, "walk_tree_lanes") == (None, (PTR, I64, I64, PTR, I64, PTR, PTR, PTR, PTR, I64, PTR,
+                                                                I64, F64, I64, PTR))  # fmt: skip
     for name in ("forest_eval", "bind_x", "xwalk_rows", "xwalk_folded_rows", "xentry_rows", "plan_deltas", "pack_plans",
-                 "score_jobs", "walk_rows", "box_leaf_range"):  # fmt: skip
+                 "score_jobs", "walk_rows", "walk_tree_lanes", "box_leaf_range"):  # fmt: skip
         restype, argtypes = ctypes_signature(text, name)
         assert getattr(fns, name).argtypes == argtypes, name
         assert getattr(fns, name).restype is restype, name

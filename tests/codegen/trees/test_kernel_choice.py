@@ -10,7 +10,7 @@ from tree_cases import case
 
 from codegen.trees.kernel import kernel_arrays_forest, run_kernel
 from codegen.trees.kernel_choice import OUTLIER, KernelChoice, clipped
-from codegen.trees.native_partial import NativePartial
+from codegen.trees.native_partial import FEW_ROWS_KINDS, NativePartial
 
 
 def run(choice: KernelChoice, cost: dict[str, float], calls: int, rows: int = 100) -> list[str]:
@@ -99,15 +99,16 @@ def test_near_rows_equal_run_kernel_whichever_kernel_serves(fitted, forests, ker
 
 
 @pytest.mark.parametrize("cheaper", ["xwalk", "branchy", None])
-def test_a_call_too_small_for_the_walker_takes_the_cheaper_walk_unrecorded(fitted, forests, cheaper, monkeypatch):
-    """``near_rows_few``: the x-walk or the branchy walk, whichever near_rows measured cheaper
-    (the x-walk before either is measured), run_kernel's numbers either way; the call is not
-    recorded."""
+def test_without_the_walker_a_small_call_takes_the_cheaper_walk_unrecorded(fitted, forests, cheaper, monkeypatch):
+    """``near_rows_few`` on a forest without the walker (a code set wider than 64 codes): the
+    x-walk or the branchy walk, whichever near_rows measured cheaper (the x-walk before either
+    is measured), run_kernel's numbers either way; the call is not recorded."""
     import codegen.trees.native_partial as native_partial
 
     name, _model, _schema, X, _desired = case(fitted, "rf-bare")
     full = kernel_arrays_forest(forests[name])
     native = NativePartial(forests[name], full)
+    native.few_rows_kernel = None  # as where the forest has no walker
     if cheaper is not None:
         other = "branchy" if cheaper == "xwalk" else "xwalk"
         native.near_rows_kernel.record(cheaper, 1e-6, 1)
@@ -123,6 +124,44 @@ def test_a_call_too_small_for_the_walker_takes_the_cheaper_walk_unrecorded(fitte
     np.testing.assert_array_equal(native.near_rows_few(bx, rows), run_kernel(full, rows))
     assert served == (["branchy"] if cheaper == "branchy" else [])
     assert native.near_rows_kernel.measured == measured
+
+
+@pytest.mark.parametrize("entry", ["near_rows_few", "score_rows"])
+def test_a_small_call_takes_the_kernel_measured_cheapest_on_small_calls(fitted, forests, entry):
+    """With the walker, calls too small for it: each kernel of the few-rows choice in turn until
+    measured (the trees as lanes first), then the one measured cheapest a row on such calls -
+    recorded there alone, never in the large calls' choice - run_kernel's numbers every time."""
+    name, _model, _schema, X, _desired = case(fitted, "rf-pipe")
+    full = kernel_arrays_forest(forests[name])
+    native = NativePartial(forests[name], full)
+    few, large = native.few_rows_kernel, native.near_rows_kernel
+    assert few is not None and few.names == FEW_ROWS_KINDS and few.names[0] == "lanes"
+    x = X[5]
+    bx = native.bind(x)
+    rng = np.random.default_rng(0)
+
+    def call(n: int) -> str:
+        rows = np.tile(x, (n, 1))
+        cols = rng.integers(0, X.shape[1], n)
+        rows[np.arange(n), cols] = X[rng.integers(0, len(X), n), cols]
+        before = dict(few.measured)
+        got = native.near_rows_few(bx, rows) if entry == "near_rows_few" else bx.score_rows(rows)
+        np.testing.assert_array_equal(got, run_kernel(full, rows))
+        served = [k for k in few.names if few.measured[k] != before[k]]
+        assert len(served) == 1 and few.measured[served[0]] == before[served[0]] + n
+        return served[0]
+
+    large_before = dict(large.measured)
+    first = [call(5) for _ in range(3)]
+    assert first == list(FEW_ROWS_KINDS)  # the least measured first
+    while any(few.measured[k] < few.explore_rows and not few.settled(k) for k in few.names):
+        call(15)
+    for cheapest in ("branchy", "lanes"):  # the running costs say which one is cheapest a row
+        for k in few.names:
+            few.seconds[k], few.rows[k] = (1e-6 if k == cheapest else 1e-3), 1.0
+        few.calls = 1
+        assert call(3) == cheapest
+    assert large.measured == large_before
 
 
 @pytest.mark.parametrize("small", ["near_rows_few", "score_rows", "score_rows_any"])

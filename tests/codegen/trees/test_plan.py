@@ -14,7 +14,7 @@ from tree_cases import WITH_NAN, blackbox, case, delta_block, encode, frame, num
 from codegen.outputs import ModelOutput
 from codegen.registry import scorer_for
 from codegen.trees.kernel import kernel_arrays_forest, run_kernel
-from codegen.trees.native_partial import NativePartial, children_after_parents
+from codegen.trees.native_partial import FEW_ROWS_KINDS, NativePartial, children_after_parents
 from codegen.trees.partial import bind_x, partial_evaluate
 from codegen.trees.plan import BlockRunner
 from plaf_grammar import Schema
@@ -271,6 +271,43 @@ def test_walker_on_a_wide_forest():
         np.testing.assert_array_equal(got[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
 
 
+def _every_few_rows_kernel(native, bx, rows, want, name):
+    """Small calls (fewer rows than the walker's 32 lanes) of ``rows`` through ``bx.score_rows``
+    until each kernel of the few-rows choice has served one: each gives ``want``."""
+    few = native.few_rows_kernel
+    assert few is not None and set(few.names) == set(FEW_ROWS_KINDS), name
+    for i, start in enumerate(range(0, len(rows), 7)):
+        chunk = slice(start, start + 1 + i % 7)
+        np.testing.assert_array_equal(bx.score_rows(rows[chunk]), want[chunk], err_msg=f"{name} few rows {chunk}")
+    assert all(few.measured[k] > 0 for k in FEW_ROWS_KINDS), (name, few.measured)
+
+
+def test_trees_as_lanes_equal_the_full_kernel():
+    """``@walk_tree_lanes`` (each row walks 32 trees at once) equals the full kernel and
+    predict_proba on forests of 1, 31, 32, 33 and 70 trees, many of them one leaf (bootstrap
+    samples of one class: a lane at its root stays there), rows of the data and rows off it."""
+    from codegen.trees.fold import read_forest
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"u": rng.normal(size=9).round(1), "v": rng.integers(0, 5, 9).astype(float)})
+    y = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1])
+    schema = Schema.from_dataframe(X)
+    rows = np.concatenate([schema.encode(X), rng.normal(size=(20, 2)) * 3])
+    one_leaf = 0
+    for trees in (1, 31, 32, 33, 70):
+        model = RandomForestClassifier(n_estimators=trees, random_state=trees).fit(X, y)
+        full = kernel_arrays_forest(read_forest(model, schema, 1))
+        native = NativePartial(read_forest(model, schema, 1), full)
+        one_leaf += int((full.nodes["col"][full.troot] < 0).sum())
+        want = run_kernel(full, rows)
+        for m in (len(rows), 3, 1):
+            np.testing.assert_array_equal(native.walk_tree_lanes(rows[:m]), want[:m], err_msg=f"{trees} trees, {m} rows")
+        np.testing.assert_array_equal(want[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
+    assert one_leaf >= 10
+    with pytest.raises(ValueError, match="the forest reads"):
+        native.walk_tree_lanes(rows[:, :1])
+
+
 def _rows_near(x, X, forest, rng, n, nan_in=None):
     """Rows that are x with a few random columns changed (threshold values, NaN, any code)."""
     d = len(x)
@@ -319,6 +356,9 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
                 np.testing.assert_array_equal(native.walk_rows(rows[:m], x), want[:m], err_msg=f"{name} walker x {m}")
                 np.testing.assert_array_equal(native.walk_rows(runs[:m], x), want_runs[:m], err_msg=f"{name} runs {m}")
             np.testing.assert_array_equal(bx.score_rows(rows), want, err_msg=name)
+            for m in (len(rows), 15, 1):  # the trees as lanes; and every kernel of small calls
+                np.testing.assert_array_equal(native.walk_tree_lanes(rows[:m]), want[:m], err_msg=f"{name} lanes {m}")
+            _every_few_rows_kernel(native, bx, rows, want, name)
             folded = bx.folded_masks(rows)
             more = folded | rng.integers(0, 2**31, len(rows)).astype(np.int32)  # covers more columns
             for own in (False, True):  # off x's path: the binding's entries, or the row's own walk
@@ -328,7 +368,7 @@ def test_rows_walked_from_x_equal_the_full_kernel(fitted, forests):
             compared += len(rows)
         masks = native.bind(X[0]).path_masks()
         assert masks.dtype == np.uint64 and masks.any()
-        with pytest.raises(ValueError, match="columns, the forest reads"):  # rows too narrow
+        with pytest.raises(ValueError, match="the forest reads"):  # rows too narrow
             native.bind(X[0]).score_rows(X[:3, : full.width - 1])
     assert compared > 1000
 

@@ -423,6 +423,8 @@ def test_rows_walked_from_x_equal_the_full_kernel(cases):
                 for m in (len(rows), 40, 16):
                     np.testing.assert_array_equal(bx.walk_rows(rows[:m]), want[:m], err_msg=f"{name} walker {m}")
                     np.testing.assert_array_equal(native.walk_rows(rows[:m], x), want[:m], err_msg=f"{name} walker x {m}")
+                for m in (len(rows), 15, 1):  # the trees as lanes (float32 sums, multiclass outputs)
+                    np.testing.assert_array_equal(native.walk_tree_lanes(rows[:m]), want[:m], err_msg=f"{name} lanes {m}")
             assert native.xmask_forest, name  # x's masks on the records by column, chunks of 8 and less
             for m in (len(rows), 13, 8, 3):
                 np.testing.assert_array_equal(native.xmask_rows(bx, rows[:m]), want[:m], err_msg=f"{name} xmask {m}")

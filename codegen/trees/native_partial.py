@@ -886,6 +886,8 @@ class NativePartial:
         the x-walk on folded masks or the branchy walk, whichever :attr:`near_rows_kernel` has
         measured cheapest a row on large calls."""
         choice, rows = self.near_rows_kernel, bx._checked_rows(rows)
+        if len(rows) == 0:  # nothing to time: an empty call would price a kernel at seconds for no rows
+            return np.empty((0, self.full.K))
         if self.xmask_forest and choice.best() == "xmask":
             return self._run("xmask", rows, bx, from_x=True)
         few = self.few_rows_kernel

@@ -152,6 +152,8 @@ def test_a_small_call_takes_the_kernel_measured_cheapest_on_small_calls(fitted, 
         return served[0]
 
     large_before = dict(large.measured)
+    empty = native.near_rows_few(bx, X[:0]) if entry == "near_rows_few" else bx.score_rows(X[:0])
+    assert empty.shape == (0, full.K) and not any(few.seconds.values())  # no time priced for no rows
     first = [call(5) for _ in range(3)]
     assert first == list(FEW_ROWS_KINDS)  # the least measured first
     while any(few.measured[k] < few.explore_rows and not few.settled(k) for k in few.names):

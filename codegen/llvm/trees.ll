@@ -2489,61 +2489,38 @@ entry:
 ; feature goes left, right if one goes right), over the packed whole forest (%Node records, as
 ; @forest_eval reads them; %troot < 0: a constant tree, %tconst). The box per column: lo / hi
 ; (NaN: no non-missing value allowed), a missing value allowed (a byte), the allowed codes
-; (%setw bytes a column, as the sets) and "a code outside every set" (a byte). %stack: room for
-; one entry per node. A tree with no reachable leaf keeps -inf / +inf; a NaN leaf makes its
-; tree's range NaN. %extent: per node, the largest and the smallest leaf of its subtree (two
-; doubles; NaN where a leaf below is NaN): a node whose subtree lies within the range found so
-; far cannot change it and is not walked (a forest of pure leaves stops at its first 0 and 1).
-; %top_only != 0: only the largest leaf is wanted (%low is left meaningless): a node whose
-; subtree's largest leaf is no larger than the largest found is not walked, and of two children
-; the one with the larger subtree maximum is walked first, so that a wide box finds its tree's
-; largest leaf in one dive and skips the rest. A walk reads a few nodes of each tree, each a miss
-; in cache after a search (an answer's bound, Credit XGBoost 500x6: 300 us cold against 80 warm):
-; both children's records are fetched when a node is visited and the root two trees on when a
-; tree starts (cold, 30 % less time on XGBoost 500x6 and RF-500).
-define void @box_leaf_range(ptr noalias %nodes, ptr noalias %sets, i64 %setw, ptr noalias %troot,
-                            ptr noalias %tconst, i64 %T, ptr noalias %lo, ptr noalias %hi,
-                            ptr noalias %missing, ptr noalias %codes, ptr noalias %outside,
-                            ptr noalias %stack, ptr noalias %top, ptr noalias %low,
-                            ptr noalias %extent, i64 %top_only) {
+; (%setw bytes a column, as the sets) and "a code outside every set" (a byte). A tree with no
+; reachable leaf keeps -inf / +inf; a NaN leaf makes its tree's range NaN. %extent: per node,
+; the largest and the smallest leaf of its subtree (two doubles; NaN where a leaf below is NaN):
+; a node whose subtree lies within the range found so far cannot change it and is not walked (a
+; forest of pure leaves stops at its first 0 and 1). %top_only != 0: only the largest leaf is
+; wanted (%low is left meaningless): a node whose subtree's largest leaf is no larger than the
+; largest found is not walked, and of two children the one with the larger subtree maximum is
+; walked first, so that a wide box finds its tree's largest leaf in one dive and skips the rest.
+; A walk reads a few nodes of each tree, one after the other (each node's children are known
+; once it is read), each a miss in cache after a search; so %nlanes trees are walked at once,
+; a step of each in turn, and their misses overlap (each lane's depth-first walk is the one
+; tree's walk alone, in the same order: the same ranges). Both children's records are fetched
+; when a node is visited. %nlanes >= 1 lanes; %stack: %room entries for each (a tree's depth
+; plus two: a walk holds at most one pending sibling a level, and a split's two children).
+
+%BoxLane = type { i64, i64, double, double }   ; tree (-1: idle), stack size, largest, smallest
+
+; one step of a lane's walk: pop a node, skip it if its subtree lies within the range, else
+; visit it (a leaf widens the range; a split pushes the children an allowed value reaches)
+define internal void @box_step(ptr noalias %nodes, ptr noalias %sets, i64 %setw, ptr noalias %lo,
+                               ptr noalias %hi, ptr noalias %missing, ptr noalias %codes,
+                               ptr noalias %outside, ptr noalias %extent, i1 %toponly,
+                               ptr noalias %stack, ptr noalias %lane) alwaysinline {
 entry:
-  %none = icmp sle i64 %T, 0
-  %toponly = icmp ne i64 %top_only, 0
-  br i1 %none, label %exit, label %tree
-tree:
-  %t = phi i64 [0, %entry], [%t1, %tree_done]
-  %t2 = add i64 %t, 2                        ; the root two trees on, fetched while this one is walked
-  %t2in = icmp slt i64 %t2, %T
-  %t2c = select i1 %t2in, i64 %t2, i64 %t
-  %r2p = getelementptr inbounds i32, ptr %troot, i64 %t2c
-  %r2 = load i32, ptr %r2p
-  %r2ok = icmp sge i32 %r2, 0
-  %r2c = select i1 %r2ok, i32 %r2, i32 0
-  %r264 = sext i32 %r2c to i64
-  %pfn2 = getelementptr %Node, ptr %nodes, i64 %r264
-  call void @llvm.prefetch.p0(ptr %pfn2, i32 0, i32 3, i32 1)
-  %pfe2i = shl i64 %r264, 1
-  %pfe2 = getelementptr double, ptr %extent, i64 %pfe2i
-  call void @llvm.prefetch.p0(ptr %pfe2, i32 0, i32 3, i32 1)
-  %rootp = getelementptr inbounds i32, ptr %troot, i64 %t
-  %root = load i32, ptr %rootp
-  %isconst = icmp slt i32 %root, 0
-  br i1 %isconst, label %const_tree, label %walk_start
-const_tree:
-  %cvp = getelementptr inbounds double, ptr %tconst, i64 %t
-  %cv = load double, ptr %cvp
-  br label %tree_done
-walk_start:
-  store i32 %root, ptr %stack
-  br label %pop_head
-pop_head:
-  %sp = phi i64 [1, %walk_start], [%sp1, %leaf], [%sp3, %sides], [%sp1, %pop]
-  %mx = phi double [0xFFF0000000000000, %walk_start], [%mx2, %leaf], [%mx, %sides], [%mx, %pop]
-  %mn = phi double [0x7FF0000000000000, %walk_start], [%mn2, %leaf], [%mn, %sides], [%mn, %pop]
-  %more = icmp sgt i64 %sp, 0
-  br i1 %more, label %pop, label %walk_done
-pop:
+  %spp = getelementptr inbounds %BoxLane, ptr %lane, i64 0, i32 1
+  %sp = load i64, ptr %spp
+  %mxp = getelementptr inbounds %BoxLane, ptr %lane, i64 0, i32 2
+  %mx = load double, ptr %mxp
+  %mnp = getelementptr inbounds %BoxLane, ptr %lane, i64 0, i32 3
+  %mn = load double, ptr %mnp
   %sp1 = sub i64 %sp, 1
+  store i64 %sp1, ptr %spp
   %np = getelementptr inbounds i32, ptr %stack, i64 %sp1
   %node32 = load i32, ptr %np
   %node = sext i32 %node32 to i64
@@ -2557,7 +2534,7 @@ pop:
   %within_low = fcmp oge double %emn, %mn
   %within_low_any = or i1 %within_low, %toponly
   %within = and i1 %within_top, %within_low_any
-  br i1 %within, label %pop_head, label %visit
+  br i1 %within, label %done, label %visit
 visit:
   %colp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 1
   %col32 = load i32, ptr %colp
@@ -2573,7 +2550,9 @@ leaf:
   %lt = fcmp olt double %v, %mn
   %mnv = select i1 %lt, double %v, double %mn
   %mn2 = select i1 %vnan, double %v, double %mnv
-  br label %pop_head
+  store double %mx2, ptr %mxp
+  store double %mn2, ptr %mnp
+  br label %done
 split:
   %f = sext i32 %col32 to i64
   %auxp = getelementptr inbounds %Node, ptr %nodes, i64 %node, i32 2
@@ -2668,19 +2647,124 @@ sides:                                       ; a missing value allowed goes wher
   store i32 %c2, ptr %slot_r
   %gr64 = zext i1 %g2 to i64
   %sp3 = add i64 %sp2, %gr64
-  br label %pop_head
-walk_done:
-  br label %tree_done
-tree_done:
-  %tmx = phi double [%cv, %const_tree], [%mx, %walk_done]
-  %tmn = phi double [%cv, %const_tree], [%mn, %walk_done]
-  %topp = getelementptr inbounds double, ptr %top, i64 %t
-  store double %tmx, ptr %topp
-  %lowp = getelementptr inbounds double, ptr %low, i64 %t
-  store double %tmn, ptr %lowp
+  store i64 %sp3, ptr %spp
+  br label %done
+done:
+  ret void
+}
+
+; the next tree a lane takes from %next on: constant trees' ranges are written as they are met;
+; the lane is left idle (tree -1) when none is left. The root of the tree after it is fetched.
+define internal void @box_take(ptr noalias %nodes, ptr noalias %troot, ptr noalias %tconst, i64 %T,
+                               ptr noalias %extent, ptr noalias %top, ptr noalias %low,
+                               ptr noalias %nextp, ptr noalias %stack, ptr noalias %lane) alwaysinline {
+entry:
+  br label %try
+try:
+  %t = load i64, ptr %nextp
+  %left = icmp slt i64 %t, %T
+  br i1 %left, label %look, label %idle
+look:
   %t1 = add i64 %t, 1
-  %td = icmp eq i64 %t1, %T
-  br i1 %td, label %exit, label %tree
+  store i64 %t1, ptr %nextp
+  %rootp = getelementptr inbounds i32, ptr %troot, i64 %t
+  %root = load i32, ptr %rootp
+  %isconst = icmp slt i32 %root, 0
+  br i1 %isconst, label %const_tree, label %start
+const_tree:
+  %cvp = getelementptr inbounds double, ptr %tconst, i64 %t
+  %cv = load double, ptr %cvp
+  %ctp = getelementptr inbounds double, ptr %top, i64 %t
+  store double %cv, ptr %ctp
+  %clp = getelementptr inbounds double, ptr %low, i64 %t
+  store double %cv, ptr %clp
+  br label %try
+start:
+  %t1in = icmp slt i64 %t1, %T               ; the tree after it: its root fetched now
+  %t1c = select i1 %t1in, i64 %t1, i64 %t
+  %r1p = getelementptr inbounds i32, ptr %troot, i64 %t1c
+  %r1 = load i32, ptr %r1p
+  %r1ok = icmp sge i32 %r1, 0
+  %r1c = select i1 %r1ok, i32 %r1, i32 0
+  %r164 = sext i32 %r1c to i64
+  %pfn = getelementptr %Node, ptr %nodes, i64 %r164
+  call void @llvm.prefetch.p0(ptr %pfn, i32 0, i32 3, i32 1)
+  %pfei = shl i64 %r164, 1
+  %pfe = getelementptr double, ptr %extent, i64 %pfei
+  call void @llvm.prefetch.p0(ptr %pfe, i32 0, i32 3, i32 1)
+  store i32 %root, ptr %stack
+  %tp = getelementptr inbounds %BoxLane, ptr %lane, i64 0, i32 0
+  store i64 %t, ptr %tp
+  %spp = getelementptr inbounds %BoxLane, ptr %lane, i64 0, i32 1
+  store i64 1, ptr %spp
+  %mxp = getelementptr inbounds %BoxLane, ptr %lane, i64 0, i32 2
+  store double 0xFFF0000000000000, ptr %mxp
+  %mnp = getelementptr inbounds %BoxLane, ptr %lane, i64 0, i32 3
+  store double 0x7FF0000000000000, ptr %mnp
+  ret void
+idle:
+  %ip = getelementptr inbounds %BoxLane, ptr %lane, i64 0, i32 0
+  store i64 -1, ptr %ip
+  ret void
+}
+
+define void @box_leaf_range(ptr noalias %nodes, ptr noalias %sets, i64 %setw, ptr noalias %troot,
+                            ptr noalias %tconst, i64 %T, ptr noalias %lo, ptr noalias %hi,
+                            ptr noalias %missing, ptr noalias %codes, ptr noalias %outside,
+                            ptr noalias %stack, i64 %nlanes, i64 %room, ptr noalias %top, ptr noalias %low,
+                            ptr noalias %extent, i64 %top_only) {
+entry:
+  %lanes = alloca %BoxLane, i64 %nlanes, align 8
+  %nextp = alloca i64
+  store i64 0, ptr %nextp
+  %toponly = icmp ne i64 %top_only, 0
+  br label %init
+init:                                        ; each lane takes a tree
+  %li = phi i64 [0, %entry], [%li1, %init]
+  %lip = getelementptr inbounds %BoxLane, ptr %lanes, i64 %li
+  %lio = mul i64 %li, %room
+  %lis = getelementptr inbounds i32, ptr %stack, i64 %lio
+  call void @box_take(ptr %nodes, ptr %troot, ptr %tconst, i64 %T, ptr %extent, ptr %top, ptr %low,
+                      ptr %nextp, ptr %lis, ptr %lip)
+  %li1 = add i64 %li, 1
+  %lid = icmp eq i64 %li1, %nlanes
+  br i1 %lid, label %round, label %init
+round:                                       ; a step of every busy lane, in turn
+  %l = phi i64 [0, %init], [%l1, %lane_next], [0, %again]
+  %busy = phi i1 [false, %init], [%busy2, %lane_next], [false, %again]
+  %lp = getelementptr inbounds %BoxLane, ptr %lanes, i64 %l
+  %ltp = getelementptr inbounds %BoxLane, ptr %lp, i64 0, i32 0
+  %lt = load i64, ptr %ltp
+  %lidle = icmp slt i64 %lt, 0
+  br i1 %lidle, label %lane_next, label %lane_step
+lane_step:
+  %lo2 = mul i64 %l, %room
+  %ls = getelementptr inbounds i32, ptr %stack, i64 %lo2
+  call void @box_step(ptr %nodes, ptr %sets, i64 %setw, ptr %lo, ptr %hi, ptr %missing, ptr %codes,
+                      ptr %outside, ptr %extent, i1 %toponly, ptr %ls, ptr %lp)
+  %lspp = getelementptr inbounds %BoxLane, ptr %lp, i64 0, i32 1
+  %lsp = load i64, ptr %lspp
+  %lempty = icmp eq i64 %lsp, 0
+  br i1 %lempty, label %tree_done, label %lane_next
+tree_done:                                   ; the lane's tree is walked: its range, then the next
+  %dmxp = getelementptr inbounds %BoxLane, ptr %lp, i64 0, i32 2
+  %dmx = load double, ptr %dmxp
+  %dmnp = getelementptr inbounds %BoxLane, ptr %lp, i64 0, i32 3
+  %dmn = load double, ptr %dmnp
+  %dtp = getelementptr inbounds double, ptr %top, i64 %lt
+  store double %dmx, ptr %dtp
+  %dlp = getelementptr inbounds double, ptr %low, i64 %lt
+  store double %dmn, ptr %dlp
+  call void @box_take(ptr %nodes, ptr %troot, ptr %tconst, i64 %T, ptr %extent, ptr %top, ptr %low,
+                      ptr %nextp, ptr %ls, ptr %lp)
+  br label %lane_next
+lane_next:
+  %busy2 = phi i1 [%busy, %round], [true, %lane_step], [true, %tree_done]
+  %l1 = add i64 %l, 1
+  %ld = icmp eq i64 %l1, %nlanes
+  br i1 %ld, label %again, label %round
+again:
+  br i1 %busy2, label %round, label %exit
 exit:
   ret void
 }

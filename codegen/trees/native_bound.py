@@ -18,7 +18,10 @@ from codegen.trees.bound import Box
 from codegen.trees.fold import Forest
 from codegen.trees.kernel import KernelArrays, tree_functions
 
-__all__ = ["NativeLeafRanges", "subtree_extents"]
+__all__ = ["BOX_LANES", "NativeLeafRanges", "subtree_extents", "tree_depth"]
+
+#: trees ``@box_leaf_range`` walks at once, a step of each in turn (their misses in cache overlap)
+BOX_LANES = 8
 
 
 def subtree_extents(nodes: np.ndarray, roots: np.ndarray) -> np.ndarray:
@@ -40,11 +43,24 @@ def subtree_extents(nodes: np.ndarray, roots: np.ndarray) -> np.ndarray:
     return out
 
 
+def tree_depth(nodes: np.ndarray, roots: np.ndarray) -> int:
+    """The most edges from a root to a leaf over the trees of ``roots`` (< 0: a constant tree)
+    in the packed ``nodes``: 0 for leaves alone or no tree."""
+    depth, frontier = 0, np.asarray(roots[roots >= 0], dtype=np.int64)
+    while len(frontier):
+        inner = frontier[nodes["col"][frontier] >= 0]
+        if len(inner) == 0:
+            break
+        depth += 1
+        frontier = np.concatenate([nodes["left"][inner], nodes["right"][inner]]).astype(np.int64)
+    return depth
+
+
 class NativeLeafRanges:
     """``(forest, box) -> (top, low)`` for the forest packed as ``full``
     (:func:`codegen.trees.kernel.kernel_arrays_forest` of ``forest``: the same nodes), as
-    :func:`codegen.trees.bound.leaf_ranges` gives them. Each call owns its box and its walk's
-    stack (room for every node, of which a walk touches its trees' depth)."""
+    :func:`codegen.trees.bound.leaf_ranges` gives them. Each call owns its box and its walks'
+    stacks (:data:`BOX_LANES` trees at once, each a stack as deep as the forest's trees)."""
 
     def __init__(self, forest: Forest, full: KernelArrays):
         if len(full.nodes) != len(forest.feature) or len(full.troot) != forest.n_trees:
@@ -52,6 +68,8 @@ class NativeLeafRanges:
         self.forest, self.full = forest, full
         self.has_sets = forest.cat_left.size > 0
         self.extent = subtree_extents(full.nodes, full.troot)
+        #: stack entries a walk needs: at most one pending sibling a level, and a split's two children
+        self.room = tree_depth(full.nodes, full.troot) + 2
 
     def __call__(self, forest: Forest, box: Box, need_low: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """(top, low) per tree; ``need_low`` False: (top, None), from a walk that prunes on the
@@ -67,13 +85,13 @@ class NativeLeafRanges:
             missing=np.asarray(box.missing, dtype=np.uint8),
             codes=codes.reshape(-1) if self.has_sets else np.zeros(1, dtype=np.uint8),
             outside=np.asarray(box.outside, dtype=np.uint8), top=np.empty(T), low=np.empty(T),
-            stack=np.empty(len(full.nodes) + 1, dtype=np.int32), extent=self.extent,
+            stack=np.empty(BOX_LANES * self.room, dtype=np.int32), extent=self.extent,
         )  # fmt: skip
         fb = full.buffers
         tree_functions().box_leaf_range(
             fb.address("nodes"), fb.address("sets"), full.setw, fb.address("troot"), fb.address("tconst"), T,
             call.address("lo"), call.address("hi"), call.address("missing"), call.address("codes"),
-            call.address("outside"), call.address("stack"), call.address("top"), call.address("low"),
-            call.address("extent"), int(not need_low),
+            call.address("outside"), call.address("stack"), BOX_LANES, self.room, call.address("top"),
+            call.address("low"), call.address("extent"), int(not need_low),
         )  # fmt: skip
         return call["top"], (call["low"] if need_low else None)

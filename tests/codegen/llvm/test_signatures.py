@@ -30,7 +30,8 @@ def test_tree_kernels_take_what_trees_ll_declares():
     text = ir_source("trees")
     assert ctypes_signature(text, "forest_eval") == (None, (PTR, I64, I64, PTR, PTR, I64, PTR, PTR, PTR, I64, PTR, I64, F64, I64, PTR))
     assert ctypes_signature(text, "score_jobs") == (None, (PTR, I64))
-    assert ctypes_signature(text, "box_leaf_range") == (None, (PTR, PTR, I64, PTR, PTR, I64, *(PTR,) * 9, I64))
+    assert ctypes_signature(text, "box_leaf_range") == (None, (PTR, PTR, I64, PTR, PTR, I64, *(PTR,) * 6, I64, I64,
+                                                               *(PTR,) * 3, I64))  # fmt: skip
     fns = tree_functions()
     for walk in ("xwalk_folded_rows", "xentry_rows"):
         assert ctypes_signature(text, walk) == (None, (PTR, I64, I64, PTR, PTR, PTR, PTR, I64, PTR, PTR, PTR, I64,

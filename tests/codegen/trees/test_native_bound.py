@@ -55,6 +55,42 @@ def test_compiled_leaf_ranges_equal_the_reference(fitted, forests):
     assert boxes >= 400
 
 
+def test_deep_trees_walked_several_at_once_equal_the_reference():
+    """Unbounded trees on noisy data (deep and lopsided: each lane's stack is sized by the
+    forest's depth), forests of 1, 5 and 7 trees (fewer and more than the walks run at once),
+    boxes allowing a missing value now and then: the reference's ranges, top alone or both."""
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    from codegen.trees.fold import read_forest
+    from codegen.trees.native_bound import BOX_LANES, tree_depth
+    from plaf_grammar import Schema
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"a": rng.normal(size=600).round(2), "b": rng.integers(0, 40, 600).astype(float),
+                          "c": rng.normal(size=600)})  # fmt: skip
+    y = ((frame["a"] + 0.05 * frame["b"] + rng.normal(size=600)) > 0.8).astype(int)
+    schema = Schema.from_dataframe(frame)
+    X = schema.encode(frame)
+    deepest = 0
+    for trees in (1, 5, 7):
+        model = RandomForestClassifier(n_estimators=trees, random_state=trees).fit(frame, y)
+        forest = read_forest(model, schema, 1)
+        full = kernel_arrays_forest(forest)
+        native = NativeLeafRanges(forest, full)
+        deepest = max(deepest, tree_depth(full.nodes, full.troot))
+        assert native.room == tree_depth(full.nodes, full.troot) + 2
+        for _ in range(15):
+            x = X[rng.integers(len(X))]
+            box = box_of(forest, x, random_box(rng, X, x, nan=True))
+            want_top, want_low = leaf_ranges(forest, box)
+            top, low = native(forest, box)
+            np.testing.assert_array_equal(top, want_top, err_msg=f"{trees} trees")
+            np.testing.assert_array_equal(low, want_low, err_msg=f"{trees} trees")
+            np.testing.assert_array_equal(native(forest, box, need_low=False)[0], want_top, err_msg=f"{trees} trees")
+    assert deepest >= 15 and BOX_LANES > 1
+
+
 def _leaves_below(nodes, node):
     stack, out = [node], []
     while stack:

@@ -20,7 +20,9 @@ from codegen.trees.kernel import KernelArrays, tree_functions
 
 __all__ = ["BOX_LANES", "NativeLeafRanges", "subtree_extents", "tree_depth"]
 
-#: trees ``@box_leaf_range`` walks at once, a step of each in turn (their misses in cache overlap)
+#: trees ``@box_leaf_range`` walks at once, a step of each in turn (their misses in cache overlap):
+#: an answer's bound, cold after its search, 1 / 4 / 8 / 16 at once: 1001 / 570 / 491 / 506 us on Adult
+#: RF-500, 431 / 292 / 274 / 256 on Credit XGBoost 500x6 (Intel Xeon)
 BOX_LANES = 8
 
 

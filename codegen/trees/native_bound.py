@@ -1,7 +1,8 @@
 """The trees' leaf ranges over a box of allowed values, compiled (``@box_leaf_range`` in
 ``trees.ll``): :func:`codegen.trees.bound.leaf_ranges`' numbers, found by one depth-first walk
 per tree over the packed forest the other kernels read (a node's test in one 24-byte record)
-instead of a dozen numpy passes over seven node arrays per tree level. The walk skips a
+instead of a dozen numpy passes over seven node arrays per tree level; :data:`BOX_LANES` trees'
+walks at once, a step of each in turn, so that their misses in cache overlap. The walk skips a
 subtree whose leaves all lie within the range it has found (:func:`subtree_extents`): on a
 forest of pure leaves most of a wide box's nodes are never read.
 

@@ -20,6 +20,12 @@ ROW_BY_ROW_GROUPS = 48
 
 
 @inlined
+def _nan_max(m, v):
+    """``np.maximum(m, v)`` of two floats: the larger, a NaN winning (the reference's rule)."""
+    return v if v > m or v != v else m
+
+
+@inlined
 def _row_sums(codes, i, status, additive, linf):
     """Row ``i``'s OR of its groups' status bits, sum of their additive terms (group order)
     and largest linf (a NaN wins, as np.maximum's)."""
@@ -30,9 +36,7 @@ def _row_sums(codes, i, status, additive, linf):
         c = codes[g, i]
         s |= status[c]
         t += additive[c]
-        v = linf[c]
-        if v > m or v != v:
-            m = v
+        m = _nan_max(m, linf[c])
     return s, t, m
 
 
@@ -48,9 +52,7 @@ def _row_tables(codes, status, additive, linf):
                 c = codes[g, i]
                 out_status[i] |= status[c]
                 total[i] += additive[c]
-                v = linf[c]
-                if v > top[i] or v != v:  # np.maximum: NaN wins
-                    top[i] = v
+                top[i] = _nan_max(top[i], linf[c])
         return out_status, total, top
     for i in range(N):  # row by row, its groups in order: the same sums, held in registers
         s, t, m = _row_sums(codes, i, status, additive, linf)
@@ -84,9 +86,7 @@ def _tight_sums(codes, idx, skip, linear_terms, square_terms, top_terms):
                 c = codes[g, idx[k]]
                 linear[k] += linear_terms[c]
                 squares[k] += square_terms[c]
-                v = top_terms[c]
-                if v > top[k] or v != v:  # np.maximum: NaN wins
-                    top[k] = v
+                top[k] = _nan_max(top[k], top_terms[c])
         return linear, squares, top
     for k in range(m):  # row by row, its groups in order: the same sums, held in registers
         i = idx[k]
@@ -99,9 +99,7 @@ def _tight_sums(codes, idx, skip, linear_terms, square_terms, top_terms):
             c = codes[g, i]
             a += linear_terms[c]
             b += square_terms[c]
-            v = top_terms[c]
-            if v > t or v != v:
-                t = v
+            t = _nan_max(t, top_terms[c])
         linear[k] = a
         squares[k] = b
         top[k] = t

@@ -2087,10 +2087,54 @@ entry:
   ret <8 x i64> %rowoff
 }
 
-define internal void @add_leaves8(<8 x i64> %r, ptr %wnodes, ptr %accp, i64 %j, i1 %r32) alwaysinline {
+; the values of 8 lanes' leaves %r
+define internal <8 x double> @leaf_values8(<8 x i64> %r, ptr %wnodes) alwaysinline {
 entry:
   %lvp = getelementptr inbounds %WNode, ptr %wnodes, <8 x i64> %r, i32 0
   %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lvp, i32 8, <8 x i1> splat (i1 true), <8 x double> poison)
+  ret <8 x double> %lv
+}
+
+; 32 lanes, four groups of 8 starting at nodes %a0 .. %d0 and reading their rows at offsets %ra ..
+; %rd, stepped in lockstep (@walk_step8) until no lane moves: the first group's leaves returned,
+; all four groups' stored at %ends (four vectors). The four groups' steps overlap in the core.
+define internal <8 x i64> @walk_lanes32(<8 x i64> %a0, <8 x i64> %b0, <8 x i64> %c0, <8 x i64> %d0, ptr %wnodes,
+                                        ptr %rows, <8 x i64> %ra, <8 x i64> %rb, <8 x i64> %rc, <8 x i64> %rd,
+                                        <8 x double> %setwv, ptr %ends) alwaysinline {
+entry:
+  br label %step
+step:
+  %sa = phi <8 x i64> [%a0, %entry], [%na, %step]
+  %sb = phi <8 x i64> [%b0, %entry], [%nb, %step]
+  %sc = phi <8 x i64> [%c0, %entry], [%nc, %step]
+  %sd = phi <8 x i64> [%d0, %entry], [%nd, %step]
+  %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %rows, <8 x i64> %ra, <8 x double> %setwv)
+  %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %rows, <8 x i64> %rb, <8 x double> %setwv)
+  %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %rows, <8 x i64> %rc, <8 x double> %setwv)
+  %nd = call <8 x i64> @walk_step8(<8 x i64> %sd, ptr %wnodes, ptr %rows, <8 x i64> %rd, <8 x double> %setwv)
+  %samea = icmp eq <8 x i64> %na, %sa
+  %sameb = icmp eq <8 x i64> %nb, %sb
+  %samec = icmp eq <8 x i64> %nc, %sc
+  %samed = icmp eq <8 x i64> %nd, %sd
+  %same1 = and <8 x i1> %samea, %sameb
+  %same2 = and <8 x i1> %samec, %samed
+  %same = and <8 x i1> %same1, %same2
+  %still = call i1 @llvm.vector.reduce.and.v8i1(<8 x i1> %same)
+  br i1 %still, label %done, label %step
+done:
+  store <8 x i64> %sa, ptr %ends, align 64
+  %ebp = getelementptr inbounds <8 x i64>, ptr %ends, i64 1
+  store <8 x i64> %sb, ptr %ebp, align 64
+  %ecp = getelementptr inbounds <8 x i64>, ptr %ends, i64 2
+  store <8 x i64> %sc, ptr %ecp, align 64
+  %edp = getelementptr inbounds <8 x i64>, ptr %ends, i64 3
+  store <8 x i64> %sd, ptr %edp, align 64
+  ret <8 x i64> %sa
+}
+
+define internal void @add_leaves8(<8 x i64> %r, ptr %wnodes, ptr %accp, i64 %j, i1 %r32) alwaysinline {
+entry:
+  %lv = call <8 x double> @leaf_values8(<8 x i64> %r, ptr %wnodes)
   %ap = getelementptr inbounds double, ptr %accp, i64 %j
   %a = load <8 x double>, ptr %ap, align 8
   %a2 = call <8 x double> @acc_add8(<8 x double> %a, <8 x double> %lv, i1 %r32)
@@ -2228,6 +2272,7 @@ define internal void @walk_rows_body(ptr noalias %rows, i64 %n, i64 %width, ptr 
                                      ptr noalias %init, i64 %K, double %div, i64 %f32, ptr noalias %acc,
                                      ptr noalias %out, ptr noalias %x, ptr noalias %unions, i1 %fromx) alwaysinline {
 entry:
+  %ends = alloca <8 x i64>, i64 4, align 64
   %r32 = icmp ne i64 %f32, 0
   %empty = icmp sle i64 %n, 0
   br i1 %empty, label %exit, label %start
@@ -2264,7 +2309,7 @@ walk_tree:
   %r0w = sext i32 %r0 to i64
   br label %block
 block:
-  %j = phi i64 [0, %walk_tree], [%j32, %leaves]
+  %j = phi i64 [0, %walk_tree], [%j32, %block_rows]
   br i1 %fromx, label %block_x, label %block_rows
 block_x:                                     ; the group's start: down x's path to a column it changes
   %gi = lshr i64 %j, 5
@@ -2282,26 +2327,15 @@ block_rows:
   %rb = call <8 x i64> @lane_rows(i64 %jb, <8 x i64> %nlastv, <8 x i64> %widthv)
   %rc = call <8 x i64> @lane_rows(i64 %jc, <8 x i64> %nlastv, <8 x i64> %widthv)
   %rd = call <8 x i64> @lane_rows(i64 %jdd, <8 x i64> %nlastv, <8 x i64> %widthv)
-  br label %step
-step:
-  %sa = phi <8 x i64> [%root, %block_rows], [%na, %step]
-  %sb = phi <8 x i64> [%root, %block_rows], [%nb, %step]
-  %sc = phi <8 x i64> [%root, %block_rows], [%nc, %step]
-  %sd = phi <8 x i64> [%root, %block_rows], [%nd, %step]
-  %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %rows, <8 x i64> %ra, <8 x double> %setwv)
-  %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %rows, <8 x i64> %rb, <8 x double> %setwv)
-  %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %rows, <8 x i64> %rc, <8 x double> %setwv)
-  %nd = call <8 x i64> @walk_step8(<8 x i64> %sd, ptr %wnodes, ptr %rows, <8 x i64> %rd, <8 x double> %setwv)
-  %samea = icmp eq <8 x i64> %na, %sa
-  %sameb = icmp eq <8 x i64> %nb, %sb
-  %samec = icmp eq <8 x i64> %nc, %sc
-  %samed = icmp eq <8 x i64> %nd, %sd
-  %same1 = and <8 x i1> %samea, %sameb
-  %same2 = and <8 x i1> %samec, %samed
-  %same = and <8 x i1> %same1, %same2
-  %still = call i1 @llvm.vector.reduce.and.v8i1(<8 x i1> %same)
-  br i1 %still, label %leaves, label %step
-leaves:
+  %sa = call <8 x i64> @walk_lanes32(<8 x i64> %root, <8 x i64> %root, <8 x i64> %root, <8 x i64> %root,
+                                     ptr %wnodes, ptr %rows, <8 x i64> %ra, <8 x i64> %rb, <8 x i64> %rc,
+                                     <8 x i64> %rd, <8 x double> %setwv, ptr %ends)
+  %sbp = getelementptr inbounds <8 x i64>, ptr %ends, i64 1
+  %sb = load <8 x i64>, ptr %sbp
+  %scp = getelementptr inbounds <8 x i64>, ptr %ends, i64 2
+  %sc = load <8 x i64>, ptr %scp
+  %sdp = getelementptr inbounds <8 x i64>, ptr %ends, i64 3
+  %sd = load <8 x i64>, ptr %sdp
   call void @add_leaves8(<8 x i64> %sa, ptr %wnodes, ptr %accp, i64 %j, i1 %r32)
   call void @add_leaves8(<8 x i64> %sb, ptr %wnodes, ptr %accp, i64 %jb, i1 %r32)
   call void @add_leaves8(<8 x i64> %sc, ptr %wnodes, ptr %accp, i64 %jc, i1 %r32)
@@ -2358,6 +2392,7 @@ define void @walk_tree_lanes(ptr noalias %rows, i64 %n, i64 %width, ptr noalias 
                              i64 %f32, ptr noalias %out) {
 entry:
   %buf = alloca [32 x double], align 64
+  %ends = alloca <8 x i64>, i64 4, align 64
   %r32 = icmp ne i64 %f32, 0
   %empty = icmp sle i64 %n, 0
   br i1 %empty, label %exit, label %start
@@ -2395,26 +2430,15 @@ block:
   %rb = load <8 x i64>, ptr %lp1, align 8
   %rc = load <8 x i64>, ptr %lp2, align 8
   %rd = load <8 x i64>, ptr %lp3, align 8
-  br label %step
-step:
-  %sa = phi <8 x i64> [%ra, %block], [%na, %step]
-  %sb = phi <8 x i64> [%rb, %block], [%nb, %step]
-  %sc = phi <8 x i64> [%rc, %block], [%nc, %step]
-  %sd = phi <8 x i64> [%rd, %block], [%nd, %step]
-  %na = call <8 x i64> @walk_step8(<8 x i64> %sa, ptr %wnodes, ptr %rows, <8 x i64> %rowv, <8 x double> %setwv)
-  %nb = call <8 x i64> @walk_step8(<8 x i64> %sb, ptr %wnodes, ptr %rows, <8 x i64> %rowv, <8 x double> %setwv)
-  %nc = call <8 x i64> @walk_step8(<8 x i64> %sc, ptr %wnodes, ptr %rows, <8 x i64> %rowv, <8 x double> %setwv)
-  %nd = call <8 x i64> @walk_step8(<8 x i64> %sd, ptr %wnodes, ptr %rows, <8 x i64> %rowv, <8 x double> %setwv)
-  %samea = icmp eq <8 x i64> %na, %sa
-  %sameb = icmp eq <8 x i64> %nb, %sb
-  %samec = icmp eq <8 x i64> %nc, %sc
-  %samed = icmp eq <8 x i64> %nd, %sd
-  %same1 = and <8 x i1> %samea, %sameb
-  %same2 = and <8 x i1> %samec, %samed
-  %same = and <8 x i1> %same1, %same2
-  %still = call i1 @llvm.vector.reduce.and.v8i1(<8 x i1> %same)
-  br i1 %still, label %leaves, label %step
-leaves:
+  %sa = call <8 x i64> @walk_lanes32(<8 x i64> %ra, <8 x i64> %rb, <8 x i64> %rc, <8 x i64> %rd, ptr %wnodes,
+                                     ptr %rows, <8 x i64> %rowv, <8 x i64> %rowv, <8 x i64> %rowv,
+                                     <8 x i64> %rowv, <8 x double> %setwv, ptr %ends)
+  %sbp = getelementptr inbounds <8 x i64>, ptr %ends, i64 1
+  %sb = load <8 x i64>, ptr %sbp
+  %scp = getelementptr inbounds <8 x i64>, ptr %ends, i64 2
+  %sc = load <8 x i64>, ptr %scp
+  %sdp = getelementptr inbounds <8 x i64>, ptr %ends, i64 3
+  %sd = load <8 x i64>, ptr %sdp
   call void @lane_leaves(<8 x i64> %sa, ptr %wnodes, ptr %buf, i64 0)
   call void @lane_leaves(<8 x i64> %sb, ptr %wnodes, ptr %buf, i64 8)
   call void @lane_leaves(<8 x i64> %sc, ptr %wnodes, ptr %buf, i64 16)
@@ -2424,7 +2448,7 @@ leaves:
   %m = select i1 %few, i64 %left, i64 32
   br label %add
 add:                                         ; the block's trees in estimator order
-  %k = phi i64 [0, %leaves], [%k1, %added]
+  %k = phi i64 [0, %block], [%k1, %added]
   %t = add i64 %t0, %k
   %rp = getelementptr inbounds i32, ptr %wroot, i64 %t
   %r0 = load i32, ptr %rp
@@ -2476,8 +2500,7 @@ exit:
 ; the leaf values of 8 lanes at leaves %r into %buf[j .. j+7]
 define internal void @lane_leaves(<8 x i64> %r, ptr %wnodes, ptr %buf, i64 %j) alwaysinline {
 entry:
-  %lvp = getelementptr inbounds %WNode, ptr %wnodes, <8 x i64> %r, i32 0
-  %lv = call <8 x double> @llvm.masked.gather.v8f64.v8p0(<8 x ptr> %lvp, i32 8, <8 x i1> splat (i1 true), <8 x double> poison)
+  %lv = call <8 x double> @leaf_values8(<8 x i64> %r, ptr %wnodes)
   %bp = getelementptr inbounds double, ptr %buf, i64 %j
   store <8 x double> %lv, ptr %bp, align 8
   ret void

@@ -27,6 +27,19 @@ __all__ = ["BOX_LANES", "NativeLeafRanges", "subtree_extents", "tree_depth"]
 BOX_LANES = 8
 
 
+def _split_levels(nodes: np.ndarray, roots: np.ndarray) -> list[np.ndarray]:
+    """The splits of the trees of ``roots`` (< 0: a constant tree) in the packed ``nodes``,
+    level by level from the roots (each level's array non-empty)."""
+    levels, frontier = [], np.asarray(roots[roots >= 0], dtype=np.int64)
+    while len(frontier):
+        inner = frontier[nodes["col"][frontier] >= 0]
+        if len(inner) == 0:
+            break
+        levels.append(inner)
+        frontier = np.concatenate([nodes["left"][inner], nodes["right"][inner]]).astype(np.int64)
+    return levels
+
+
 def subtree_extents(nodes: np.ndarray, roots: np.ndarray) -> np.ndarray:
     """(n_nodes, 2) per packed node (:data:`codegen.trees.kernel.NODE` records): the largest and
     the smallest leaf value below it (itself for a leaf), NaN where a leaf below is NaN. Found
@@ -34,12 +47,7 @@ def subtree_extents(nodes: np.ndarray, roots: np.ndarray) -> np.ndarray:
     out = np.full((len(nodes), 2), np.nan)
     leaf = nodes["col"] < 0
     out[leaf, 0] = out[leaf, 1] = nodes["v"][leaf]
-    levels, frontier = [], np.asarray(roots[roots >= 0], dtype=np.int64)
-    while len(frontier):
-        inner = frontier[~leaf[frontier]]
-        levels.append(inner)
-        frontier = np.concatenate([nodes["left"][inner], nodes["right"][inner]]).astype(np.int64)
-    for inner in reversed(levels):  # np.maximum / np.minimum: a NaN below stays NaN
+    for inner in reversed(_split_levels(nodes, roots)):  # np.maximum / np.minimum: a NaN below stays NaN
         left, right = nodes["left"][inner], nodes["right"][inner]
         out[inner, 0] = np.maximum(out[left, 0], out[right, 0])
         out[inner, 1] = np.minimum(out[left, 1], out[right, 1])
@@ -49,14 +57,7 @@ def subtree_extents(nodes: np.ndarray, roots: np.ndarray) -> np.ndarray:
 def tree_depth(nodes: np.ndarray, roots: np.ndarray) -> int:
     """The most edges from a root to a leaf over the trees of ``roots`` (< 0: a constant tree)
     in the packed ``nodes``: 0 for leaves alone or no tree."""
-    depth, frontier = 0, np.asarray(roots[roots >= 0], dtype=np.int64)
-    while len(frontier):
-        inner = frontier[nodes["col"][frontier] >= 0]
-        if len(inner) == 0:
-            break
-        depth += 1
-        frontier = np.concatenate([nodes["left"][inner], nodes["right"][inner]]).astype(np.int64)
-    return depth
+    return len(_split_levels(nodes, roots))
 
 
 class NativeLeafRanges:

@@ -730,15 +730,10 @@ class NativePartial:
         columns: ``@walk_rows_x``), each group of 32 starts a tree where x's path first tests a
         column one of them changes (on the rows of Adult RF-100 and Credit RF-500 searches, a
         third and a quarter of x's path are shared by the 32)."""
-        full, w = self.full, self.walker
-        if w is None:
-            raise ValueError("the forest has a code set wider than 64 codes: no branch-free walker")
-        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        full, w, rows = self.full, self.walker, self._walker_rows(rows)
         n = len(rows)
         if n == 0:
             return np.empty((0, full.K))
-        if rows.ndim != 2 or rows.shape[1] < full.width:
-            raise ValueError(f"rows have {rows.shape[-1]} columns, the forest reads {full.width}")
         call = Pinned(rows=rows, acc=np.empty(((n + 31) & ~31) * full.K), out=np.empty((n, full.K)))
         fb = full.buffers
         args = (
@@ -756,17 +751,23 @@ class NativePartial:
             tree_functions().walk_rows_x(*args, near.address("x"), near.address("unions"))
         return call["out"]
 
+    def _walker_rows(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` as the walker's kernels read them (C-contiguous float64); ValueError where the
+        forest has no walker, or for rows that are not a table at least the forest's width (no
+        read past a row's end; no rows at all pass)."""
+        if self.walker is None:
+            raise ValueError("the forest has a code set wider than 64 codes: no branch-free walker")
+        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        if len(rows) and (rows.ndim != 2 or rows.shape[1] < self.full.width):
+            raise ValueError(f"rows of shape {rows.shape}: the forest reads {self.full.width} columns")
+        return rows
+
     def walk_tree_lanes(self, rows: np.ndarray) -> np.ndarray:
         """``@walk_tree_lanes``: each full row walks 32 trees at once in vector code, the trees
         as the lanes (``run_kernel``'s accumulators, bit for bit): for calls of a few rows, where
         :meth:`walk_rows`' 32 row lanes would walk each tree for one row and the branchy walks
         wait on each tree's misses in cache in turn. Needs :attr:`walker`."""
-        full, w = self.full, self.walker
-        if w is None:
-            raise ValueError("the forest has a code set wider than 64 codes: no branch-free walker")
-        rows = np.ascontiguousarray(rows, dtype=np.float64)
-        if rows.ndim != 2 or rows.shape[1] < full.width:
-            raise ValueError(f"rows of shape {rows.shape}: the forest reads {full.width} columns")
+        full, w, rows = self.full, self.walker, self._walker_rows(rows)
         call = Pinned(rows=_nonempty(rows), out=np.empty((len(rows), full.K)))
         fb = full.buffers
         tree_functions().walk_tree_lanes(
@@ -893,11 +894,7 @@ class NativePartial:
         few = self.few_rows_kernel
         if few is None:
             return self._run(min(("xwalk", "xentry", "branchy"), key=choice.per_row), rows, bx, from_x=True)
-        kind = few.pick()
-        t0 = time.perf_counter()
-        out = self._run(kind, rows, bx, from_x=True)
-        few.record(kind, time.perf_counter() - t0, len(rows))
-        return out
+        return self._timed(few, few.pick(), rows, bx)
 
     def _chosen(self, choice: KernelChoice, rows: np.ndarray, bx: BoundX | None = None) -> np.ndarray:
         """``rows`` scored by the kernel ``choice`` picks (the x-walk needs ``bx``), its time
@@ -921,7 +918,7 @@ class NativePartial:
         if kind in ("quickscorer", "xmask"):  # once per forest; x's masks are the rows' cost (per instance)
             self.prepare_near(bx)
         t0 = time.perf_counter()
-        out = self._run(kind, rows, bx, from_x=choice is self.near_rows_kernel)
+        out = self._run(kind, rows, bx, from_x=choice is not self.full_rows_kernel)
         choice.record(kind, time.perf_counter() - t0, len(rows))
         return out
 

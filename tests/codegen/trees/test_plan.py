@@ -222,9 +222,14 @@ def test_many_columns_and_wide_code_sets():
                 compared += 1
     assert compared == 12 * 3 * 2 and walked > 0
     assert native.walker is None  # a set over 70 codes: full rows take the branchy walks
+    assert native.few_rows_kernel is None  # and small calls the old rule
     rows = np.tile(E[0], (40, 1))
     rows[::2, wide] = E[1::2, wide][:20]
     np.testing.assert_array_equal(native.bind(E[0]).score_rows(rows), run_kernel(full, rows))
+    np.testing.assert_array_equal(native.bind(E[0]).score_rows(rows[:5]), run_kernel(full, rows[:5]))
+    for walk in (native.walk_rows, native.walk_tree_lanes):  # asked for anyway: said, not run
+        with pytest.raises(ValueError, match="no branch-free walker"):
+            walk(rows)
 
 
 def test_walker_on_a_wide_forest():
@@ -304,8 +309,10 @@ def test_trees_as_lanes_equal_the_full_kernel():
             np.testing.assert_array_equal(native.walk_tree_lanes(rows[:m]), want[:m], err_msg=f"{trees} trees, {m} rows")
         np.testing.assert_array_equal(want[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
     assert one_leaf >= 10
-    with pytest.raises(ValueError, match="the forest reads"):
-        native.walk_tree_lanes(rows[:, :1])
+    for bad in (rows[:, :1], rows[0]):  # too narrow; one row not given as a table
+        with pytest.raises(ValueError, match="the forest reads"):
+            native.walk_tree_lanes(bad)
+    assert native.walk_tree_lanes(rows[:0]).shape == (0, 1)
 
 
 def _rows_near(x, X, forest, rng, n, nan_in=None):

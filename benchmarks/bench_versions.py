@@ -13,7 +13,8 @@ and gap). Where a change is meant to change answers, a second table judges them 
 found, the best counterfactual's distance, the mean distance over the options returned, how
 many options, the features the best one changes.
 
-    python benchmarks/bench_versions.py --base <git revision> [--n 60] [--settings adult-rf,credit-xgb] [--search compiled] [--no-readme]
+    python benchmarks/bench_versions.py --base <git revision> [--n 60] [--settings adult-rf,credit-xgb] [--search compiled]
+                                        [--base-search numpy] [--no-readme]
 
 ``--base`` is checked out into a temporary git worktree (removed at the end); ``--head``
 (default: this checkout) is the tree under test. The compiled search of a tree that has not run
@@ -24,6 +25,11 @@ before compiles its kernels first (about twenty seconds, outside the timings). S
 (bench_phases' RF-500, XGBoost 500x6 and LightGBM 500x6), ``wide`` (``make_wide.py``'s
 table of ``--wide-rows`` x 115 with ``bench_wide.py``'s RF-50 and rules); the XGBoost and
 LightGBM ones need those libraries (``geco[bench]``).
+
+``--base-search`` runs the base on another search than the head's: ``--base-search numpy
+--search compiled`` against a revision from before the compiled search measures what it
+changed as a whole, answers and CPU (the numpy reference of that revision against the head's
+compiled search); its table goes to a section of its own.
 """
 
 from __future__ import annotations
@@ -169,9 +175,10 @@ def workload(setting: str, head: Tree, wide_rows: int) -> tuple[Any, Any, Any]:
         head.leave()
 
 
-def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide_rows: int, k: int = 5) -> dict[str, Any]:
+def run_setting(setting: str, trees: dict[str, Tree], n: int, native: dict[str, bool], wide_rows: int,
+                k: int = 5) -> dict[str, Any]:  # fmt: skip
     """Both trees on the first ``n`` undesired rows of ``setting`` (after three warm-up rows),
-    ``k`` counterfactuals asked."""
+    ``k`` counterfactuals asked; ``native``: each tree's search (True: the compiled one)."""
     model, X, constraints = workload(setting, trees["head"], wide_rows)
     col = list(model.classes_).index(1)
     rows = np.flatnonzero(model.predict_proba(X.iloc[:5000])[:, col] <= 0.5)[: n + 3]
@@ -183,7 +190,7 @@ def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide
 
             ex = geco.Explainer(model, X, constraints=constraints, desired_class=1)
             for r in rows[:3]:
-                ex.explain(X.iloc[[int(r)]], random_state=int(r), native=native, k=k)
+                ex.explain(X.iloc[[int(r)]], random_state=int(r), native=native[name], k=k)
             explainers[name] = ex
         finally:
             tree.leave()
@@ -197,7 +204,7 @@ def run_setting(setting: str, trees: dict[str, Tree], n: int, native: bool, wide
             trees[name].enter()
             try:
                 t0 = time.process_time()
-                res = explainers[name].explain(frame, random_state=int(r), native=native, k=k)
+                res = explainers[name].explain(frame, random_state=int(r), native=native[name], k=k)
                 cpu[name].append(time.process_time() - t0)
             finally:
                 trees[name].leave()
@@ -222,6 +229,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--k", type=int, default=5, help="counterfactuals asked per explanation (the Explainer's default: 5)")
     ap.add_argument("--search", choices=("compiled", "numpy"), default="compiled")
+    ap.add_argument("--base-search", choices=("compiled", "numpy"), default=None,
+                    help="the base's search (default: --search)")
     ap.add_argument("--wide-rows", type=int, default=200_000, help="rows of the wide table (make_wide.py)")
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
     args = ap.parse_args()
@@ -244,7 +253,7 @@ def main() -> None:
             trees = {"base": Tree(base_path), "head": Tree(head_path)}
             for tree in trees.values():
                 tree.load()
-            native = args.search == "compiled"
+            native = {"base": (args.base_search or args.search) == "compiled", "head": args.search == "compiled"}
             results = {s: run_setting(s, trees, args.n, native, args.wide_rows, args.k) for s in args.settings.split(",")}
         finally:
             subprocess.run(["git", "-C", str(head_path), "worktree", "remove", "--force", str(base_path)],
@@ -278,15 +287,22 @@ def main() -> None:
     print(table)
     if args.no_readme:
         return
+    base_search = args.base_search or args.search
+    searches = (f"{args.search} search" if base_search == args.search
+                else f"the base's {base_search} search, the head's {args.search} search")  # fmt: skip
     body = (
-        f"base = {base_rev}, head = {revision(head_path)}; {args.search} search, one process, the two "
+        f"base = {base_rev}, head = {revision(head_path)}; {searches}, one process, the two "
         f"trees alternating row by row (seed = row), k = {args.k}, CPU seconds per explanation (every thread's)"
         + (f"; the wide table has {args.wide_rows:,} rows" if "wide" in results else "") + ".\n\n" + table
     )
     command = f"python benchmarks/bench_versions.py --base {args.base} --n {args.n} --k {args.k} --settings {args.settings}"
     command += f" --wide-rows {args.wide_rows}" if "wide" in results else ""
     title = "Versions" if args.k == 5 else f"Versions, k = {args.k}"
-    write_section(title, body, command + (" --search numpy" if args.search == "numpy" else ""))
+    command += " --search numpy" if args.search == "numpy" else ""
+    if base_search != args.search:
+        title += f", a {base_search} base against a {args.search} head"
+        command += f" --base-search {base_search}"
+    write_section(title, body, command)
 
 
 if __name__ == "__main__":

@@ -279,10 +279,16 @@ def spaces_of_singles(
             whole[s] = bool(np.array_equal(keep[lo:hi], differs[lo:hi]))
     at = np.flatnonzero(keep)
     dist = _one_feature_distances(dist_spec, singles.feature[at], singles.values[at])
-    owner = np.searchsorted(singles.starts, at, side="right") - 1
-    order = np.lexsort((dist, owner))  # by group, then distance; ties in domain order
-    at, dist = at[order], dist[order]
+    owner = np.searchsorted(singles.starts, at, side="right") - 1  # ascending: ``at`` is
     bounds = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(singles.groups)))])
+    # by group, then distance, ties in domain order: a stable sort of each group's run (a
+    # numeric domain in order is two runs of distances, which the stable sort merges in one
+    # pass; one lexsort over every group measured twice the time)
+    order = np.arange(len(at))
+    for s in np.flatnonzero(np.diff(bounds) > 1).tolist():
+        lo, hi = bounds[s], bounds[s + 1]
+        order[lo:hi] = lo + np.argsort(dist[lo:hi], kind="stable")
+    at, dist = at[order], dist[order]
     for s, g in enumerate(singles.groups):
         if not mine[s]:
             continue

@@ -159,6 +159,31 @@ def test_nearest_bounded_is_the_stable_sort_of_the_exact_distances(seed):
     np.testing.assert_array_equal(dist, exact[want])
 
 
+def test_the_tighter_bound_is_taken_from_the_smallest_lower_bounds_up():
+    """Where a few far rows have a weak lower bound (0), the rows of smallest lower bound leave
+    nearly every row within reach; the tighter bound is computed for the ``2 * count`` rows of
+    smallest lower bound first, and the rows their distances rule out are never bounded: the
+    same nearest rows, a fraction of the rows bounded (every one before)."""
+    rng = np.random.default_rng(7)
+    n, count = 2000, 5
+    exact = rng.uniform(0, 10, n)
+    weak = np.zeros(n, dtype=bool)
+    weak[rng.choice(n, 3, replace=False)] = True
+    exact[weak] = rng.uniform(9, 10, 3)
+    lower = np.where(weak, 0.0, exact * 0.95)
+    bounded = []
+
+    def tighter(pos):
+        bounded.append(len(pos))
+        return exact[pos] * 0.95
+
+    pos, dist = nearest_bounded(lower, lambda p: exact[p], count, tighter)
+    want = np.argsort(exact, kind="stable")[:count]
+    np.testing.assert_array_equal(pos, want)
+    np.testing.assert_array_equal(dist, exact[want])
+    assert sum(bounded) < n // 4, bounded
+
+
 def test_rules_read_per_tuple_hold_where_they_hold_on_the_projected_rows(bundled):
     """A rule on one group read per tuple of the group (through the rows' codes), a rule on
     several groups read on the projected columns: what each gives on every projected row."""

@@ -279,7 +279,7 @@ def spaces_of_singles(
             whole[s] = bool(np.array_equal(keep[lo:hi], differs[lo:hi]))
     at = np.flatnonzero(keep)
     dist = _one_feature_distances(dist_spec, singles.feature[at], singles.values[at])
-    owner = np.searchsorted(singles.starts, at, side="right") - 1  # ascending: ``at`` is
+    owner = np.searchsorted(singles.starts, at, side="right") - 1  # ascending, as ``at`` is
     bounds = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(singles.groups)))])
     # by group, then distance, ties in domain order: a stable sort of each group's run (a
     # numeric domain in order is two runs of distances, which the stable sort merges in one

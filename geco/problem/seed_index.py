@@ -359,15 +359,19 @@ def _tightened(lower: np.ndarray, exact: Callable[[np.ndarray], np.ndarray], cou
     low = lower[cand]
     bound = np.full(len(cand), np.inf)
     done = np.zeros(len(cand), dtype=bool)
-    for rows in (np.argpartition(low, 2 * count - 1)[: 2 * count], None):
-        if rows is None:
-            rows = np.flatnonzero(~done & (low <= upper))
-            if len(rows) == 0:
-                break
+
+    def bounded(rows: np.ndarray, upper: float) -> float:
+        """``rows`` bounded; ``upper`` lowered by the ``count`` rows of smallest bound so far."""
         bound[rows] = tighter(cand[rows])
         done[rows] = True
         within = np.flatnonzero(done & (bound <= upper))
         if len(within) >= count:
             best = np.sort(within[np.argpartition(bound[within], count - 1)[:count]])
             upper = min(upper, float(exact(cand[best]).max()))
+        return upper
+
+    upper = bounded(np.argpartition(low, 2 * count - 1)[: 2 * count], upper)
+    rest = np.flatnonzero(~done & (low <= upper))
+    if len(rest):
+        upper = bounded(rest, upper)
     return cand[done & (bound <= upper)]

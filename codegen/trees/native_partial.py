@@ -305,18 +305,14 @@ class BoundX:
         rows made from x (:meth:`NativePartial.near_rows`) when they are (``near`` given, or
         ``from_x``: x with a few columns changed), else for any rows
         (:meth:`NativePartial.full_rows`), where the forest has the branch-free walker or fits
-        QuickScorer whole; other calls the x-mask kernel where it has measured the cheapest for
-        rows made from x (on XGBoost 500x6, 1 to 15 rows: 16-32 us a call against 19-78), else
-        the kernel measured cheapest on small calls where the forest has the walker
-        (:meth:`NativePartial.near_rows_few`), else :meth:`score_rows_branchy` (``near``: as
-        there) - any rows, as an answer's counterfactuals and x itself are near x too, and the
+        QuickScorer whole; other calls :meth:`NativePartial.near_rows_few` where the forest has
+        the walker or the x-mask kernel serves them (:meth:`NativePartial.xmask_serves_few`),
+        else :meth:`score_rows_branchy` (``near``: as there) - any rows, as an answer's counterfactuals and x itself are near x too, and the
         branchy walk from x's binding first fills the binding's entries on their paths (Credit
         XGBoost 500x6: ~200 us an explanation that the search's kernels never read)."""
         native = self.native
         if len(rows) < WALK_MIN_ROWS or (native.walker is None and not native.quickscorer_forest):
-            if native.xmask_forest and native.near_rows_kernel.best() == "xmask":
-                return native.xmask_rows(self, self._checked_rows(rows))  # one chunk of 8 rows: less than walking them
-            if native.few_rows_kernel is not None:
+            if native.few_rows_kernel is not None or native.xmask_serves_few():
                 return native.near_rows_few(self, rows)
             return self.score_rows_branchy(rows, walk_share, near)
         if near is not None or from_x:
@@ -876,10 +872,15 @@ class NativePartial:
             return np.empty((0, self.full.K))
         return self._chosen(self.near_rows_kernel, rows, bx)
 
+    def xmask_serves_few(self) -> bool:
+        """Whether the x-mask kernel serves calls too small for the walker: where the forest fits
+        it and :attr:`near_rows_kernel` has measured it the cheapest of all (its chunk of 8 rows
+        costs less than a walk of 1 to 15 on XGBoost 500x6: 16-32 us a call against 19-78)."""
+        return self.xmask_forest and self.near_rows_kernel.best() == "xmask"
+
     def near_rows_few(self, bx: BoundX, rows: np.ndarray) -> np.ndarray:
         """:meth:`near_rows` for a call too small for the walker (32 row lanes a tree): the
-        x-mask kernel where :attr:`near_rows_kernel` has measured it the cheapest of all (its
-        chunk of 8 rows costs less than a walk of 1 to 15 on XGBoost 500x6); else, where the
+        x-mask kernel where it serves such calls (:meth:`xmask_serves_few`); else, where the
         forest has the walker, whichever of :data:`FEW_ROWS_KINDS` :attr:`few_rows_kernel` has
         measured cheapest a row on such calls (on deep forests the trees as lanes: cold in cache,
         1 / 4 / 12 rows on Adult RF-500, 265 / 364 / 526 us against 360 / 803 / 1195 for the
@@ -889,7 +890,7 @@ class NativePartial:
         choice, rows = self.near_rows_kernel, bx._checked_rows(rows)
         if len(rows) == 0:  # nothing to time: an empty call would price a kernel at seconds for no rows
             return np.empty((0, self.full.K))
-        if self.xmask_forest and choice.best() == "xmask":
+        if self.xmask_serves_few():
             return self._run("xmask", rows, bx, from_x=True)
         few = self.few_rows_kernel
         if few is None:

@@ -2096,9 +2096,9 @@ entry:
 }
 
 ; 32 lanes, four groups of 8 starting at nodes %a0 .. %d0 and reading their rows at offsets %ra ..
-; %rd, stepped in lockstep (@walk_step8) until no lane moves: the first group's leaves returned,
-; all four groups' stored at %ends (four vectors). The four groups' steps overlap in the core.
-define internal <8 x i64> @walk_lanes32(<8 x i64> %a0, <8 x i64> %b0, <8 x i64> %c0, <8 x i64> %d0, ptr %wnodes,
+; %rd, stepped in lockstep (@walk_step8) until no lane moves: the four groups' leaves stored at
+; %ends (four vectors). The four groups' steps overlap in the core.
+define internal void @walk_lanes32(<8 x i64> %a0, <8 x i64> %b0, <8 x i64> %c0, <8 x i64> %d0, ptr %wnodes,
                                         ptr %rows, <8 x i64> %ra, <8 x i64> %rb, <8 x i64> %rc, <8 x i64> %rd,
                                         <8 x double> %setwv, ptr %ends) alwaysinline {
 entry:
@@ -2129,7 +2129,7 @@ done:
   store <8 x i64> %sc, ptr %ecp, align 64
   %edp = getelementptr inbounds <8 x i64>, ptr %ends, i64 3
   store <8 x i64> %sd, ptr %edp, align 64
-  ret <8 x i64> %sa
+  ret void
 }
 
 define internal void @add_leaves8(<8 x i64> %r, ptr %wnodes, ptr %accp, i64 %j, i1 %r32) alwaysinline {
@@ -2327,9 +2327,10 @@ block_rows:
   %rb = call <8 x i64> @lane_rows(i64 %jb, <8 x i64> %nlastv, <8 x i64> %widthv)
   %rc = call <8 x i64> @lane_rows(i64 %jc, <8 x i64> %nlastv, <8 x i64> %widthv)
   %rd = call <8 x i64> @lane_rows(i64 %jdd, <8 x i64> %nlastv, <8 x i64> %widthv)
-  %sa = call <8 x i64> @walk_lanes32(<8 x i64> %root, <8 x i64> %root, <8 x i64> %root, <8 x i64> %root,
-                                     ptr %wnodes, ptr %rows, <8 x i64> %ra, <8 x i64> %rb, <8 x i64> %rc,
-                                     <8 x i64> %rd, <8 x double> %setwv, ptr %ends)
+  call void @walk_lanes32(<8 x i64> %root, <8 x i64> %root, <8 x i64> %root, <8 x i64> %root,
+                              ptr %wnodes, ptr %rows, <8 x i64> %ra, <8 x i64> %rb, <8 x i64> %rc,
+                              <8 x i64> %rd, <8 x double> %setwv, ptr %ends)
+  %sa = load <8 x i64>, ptr %ends
   %sbp = getelementptr inbounds <8 x i64>, ptr %ends, i64 1
   %sb = load <8 x i64>, ptr %sbp
   %scp = getelementptr inbounds <8 x i64>, ptr %ends, i64 2
@@ -2430,9 +2431,10 @@ block:
   %rb = load <8 x i64>, ptr %lp1, align 8
   %rc = load <8 x i64>, ptr %lp2, align 8
   %rd = load <8 x i64>, ptr %lp3, align 8
-  %sa = call <8 x i64> @walk_lanes32(<8 x i64> %ra, <8 x i64> %rb, <8 x i64> %rc, <8 x i64> %rd, ptr %wnodes,
-                                     ptr %rows, <8 x i64> %rowv, <8 x i64> %rowv, <8 x i64> %rowv,
-                                     <8 x i64> %rowv, <8 x double> %setwv, ptr %ends)
+  call void @walk_lanes32(<8 x i64> %ra, <8 x i64> %rb, <8 x i64> %rc, <8 x i64> %rd, ptr %wnodes,
+                              ptr %rows, <8 x i64> %rowv, <8 x i64> %rowv, <8 x i64> %rowv,
+                              <8 x i64> %rowv, <8 x double> %setwv, ptr %ends)
+  %sa = load <8 x i64>, ptr %ends
   %sbp = getelementptr inbounds <8 x i64>, ptr %ends, i64 1
   %sb = load <8 x i64>, ptr %sbp
   %scp = getelementptr inbounds <8 x i64>, ptr %ends, i64 2

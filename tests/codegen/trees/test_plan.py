@@ -310,9 +310,11 @@ def test_trees_as_lanes_equal_the_full_kernel():
         np.testing.assert_array_equal(want[:, 0], model.predict_proba(pd.DataFrame(rows, columns=X.columns))[:, 1])
     assert one_leaf >= 10
     for bad in (rows[:, :1], rows[0]):  # too narrow; one row not given as a table
-        with pytest.raises(ValueError, match="the forest reads"):
-            native.walk_tree_lanes(bad)
+        for walk in (native.walk_tree_lanes, native.walk_rows):  # both walkers check rows alike
+            with pytest.raises(ValueError, match="the forest reads"):
+                walk(bad)
     assert native.walk_tree_lanes(rows[:0]).shape == (0, 1)
+    assert native.walk_rows(rows[:0]).shape == (0, 1)
 
 
 def _rows_near(x, X, forest, rng, n, nan_in=None):

@@ -192,13 +192,19 @@ class TreeScorer(CompiledScorer):
         self.c_compile_base = 0.05
         self.c_compile_split = _Rate(3e-4, 100)  # per live split
         # full rows grouped by Δ: through the tiers, or the whole forest from x's binding, chosen
-        # per bound instance (a plan built in one generation pays in the next: a call alone
-        # would misprice the tiers), the whole forest explored or rechecked for one call; inexact
-        # forests: the tiers only, so that a seed's answer never depends on a timing
+        # per bound instance and explored or rechecked for all of an instance's calls (a plan
+        # built in one generation pays in the next: a call alone would misprice the tiers; and an
+        # instance's first call, its initial population of ~110 rows on Adult, costs the whole
+        # forest 3 us a row against 1.6 over the instance: priced on first calls, it lost to the
+        # tiers it beats by 5-15 % an explanation on RF-100, XGBoost 120x4 and LightGBM 200 at
+        # k = 5), each on three instances (a route's first instance also pays for the choice of
+        # its kernels);
+        # inexact forests: the tiers only, so that a seed's answer never depends on a timing
         # (settled at 2x, not the kernels' 1.25x: the tiers' first calls carry the plans that
         # later calls reuse, so their early cost a row overstates theirs - Credit RF-100 settled
         # them at 2.9 us a row against the 1.2 us they cost over an explanation)
-        self.delta_rows_route = KernelChoice(("tiers", "whole") if self.exact else ("tiers",), settle_ratio=2.0)
+        self.delta_rows_route = KernelChoice(("tiers", "whole") if self.exact else ("tiers",), settle_ratio=2.0,
+                                             explore_picks=3)  # fmt: skip
 
     def upper_bound(self, x: np.ndarray, allowed: Allowed) -> float:
         """The largest reachable leaves summed through the link (:mod:`codegen.trees.bound`),
@@ -455,8 +461,8 @@ class BoundTreeScorer:
         rows go through the tiers (:meth:`score_delta_rows_by_tiers`) or, in one call, to the
         whole forest walked from x's binding (:meth:`codegen.trees.native_partial.BoundX.score_rows`),
         whichever has measured cheaper per row (``TreeScorer.delta_rows_route``, picked for the
-        bound instance at its first call; the whole forest picked to explore or recheck it serves
-        that call alone)."""
+        bound instance at its first call and kept for its every call, whichever route is picked,
+        so that each route is priced over the same mix of calls)."""
         p = self.parent
         rows = np.asarray(rows, dtype=np.float64)
         if len(deltas) != len(starts):
@@ -480,11 +486,6 @@ class BoundTreeScorer:
             prob = self.score_delta_rows_by_tiers(rows, starts, list(deltas))
             dt = time.perf_counter() - t0
         p.delta_rows_route.record(route, dt, len(rows))
-        # the whole forest picked to explore or recheck it serves this call only, the cheaper route
-        # the rest (on RF-500 it costs 3x the tiers a row: one explanation in 32 paid that); the
-        # tiers keep the instance, as their plans pay over its calls
-        if route == "whole":
-            self._delta_rows_route = p.delta_rows_route.best()
         return prob
 
     def _checked_deltas(self, deltas: Sequence[Sequence[int]]) -> Sequence[tuple[int, ...]]:

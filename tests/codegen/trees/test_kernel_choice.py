@@ -44,6 +44,11 @@ def test_a_kernel_far_dearer_stops_being_explored_early():
     near = KernelChoice(("tiers", "whole"), explore_rows=2000, recheck=10, settle_rows=300, settle_ratio=2.0)
     run(near, {"tiers": 1e-6, "whole": 1.5e-6}, 60)
     assert near.measured["whole"] >= 2000
+    # settled, it stays out of the exploring when the cheaper one's cost rises short of the ratio
+    sticky = KernelChoice(("tiers", "whole"), explore_rows=2000, recheck=1000, settle_rows=300, settle_ratio=2.0)
+    assert run(sticky, {"tiers": 1e-6, "whole": 3e-6}, 6).count("whole") == 3
+    assert "whole" not in run(sticky, {"tiers": 1.6e-6, "whole": 3e-6}, 20)
+    assert sticky.measured["whole"] == 300
 
 
 def test_the_choice_follows_a_change_of_costs():
@@ -60,6 +65,33 @@ def test_one_name_serves_every_call_rechecks_included():
     choice = KernelChoice(("tiers",), explore_rows=100, recheck=4)
     assert run(choice, {"tiers": 1e-6}, 20) == ["tiers"] * 20
 
+
+
+def test_each_kernel_is_picked_explore_picks_times_before_the_cheaper_serves():
+    """A choice picked once per instance explores each kernel on ``explore_picks`` picks, in
+    turn, even once each has been measured on ``explore_rows`` rows: a first pick priced cold
+    (here twice the cost) does not decide it. Without it the cold first price stands until a recheck;
+    a kernel settled as far dearer stops being picked early all the same."""
+
+    def priced(choice: KernelChoice, calls: int) -> list[str]:
+        picked = []
+        for _ in range(calls):
+            k = choice.pick()
+            cold = choice.picked[k] == 1
+            cost = {"tiers": 2e-6, "whole": 1.5e-6}[k] * (2 if cold and k == "whole" else 1)
+            choice.record(k, cost * 1000, 1000)
+            picked.append(k)
+        return picked
+
+    picks = KernelChoice(("tiers", "whole"), explore_rows=1000, recheck=100, settle_ratio=2.0, explore_picks=3)
+    picked = priced(picks, 12)
+    assert picked[:6].count("tiers") == 3 and picked[:6].count("whole") == 3
+    assert picked[6:] == ["whole"] * 6 and picks.picked == {"tiers": 3, "whole": 9}
+    once = KernelChoice(("tiers", "whole"), explore_rows=1000, recheck=100, settle_ratio=2.0)
+    assert priced(once, 12)[2:] == ["tiers"] * 10  # the cold price stood
+    settled = KernelChoice(("tiers", "whole"), explore_rows=1000, recheck=100, settle_rows=500, settle_ratio=2.0,
+                           explore_picks=3)  # fmt: skip
+    assert run(settled, {"tiers": 1e-6, "whole": 5e-6}, 8, rows=1000)[2:] == ["tiers"] * 6
 
 def test_before_any_call_the_cost_is_unknown():
     choice = KernelChoice(("a", "b"))

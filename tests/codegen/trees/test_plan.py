@@ -519,16 +519,16 @@ def test_full_rows_by_delta_equal_the_blocks_of_their_columns(
 
 
 def test_full_rows_by_delta_take_the_route_measured_cheaper(fitted):
-    """A bound instance keeps the cheaper route for its every call; the scorer tries each route
-    (the tiers for a whole instance, as their plans pay over its calls), then serves the cheaper
-    per row; the whole forest picked to explore or recheck it serves one call alone; an inexact forest
-    (a forest's P of a set of classes) never leaves the tiers, so that its answers never depend on
-    a timing."""
+    """A bound instance keeps its route for its every call: the scorer tries each route over
+    whole instances (the tiers' plans pay over an instance's calls, and its first call costs the
+    whole forest more a row than its later ones), then serves the cheaper per row, and a route
+    picked to recheck it keeps the instance too; an inexact forest (a forest's P of a set of
+    classes) never leaves the tiers, so that its answers never depend on a timing."""
     _name, model, schema, X, desired = case(fitted, "rf-bare")
     sc = scorer_for(model, schema, desired, engine="auto")
     assert sc.exact and sc.delta_rows_route.names == ("tiers", "whole")
     route = sc.delta_rows_route
-    route.explore_rows, route.recheck = 1, 1000
+    route.explore_rows, route.explore_picks, route.recheck = 1, 1, 1000
     rows = np.ascontiguousarray(X[:64])
     starts, deltas = np.array([0]), [tuple(range(len(schema)))]
 
@@ -547,9 +547,9 @@ def test_full_rows_by_delta_take_the_route_measured_cheaper(fitted):
     assert route.measured == {"tiers": 3 * 64, "whole": 3 * 64}
     route.seconds = {"tiers": 1e-9, "whole": 1.0}
     assert routes(X[2]) == ["tiers"] * 3
-    route.recheck = 1  # every pick rechecks the other route: the whole forest for one call
-    assert routes(X[3]) == ["whole", "tiers", "tiers"]
-    assert sc.stats["rows_whole"] == route.measured["whole"] == 4 * 64
+    route.recheck = 1  # every pick rechecks the other route: the whole forest, for the instance
+    assert routes(X[3]) == ["whole"] * 3
+    assert sc.stats["rows_whole"] == route.measured["whole"] == 6 * 64
     route.seconds = {"tiers": 1.0, "whole": 1e-9}  # the whole forest cheaper: the tiers, rechecked,
     assert routes(X[4]) == ["tiers"] * 3  # keep the instance (their plans pay over its calls)
 

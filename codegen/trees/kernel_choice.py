@@ -44,9 +44,7 @@ class KernelChoice:
     eighteen explanations of a process; on RF-500 the walker and the branchy walk, 1.3-1.4x the
     x-walk a row, were explored on 2,000 rows each, the first thirty explanations paying 0.6 ms
     each; a choice between costs paid up front and costs spread over calls - the tiers' plans -
-    settles at a larger ratio); once settled, a kernel is not explored again (the running
-    costs of a few small calls swing: the cheapest one's rising for a call would take the settled
-    one back into exploring), only rechecked. ``explore_picks``: each kernel is also picked that many times
+    settles at a larger ratio). ``explore_picks``: each kernel is also picked that many times
     before the cheapest is served (a choice picked once per instance, whose first pick of each
     kernel is priced cold, explores each on a few instances). With one name it always names that
     one."""
@@ -58,8 +56,6 @@ class KernelChoice:
         self.rows = dict.fromkeys(names, 0.0)
         self.measured = dict.fromkeys(names, 0)  # rows ever measured, undecayed
         self.picked = dict.fromkeys(names, 0)  # times named by pick
-        #: kernels no longer explored, once :meth:`settled` (the rechecks still measure them)
-        self.dropped: set[str] = set()
         self.explore_rows, self.explore_picks, self.recheck, self.decay = explore_rows, explore_picks, recheck, decay
         self.settle_rows, self.settle_ratio = settle_rows, settle_ratio
         self.calls = 0
@@ -87,11 +83,10 @@ class KernelChoice:
     def _next(self) -> str:
         self.calls += 1
         best = self.best()
-        self.dropped.update(k for k in self.names if k not in self.dropped and self.settled(k, best))
-        young = [k for k in self.names if self.measured[k] < self.explore_rows and k not in self.dropped]
+        young = [k for k in self.names if self.measured[k] < self.explore_rows and not self.settled(k, best)]
         if young:  # the least measured of those still being explored
             return min(young, key=lambda k: self.measured[k])
-        young = [k for k in self.names if self.picked[k] < self.explore_picks and k not in self.dropped]
+        young = [k for k in self.names if self.picked[k] < self.explore_picks and not self.settled(k, best)]
         if young:  # then the least picked of those picked too few times
             return min(young, key=lambda k: self.picked[k])
         if self.calls % self.recheck == 0 and len(self.names) > 1:  # the others in turn

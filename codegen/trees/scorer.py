@@ -197,12 +197,11 @@ class TreeScorer(CompiledScorer):
         # instance's first call, its initial population of ~110 rows on Adult, costs the whole
         # forest 3 us a row against 1.6 over the instance: priced on first calls, it lost to the
         # tiers it beats by 5-15 % an explanation on RF-100, XGBoost 120x4 and LightGBM 200 at
-        # k = 5), each on three instances (a route's first instance also pays for the choice of
-        # its kernels);
-        # inexact forests: the tiers only, so that a seed's answer never depends on a timing
-        # (settled at 2x, not the kernels' 1.25x: the tiers' first calls carry the plans that
-        # later calls reuse, so their early cost a row overstates theirs - Credit RF-100 settled
-        # them at 2.9 us a row against the 1.2 us they cost over an explanation)
+        # k = 5), each route on three instances (a route's first instance also pays for the
+        # choice of its kernels); inexact forests: the tiers only, so that a seed's answer never
+        # depends on a timing (settled at 2x, not the kernels' 1.25x: the tiers' first calls carry
+        # the plans that later calls reuse, so their early cost a row overstates theirs - Credit
+        # RF-100 settled them at 2.9 us a row against the 1.2 us they cost over an explanation)
         self.delta_rows_route = KernelChoice(("tiers", "whole") if self.exact else ("tiers",), settle_ratio=2.0,
                                              explore_picks=3)  # fmt: skip
 

@@ -378,6 +378,36 @@ def test_the_whole_forest_plan_is_built_outside_the_time_its_kernel_is_charged(f
     assert native.near_rows_kernel.per_row("quickscorer") == 0.0
 
 
+def test_x_s_masks_are_made_outside_the_time_the_xmask_kernel_is_charged(fitted, forests, monkeypatch):
+    """x's masks for the x-mask kernel are made once an instance; their time must not count as
+    the kernel's (whichever call of the instance comes first, a few rows explored or rechecked,
+    would carry it all): a clock that only moves while they are made charges the kernel nothing,
+    and run_kernel's numbers come out."""
+    import codegen.trees.native_partial as native_partial
+
+    clock = _Clock()
+    monkeypatch.setattr(native_partial, "time", clock)
+    real_masks = native_partial.BoundX.xmasks
+
+    def slow_masks(self):
+        if not self._xmasks:
+            clock.t += 1000.0
+        return real_masks(self)
+
+    monkeypatch.setattr(native_partial.BoundX, "xmasks", slow_masks)
+    monkeypatch.setattr(KernelChoice, "pick", lambda self: "xmask")
+    name, _model, _schema, X, _desired = case(fitted, "gb2-bare")
+    full = kernel_arrays_forest(forests[name])
+    native = NativePartial(forests[name], full)
+    assert native.xmask_forest
+    bx = native.bind(X[0])
+    for first in (True, False):
+        rows = np.ascontiguousarray(X[:40] if first else X[40:70])
+        np.testing.assert_array_equal(native.near_rows(bx, rows), run_kernel(full, rows))
+        assert clock.t == 1000.0  # made once, for the instance
+    assert native.near_rows_kernel.measured["xmask"] == 70 and native.near_rows_kernel.per_row("xmask") == 0.0
+
+
 def test_rows_narrower_than_the_forest_are_refused_by_the_quickscorer_kernel(fitted, forests, monkeypatch):
     """Rows with a column fewer than the whole forest's plan reads: a ValueError naming the
     columns from every way in (the plan's rows, full rows, a bound instance's rows), never a

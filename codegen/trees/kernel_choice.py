@@ -76,6 +76,7 @@ class KernelChoice:
                 and self.per_row(name) > self.settle_ratio * self.per_row(best))  # fmt: skip
 
     def pick(self) -> str:
+        """The kernel for the next call (see the class docstring), counted in :attr:`picked`."""
         name = self._next()
         self.picked[name] += 1
         return name

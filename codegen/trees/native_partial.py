@@ -307,9 +307,10 @@ class BoundX:
         (:meth:`NativePartial.full_rows`), where the forest has the branch-free walker or fits
         QuickScorer whole; other calls :meth:`NativePartial.near_rows_few` where the forest has
         the walker or the x-mask kernel serves them (:meth:`NativePartial.xmask_serves_few`),
-        else :meth:`score_rows_branchy` (``near``: as there) - any rows, as an answer's counterfactuals and x itself are near x too, and the
-        branchy walk from x's binding first fills the binding's entries on their paths (Credit
-        XGBoost 500x6: ~200 us an explanation that the search's kernels never read)."""
+        else :meth:`score_rows_branchy` (``near``: as there) - any rows, as an answer's
+        counterfactuals and x itself are near x too, and the branchy walk from x's binding first
+        fills the binding's entries on their paths (Credit XGBoost 500x6: ~200 us an explanation
+        that the search's kernels never read)."""
         native = self.native
         if len(rows) < WALK_MIN_ROWS or (native.walker is None and not native.quickscorer_forest):
             if native.few_rows_kernel is not None or native.xmask_serves_few():

@@ -61,12 +61,11 @@ def test_one_name_serves_every_call_rechecks_included():
     assert run(choice, {"tiers": 1e-6}, 20) == ["tiers"] * 20
 
 
-
 def test_each_kernel_is_picked_explore_picks_times_before_the_cheaper_serves():
     """A choice picked once per instance explores each kernel on ``explore_picks`` picks, in
     turn, even once each has been measured on ``explore_rows`` rows: a first pick priced cold
-    (here twice the cost) does not decide it. Without it the cold first price stands until a recheck;
-    a kernel settled as far dearer stops being picked early all the same."""
+    (here twice the cost) does not decide it. Without it the cold first price stands until a
+    recheck; a kernel settled as far dearer stops being picked early all the same."""
 
     def priced(choice: KernelChoice, calls: int) -> list[str]:
         picked = []
@@ -87,6 +86,7 @@ def test_each_kernel_is_picked_explore_picks_times_before_the_cheaper_serves():
     settled = KernelChoice(("tiers", "whole"), explore_rows=1000, recheck=100, settle_rows=500, settle_ratio=2.0,
                            explore_picks=3)  # fmt: skip
     assert run(settled, {"tiers": 1e-6, "whole": 5e-6}, 8, rows=1000)[2:] == ["tiers"] * 6
+
 
 def test_before_any_call_the_cost_is_unknown():
     choice = KernelChoice(("a", "b"))
